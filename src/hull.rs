@@ -1,0 +1,1 @@
+//! Exact 3D convex hull and hill climbing (placeholder; being written).

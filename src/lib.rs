@@ -1,0 +1,20 @@
+//! `meshcollide`: exact collision detection between triangle meshes with bounding volume
+//! hierarchies of k-DOPs (Klosowski et al., `002_2561ef21643dcace.txt`), a CPU reference
+//! traversal, and (in later stages) a GPU pipeline on wgpu validated against it.
+//!
+//! The pipeline: [`mesh`] → [`build`] (flat node arrays) → [`tumble`] (flying hierarchy
+//! into A's frame per pose) → [`traverse`] (Algorithm 1) → [`tri`] (exact triangle tests).
+//! [`query`] runs many poses in parallel.
+
+pub mod build;
+pub mod bv;
+pub mod error;
+pub mod hull;
+pub mod mesh;
+pub mod pose;
+pub mod rng;
+pub mod tri;
+
+pub use error::{Error, Location, MeshError, PoseError, Result};
+pub use mesh::Mesh;
+pub use pose::Pose;

@@ -1,0 +1,1 @@
+//! Generated meshes (placeholder; being written).

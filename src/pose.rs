@@ -1,0 +1,232 @@
+//! Rigid poses of the flying mesh B in the frame of A, and the `poses.csv` format of
+//! `../shared/FORMATS.md`.
+//!
+//! Every stage that needs B's vertices in A's frame (tumbling, the triangle tests, the brute
+//! force oracle) goes through [`Pose::apply`], so the same input gives the same f64 bits
+//! everywhere and the reference and the oracle decide every borderline pair identically.
+
+use crate::error::PoseError;
+use std::path::Path;
+
+/// A rigid transform `p ↦ R(q)·p + t`, with `q` normalized and `R` precomputed in f64.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    /// Unit quaternion `(w, x, y, z)`.
+    pub q: [f64; 4],
+    pub t: [f64; 3],
+    /// Row-major rotation matrix of `q`.
+    pub r: [[f64; 3]; 3],
+}
+
+/// Largest accepted deviation of a quaternion's norm from 1 (FORMATS.md).
+pub const QUAT_NORM_TOLERANCE: f64 = 1e-3;
+
+impl Pose {
+    pub const IDENTITY: Pose = Pose {
+        q: [1.0, 0.0, 0.0, 0.0],
+        t: [0.0; 3],
+        r: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+    };
+
+    /// Builds a pose from a quaternion `(w, x, y, z)` (normalized here; it must not be zero or
+    /// non-finite) and a translation.
+    pub fn new(q: [f64; 4], t: [f64; 3]) -> Pose {
+        let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+        let [w, x, y, z] = q.map(|c| c / n);
+        let r = [
+            [
+                1.0 - 2.0 * (y * y + z * z),
+                2.0 * (x * y - w * z),
+                2.0 * (x * z + w * y),
+            ],
+            [
+                2.0 * (x * y + w * z),
+                1.0 - 2.0 * (x * x + z * z),
+                2.0 * (y * z - w * x),
+            ],
+            [
+                2.0 * (x * z - w * y),
+                2.0 * (y * z + w * x),
+                1.0 - 2.0 * (x * x + y * y),
+            ],
+        ];
+        Pose {
+            q: [w, x, y, z],
+            t,
+            r,
+        }
+    }
+
+    /// A pure translation.
+    pub fn translation(t: [f64; 3]) -> Pose {
+        Pose {
+            t,
+            ..Pose::IDENTITY
+        }
+    }
+
+    /// Rotation by `angle` radians about the unit `axis`, then translation by `t`.
+    pub fn from_axis_angle(axis: [f64; 3], angle: f64, t: [f64; 3]) -> Pose {
+        let (s, c) = (angle * 0.5).sin_cos();
+        Pose::new([c, axis[0] * s, axis[1] * s, axis[2] * s], t)
+    }
+
+    /// Maps a point of B into A's frame. The one place this arithmetic is written.
+    #[inline]
+    pub fn apply(&self, p: [f32; 3]) -> [f64; 3] {
+        self.apply_f64([p[0] as f64, p[1] as f64, p[2] as f64])
+    }
+
+    /// Same as [`Pose::apply`] for a point already in f64 (k-DOP polytope vertices).
+    #[inline]
+    pub fn apply_f64(&self, p: [f64; 3]) -> [f64; 3] {
+        let r = &self.r;
+        [
+            r[0][0] * p[0] + r[0][1] * p[1] + r[0][2] * p[2] + self.t[0],
+            r[1][0] * p[0] + r[1][1] * p[1] + r[1][2] * p[2] + self.t[1],
+            r[2][0] * p[0] + r[2][1] * p[1] + r[2][2] * p[2] + self.t[2],
+        ]
+    }
+
+    /// Applies `R^T` to a direction: the direction in B's frame whose dot product with B's
+    /// points equals `dir`'s dot product with the rotated points (hill climbing uses it).
+    #[inline]
+    pub fn rotate_inverse(&self, d: [f64; 3]) -> [f64; 3] {
+        let r = &self.r;
+        [
+            r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2],
+            r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
+            r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
+        ]
+    }
+
+    /// Writes the pose as a `poses.csv` row (shortest round-trip formatting).
+    pub fn to_csv_row(&self) -> String {
+        let [w, x, y, z] = self.q;
+        let [a, b, c] = self.t;
+        format!("{w},{x},{y},{z},{a},{b},{c}")
+    }
+}
+
+/// The required header of `poses.csv`.
+pub const POSES_HEADER: &str = "qw,qx,qy,qz,tx,ty,tz";
+
+/// Parses `poses.csv` text. Errors name the file, the line and the pose row.
+pub fn parse_poses(path: &Path, text: &str) -> Result<Vec<Pose>, PoseError> {
+    let mut lines = text.lines().enumerate();
+    let header = lines.next().map(|(_, l)| l.trim()).unwrap_or("");
+    let header_norm: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+    if header_norm.trim_start_matches('\u{feff}') != POSES_HEADER {
+        return Err(PoseError::Header {
+            path: path.to_path_buf(),
+            found: header.to_string(),
+        });
+    }
+    let mut poses = Vec::new();
+    for (idx, line) in lines {
+        let line_no = idx + 1;
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let pose_idx = poses.len();
+        let err = |message: String| PoseError::Row {
+            path: path.to_path_buf(),
+            line: line_no,
+            pose: pose_idx,
+            message,
+        };
+        let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
+        if fields.len() != 7 {
+            return Err(err(format!("expected 7 fields, found {}", fields.len())));
+        }
+        let mut v = [0.0f64; 7];
+        for (k, f) in fields.iter().enumerate() {
+            v[k] = f.parse::<f64>().map_err(|_| {
+                err(format!(
+                    "field {} (`{}`) is not a number",
+                    POSES_HEADER.split(',').nth(k).unwrap_or("?"),
+                    f
+                ))
+            })?;
+            if !v[k].is_finite() {
+                return Err(err(format!(
+                    "field {} is not finite",
+                    POSES_HEADER.split(',').nth(k).unwrap_or("?")
+                )));
+            }
+        }
+        let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]).sqrt();
+        if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
+            return Err(err(format!(
+                "quaternion norm {norm} differs from 1 by more than {QUAT_NORM_TOLERANCE}"
+            )));
+        }
+        poses.push(Pose::new([v[0], v[1], v[2], v[3]], [v[4], v[5], v[6]]));
+    }
+    Ok(poses)
+}
+
+/// Reads and parses a `poses.csv` file.
+pub fn read_poses(path: &Path) -> Result<Vec<Pose>, PoseError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_poses(path, &text)
+}
+
+/// Formats poses as `poses.csv` text.
+pub fn format_poses(poses: &[Pose]) -> String {
+    let mut s = String::from(POSES_HEADER);
+    s.push('\n');
+    for p in poses {
+        s.push_str(&p.to_csv_row());
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_normalizes() {
+        let p = parse_poses(
+            Path::new("p.csv"),
+            "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0.5,0,0\n0.7071068,0,0,0.7071068,0.5,0,0\n",
+        )
+        .unwrap();
+        assert_eq!(p.len(), 2);
+        let q = p[1].apply([1.0, 0.0, 0.0]);
+        assert!((q[0] - 0.5).abs() < 1e-12 && (q[1] - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn errors_name_the_row() {
+        let e = parse_poses(
+            Path::new("p.csv"),
+            "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n2,0,0,0,0,0,0\n",
+        )
+        .unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("line 3") && s.contains("pose 1"), "{s}");
+        let e = parse_poses(Path::new("p.csv"), "a,b\n").unwrap_err();
+        assert!(e.to_string().contains("header"));
+        let e =
+            parse_poses(Path::new("p.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0,x,0,0,0\n").unwrap_err();
+        assert!(e.to_string().contains("qz"));
+    }
+
+    #[test]
+    fn rotation_is_orthonormal_and_inverse_matches() {
+        let p = Pose::new([0.3, -0.5, 0.2, 0.7], [1.0, 2.0, 3.0]);
+        let d = [0.2, -0.4, 0.9];
+        let x = [0.7f32, -1.5, 2.25];
+        let lhs: f64 = (0..3).map(|k| d[k] * (p.apply(x)[k] - p.t[k])).sum();
+        let di = p.rotate_inverse(d);
+        let rhs: f64 = (0..3).map(|k| di[k] * x[k] as f64).sum();
+        assert!((lhs - rhs).abs() < 1e-12);
+    }
+}

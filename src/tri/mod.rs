@@ -1,0 +1,1 @@
+//! Exact triangle–triangle intersection (placeholder; being written).
