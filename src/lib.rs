@@ -18,3 +18,13 @@ pub mod tri;
 pub use error::{Error, Location, MeshError, PoseError, Result};
 pub use mesh::Mesh;
 pub use pose::Pose;
+pub mod query;
+pub mod traverse;
+pub mod tumble;
+
+pub use build::{BuildOptions, Bvh, SplitPoint, SplitRule};
+pub use bv::BvKind;
+pub use query::{brute_force, Collider, PoseResult, QueryOptions};
+pub use traverse::{Counters, Mode};
+pub use tumble::TumbleMethod;
+pub mod formats;

@@ -230,3 +230,28 @@ mod tests {
         assert!((lhs - rhs).abs() < 1e-12);
     }
 }
+
+/// Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5): B at translation `t`, one
+/// full turn about z and about x together in `n` steps (pose `i` rotates by `2πi/n` about
+/// both: first x, then z).
+pub fn tumbling_poses(n: usize, t: [f64; 3]) -> Vec<Pose> {
+    (0..n)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / n.max(1) as f64;
+            let (s, c) = (a * 0.5).sin_cos();
+            // q = q_z(a) · q_x(a)
+            let (qz, qx) = ([c, 0.0, 0.0, s], [c, s, 0.0, 0.0]);
+            Pose::new(quat_mul(qz, qx), t)
+        })
+        .collect()
+}
+
+/// Hamilton product of quaternions `(w, x, y, z)`.
+pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    ]
+}

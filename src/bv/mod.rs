@@ -1,1 +1,10 @@
+//! Bounding volumes: k-DOPs for k = 6, 14, 18, 26 (`002_2561ef21643dcace.txt`, 3.2 and
+//! 3.3.3), their polytopes (vertices, faces, volume) and the flat node layout shared with
+//! the GPU.
+
+pub mod axes;
 pub mod kdop;
+pub mod polytope;
+
+pub use axes::{axes, BvKind};
+pub use kdop::{Kdop, KdopNode};

@@ -1,0 +1,187 @@
+//! Subcommands and their arguments.
+
+mod demo;
+mod query;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use meshcollide::{BvKind, Mode, SplitPoint, SplitRule, TumbleMethod};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "meshcollide",
+    version,
+    about = "Exact collision detection between triangle meshes with k-DOP hierarchies"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Every intersecting triangle pair of meshes A and B at each pose of B.
+    Query(query::QueryArgs),
+    /// Runs the main job on generated meshes (no files needed) and prints what it found.
+    Demo(demo::DemoArgs),
+    /// Writes a poses.csv of Zachmann's tumbling protocol (one turn about z and x).
+    Poses(PosesArgs),
+}
+
+#[derive(clap::Args)]
+struct PosesArgs {
+    /// Number of poses in the turn.
+    #[arg(long, default_value_t = 1000)]
+    steps: usize,
+    /// Translation of B (x, y, z).
+    #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], allow_negative_numbers = true, default_values_t = [0.0, 0.0, 0.0])]
+    translate: Vec<f64>,
+    /// Output file (stdout when absent).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Bounding volume (`--bv`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BvArg {
+    Kdop6,
+    Kdop14,
+    Kdop18,
+    Kdop26,
+}
+
+impl From<BvArg> for BvKind {
+    fn from(b: BvArg) -> BvKind {
+        match b {
+            BvArg::Kdop6 => BvKind::Kdop6,
+            BvArg::Kdop14 => BvKind::Kdop14,
+            BvArg::Kdop18 => BvKind::Kdop18,
+            BvArg::Kdop26 => BvKind::Kdop26,
+        }
+    }
+}
+
+/// Splitting rule (`--split`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum SplitArg {
+    Splatter,
+    Longest,
+    Minsum,
+    Minmax,
+}
+
+impl From<SplitArg> for SplitRule {
+    fn from(s: SplitArg) -> SplitRule {
+        match s {
+            SplitArg::Splatter => SplitRule::Splatter,
+            SplitArg::Longest => SplitRule::LongestSide,
+            SplitArg::Minsum => SplitRule::MinSum,
+            SplitArg::Minmax => SplitRule::MinMax,
+        }
+    }
+}
+
+/// Split point (`--split-point`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum SplitPointArg {
+    Mean,
+    Median,
+}
+
+impl From<SplitPointArg> for SplitPoint {
+    fn from(s: SplitPointArg) -> SplitPoint {
+        match s {
+            SplitPointArg::Mean => SplitPoint::Mean,
+            SplitPointArg::Median => SplitPoint::Median,
+        }
+    }
+}
+
+/// Query mode (`--mode`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    All,
+    First,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::All => Mode::All,
+            ModeArg::First => Mode::First,
+        }
+    }
+}
+
+/// Tumbling method (`--tumble`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TumbleArg {
+    Approx,
+    Exact,
+}
+
+impl From<TumbleArg> for TumbleMethod {
+    fn from(t: TumbleArg) -> TumbleMethod {
+        match t {
+            TumbleArg::Approx => TumbleMethod::Approximate,
+            TumbleArg::Exact => TumbleMethod::Exact,
+        }
+    }
+}
+
+/// Execution backend (`--backend`); this build has the CPU reference.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BackendArg {
+    Cpu,
+}
+
+/// Exit status 2: the input (files, poses, options) is at fault; 1: anything else.
+pub enum Failure {
+    Input(String),
+    Internal(String),
+}
+
+impl From<meshcollide::Error> for Failure {
+    fn from(e: meshcollide::Error) -> Failure {
+        Failure::Input(e.to_string())
+    }
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Query(a) => query::run(&a),
+        Command::Demo(a) => demo::run(&a),
+        Command::Poses(a) => poses(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Internal(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn poses(a: &PosesArgs) -> Result<(), Failure> {
+    let t = [a.translate[0], a.translate[1], a.translate[2]];
+    let text = meshcollide::pose::format_poses(&meshcollide::pose::tumbling_poses(a.steps, t));
+    write_text(a.out.as_deref(), &text)
+}
+
+/// Writes to a file, or to stdout when `path` is `None`.
+pub fn write_text(path: Option<&std::path::Path>, text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    match path {
+        Some(p) => std::fs::write(p, text)
+            .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", p.display()))),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| Failure::Internal(format!("stdout: {e}"))),
+    }
+}

@@ -1,0 +1,164 @@
+//! `meshcollide query`.
+
+use super::{BackendArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
+use indicatif::{ProgressBar, ProgressStyle};
+use meshcollide::formats::{total_counters, write_pairs, Stats};
+use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions, TumbleMethod};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    /// Mesh A, the environment (OBJ, STL, PLY; optionally .gz).
+    pub a: PathBuf,
+    /// Mesh B, the flying object moved by the poses.
+    pub b: PathBuf,
+    /// poses.csv: one rigid transform of B per row.
+    #[arg(long)]
+    pub poses: PathBuf,
+    /// Bounding volume.
+    #[arg(long, value_enum, default_value = "kdop18")]
+    pub bv: BvArg,
+    /// Splitting rule for the split axis.
+    #[arg(long, value_enum, default_value = "splatter")]
+    pub split: SplitArg,
+    /// Split point along the chosen axis.
+    #[arg(long = "split-point", value_enum, default_value = "mean")]
+    pub split_point: SplitPointArg,
+    /// Most triangles in a leaf of A's hierarchy (and of B's unless --leaf-size-b is given).
+    #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub leaf_size: u32,
+    /// Most triangles in a leaf of B's (flying) hierarchy.
+    #[arg(long = "leaf-size-b", value_parser = clap::value_parser!(u32).range(1..))]
+    pub leaf_size_b: Option<u32>,
+    /// All contacts, or stop each pose at its first.
+    #[arg(long, value_enum, default_value = "all")]
+    pub mode: ModeArg,
+    /// How B's hierarchy follows a pose: the paper's approximation (hill climbing at the
+    /// root), or an exact refit of every node.
+    #[arg(long, value_enum, default_value = "approx")]
+    pub tumble: TumbleArg,
+    /// Execution backend.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub backend: BackendArg,
+    /// Output pairs.csv.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output statistics JSON.
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+pub fn run(a: &QueryArgs) -> Result<(), Failure> {
+    if let Some(n) = a.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
+    }
+    let BackendArg::Cpu = a.backend;
+    let t0 = Instant::now();
+    let (ma, mb) = rayon::join(
+        || meshcollide::mesh::load(&a.a),
+        || meshcollide::mesh::load(&a.b),
+    );
+    let (ma, mb) = (ma.map_err(meshcollide::Error::from)?, mb.map_err(meshcollide::Error::from)?);
+    let poses = meshcollide::pose::read_poses(&a.poses).map_err(meshcollide::Error::from)?;
+    let load_ms = ms(t0);
+    // Check the outputs can be created before spending time on the query.
+    let out = std::fs::File::create(&a.out)
+        .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
+
+    let bv: BvKind = a.bv.into();
+    let opt_a = BuildOptions {
+        rule: a.split.into(),
+        point: a.split_point.into(),
+        leaf_size: a.leaf_size,
+    };
+    let opt_b = BuildOptions {
+        leaf_size: a.leaf_size_b.unwrap_or(a.leaf_size),
+        ..opt_a
+    };
+    let t1 = Instant::now();
+    let collider = Collider::build(&ma, &mb, bv, &opt_a, &opt_b);
+    let build_ms = ms(t1);
+
+    let opts = QueryOptions {
+        mode: a.mode.into(),
+        tumble: a.tumble.into(),
+    };
+    let bar = ProgressBar::new(poses.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} poses ({per_sec}, eta {eta})")
+            .map_err(|e| Failure::Internal(e.to_string()))?
+            .progress_chars("=> "),
+    );
+    let t2 = Instant::now();
+    let results = collider.collide_batch(&poses, &opts, &|done| bar.set_position(done as u64));
+    let query_ms = ms(t2);
+    bar.finish_and_clear();
+
+    let mut w = std::io::BufWriter::new(out);
+    write_pairs(&mut w, &results)
+        .and_then(|_| w.flush())
+        .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
+
+    let c = total_counters(&results);
+    let pairs: usize = results.iter().map(|r| r.pairs.len()).sum();
+    let [(nodes_a, bytes_a), (nodes_b, bytes_b)] = collider.hierarchy_sizes();
+    let [depth_a, depth_b] = collider.depths();
+    let stats = Stats {
+        backend: "cpu".into(),
+        bv: bv.name().into(),
+        poses: poses.len(),
+        build_ms,
+        query_ms,
+        pairs,
+        bv_tests: c.bv_tests,
+        tri_tests: c.tri_tests,
+        bv_updates: c.bv_updates,
+        mode: Mode::from(a.mode).name().into(),
+        split: meshcollide::SplitRule::from(a.split).name().into(),
+        split_point: meshcollide::SplitPoint::from(a.split_point).name().into(),
+        leaf_size_a: opt_a.leaf_size,
+        leaf_size_b: opt_b.leaf_size,
+        tumble: TumbleMethod::from(a.tumble).name().into(),
+        threads: rayon::current_num_threads(),
+        triangles_a: ma.triangle_count(),
+        triangles_b: mb.triangle_count(),
+        nodes_a,
+        nodes_b,
+        node_bytes: bytes_a / nodes_a.max(1),
+        hierarchy_bytes_a: bytes_a,
+        hierarchy_bytes_b: bytes_b,
+        depth_a,
+        depth_b,
+        poses_in_contact: results.iter().filter(|r| !r.pairs.is_empty()).count(),
+        load_ms,
+    };
+    if let Some(p) = &a.stats {
+        let json = serde_json::to_string_pretty(&stats).map_err(|e| Failure::Internal(e.to_string()))?;
+        super::write_text(Some(p), &(json + "\n"))?;
+    }
+    eprintln!(
+        "{} poses, {} in contact, {} pairs; build {:.1} ms, query {:.1} ms ({:.0} poses/s); Nv {}, Np {}, Nu {}",
+        stats.poses,
+        stats.poses_in_contact,
+        stats.pairs,
+        build_ms,
+        query_ms,
+        stats.poses as f64 / (query_ms / 1e3).max(1e-9),
+        c.bv_tests,
+        c.tri_tests,
+        c.bv_updates
+    );
+    Ok(())
+}
+
+pub fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

@@ -1,0 +1,83 @@
+//! The command line's output files (`../shared/FORMATS.md`): `pairs.csv` and `stats.json`.
+
+use crate::query::PoseResult;
+use crate::traverse::Counters;
+use std::io::Write;
+
+/// The header of `pairs.csv`.
+pub const PAIRS_HEADER: &str = "pose,tri_a,tri_b";
+
+/// Writes `pairs.csv`: sorted by pose, then tri_a, then tri_b (each pose's pairs already are).
+pub fn write_pairs(w: &mut impl Write, results: &[PoseResult]) -> std::io::Result<()> {
+    writeln!(w, "{PAIRS_HEADER}")?;
+    for (pose, r) in results.iter().enumerate() {
+        for &(a, b) in &r.pairs {
+            writeln!(w, "{pose},{a},{b}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Parses `pairs.csv` text back into `(pose, tri_a, tri_b)` triples (for tests and tools).
+pub fn parse_pairs(text: &str) -> Result<Vec<(u32, u32, u32)>, String> {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim) != Some(PAIRS_HEADER) {
+        return Err(format!("missing header `{PAIRS_HEADER}`"));
+    }
+    lines
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            let v: Vec<u32> = l
+                .split(',')
+                .map(|f| f.trim().parse::<u32>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("line {}: {e}", i + 2))?;
+            match v[..] {
+                [p, a, b] => Ok((p, a, b)),
+                _ => Err(format!("line {}: expected 3 fields", i + 2)),
+            }
+        })
+        .collect()
+}
+
+/// The statistics object of `--stats` (the fields FORMATS.md requires, then ours).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Stats {
+    pub backend: String,
+    pub bv: String,
+    pub poses: usize,
+    pub build_ms: f64,
+    pub query_ms: f64,
+    pub pairs: usize,
+    pub bv_tests: u64,
+    pub tri_tests: u64,
+    pub bv_updates: u64,
+    pub mode: String,
+    pub split: String,
+    pub split_point: String,
+    pub leaf_size_a: u32,
+    pub leaf_size_b: u32,
+    pub tumble: String,
+    pub threads: usize,
+    pub triangles_a: usize,
+    pub triangles_b: usize,
+    pub nodes_a: usize,
+    pub nodes_b: usize,
+    pub node_bytes: usize,
+    pub hierarchy_bytes_a: usize,
+    pub hierarchy_bytes_b: usize,
+    pub depth_a: u32,
+    pub depth_b: u32,
+    pub poses_in_contact: usize,
+    pub load_ms: f64,
+}
+
+/// Sums the counters of many poses.
+pub fn total_counters(results: &[PoseResult]) -> Counters {
+    let mut c = Counters::default();
+    for r in results {
+        c += r.counters;
+    }
+    c
+}

@@ -1,0 +1,191 @@
+//! Batches of poses: the library's entry point. [`Collider`] holds both hierarchies for a
+//! k chosen at run time; [`Collider::collide_batch`] runs many poses in parallel (rayon)
+//! and returns per-pose contacts and counters.
+
+use crate::build::{BuildOptions, Bvh};
+use crate::bv::BvKind;
+use crate::mesh::Mesh;
+use crate::traverse::{collide_pose, Counters, Mode, Workspace};
+use crate::tumble::{FlyingHierarchy, TumbleMethod};
+use crate::Pose;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Options of a query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueryOptions {
+    pub mode: Mode,
+    pub tumble: TumbleMethod,
+}
+
+/// The contacts of one pose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoseResult {
+    /// `(tri_a, tri_b)` in file numbering, sorted, without duplicates.
+    pub pairs: Vec<(u32, u32)>,
+    pub counters: Counters,
+}
+
+/// Poses processed in order by one worker, so hill climbing at the root starts from the
+/// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
+/// the results independent of the number of threads.
+pub const POSE_CHUNK: usize = 16;
+
+/// Both hierarchies of a scene, for one k.
+#[derive(Debug)]
+pub struct Scene<const H: usize> {
+    pub env: Bvh<H>,
+    pub fly: FlyingHierarchy<H>,
+}
+
+impl<const H: usize> Scene<H> {
+    pub fn build(a: &Mesh, b: &Mesh, opt_a: &BuildOptions, opt_b: &BuildOptions) -> Self {
+        let (env, fly) = rayon::join(|| Bvh::build(a, opt_a), || Bvh::build(b, opt_b));
+        Scene {
+            env,
+            fly: FlyingHierarchy::new(fly),
+        }
+    }
+
+    /// One pose, sequentially.
+    pub fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
+        let mut ws = Workspace::new(&self.fly);
+        self.collide_with(pose, opts, &mut ws)
+    }
+
+    fn collide_with(&self, pose: &Pose, opts: &QueryOptions, ws: &mut Workspace<H>) -> PoseResult {
+        let mut pairs = Vec::new();
+        let counters = collide_pose(
+            &self.env,
+            &self.fly,
+            pose,
+            opts.mode,
+            opts.tumble,
+            ws,
+            &mut pairs,
+        );
+        pairs.sort_unstable();
+        pairs.dedup();
+        PoseResult { pairs, counters }
+    }
+
+    /// Many poses in parallel; `progress` is called with the number of poses finished.
+    pub fn collide_batch(
+        &self,
+        poses: &[Pose],
+        opts: &QueryOptions,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Vec<PoseResult> {
+        let done = AtomicUsize::new(0);
+        poses
+            .par_chunks(POSE_CHUNK)
+            .map_init(
+                || Workspace::new(&self.fly),
+                |ws, chunk| {
+                    ws.tumble.climb_start.clone_from(&self.fly.hull_start);
+                    let out: Vec<PoseResult> = chunk
+                        .iter()
+                        .map(|p| self.collide_with(p, opts, ws))
+                        .collect();
+                    progress(done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len());
+                    out
+                },
+            )
+            .flatten_iter()
+            .collect()
+    }
+}
+
+/// A scene for a k chosen at run time.
+#[derive(Debug)]
+pub enum Collider {
+    Kdop6(Scene<3>),
+    Kdop14(Scene<7>),
+    Kdop18(Scene<9>),
+    Kdop26(Scene<13>),
+}
+
+/// Runs `$body` with `$s` bound to the scene, whatever its k.
+macro_rules! with_scene {
+    ($c:expr, $s:ident => $body:expr) => {
+        match $c {
+            Collider::Kdop6($s) => $body,
+            Collider::Kdop14($s) => $body,
+            Collider::Kdop18($s) => $body,
+            Collider::Kdop26($s) => $body,
+        }
+    };
+}
+
+impl Collider {
+    /// Builds A's (environment) and B's (flying) hierarchies.
+    pub fn build(
+        a: &Mesh,
+        b: &Mesh,
+        bv: BvKind,
+        opt_a: &BuildOptions,
+        opt_b: &BuildOptions,
+    ) -> Collider {
+        match bv {
+            BvKind::Kdop6 => Collider::Kdop6(Scene::build(a, b, opt_a, opt_b)),
+            BvKind::Kdop14 => Collider::Kdop14(Scene::build(a, b, opt_a, opt_b)),
+            BvKind::Kdop18 => Collider::Kdop18(Scene::build(a, b, opt_a, opt_b)),
+            BvKind::Kdop26 => Collider::Kdop26(Scene::build(a, b, opt_a, opt_b)),
+        }
+    }
+
+    pub fn kind(&self) -> BvKind {
+        match self {
+            Collider::Kdop6(_) => BvKind::Kdop6,
+            Collider::Kdop14(_) => BvKind::Kdop14,
+            Collider::Kdop18(_) => BvKind::Kdop18,
+            Collider::Kdop26(_) => BvKind::Kdop26,
+        }
+    }
+
+    pub fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
+        with_scene!(self, s => s.collide(pose, opts))
+    }
+
+    pub fn collide_batch(
+        &self,
+        poses: &[Pose],
+        opts: &QueryOptions,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Vec<PoseResult> {
+        with_scene!(self, s => s.collide_batch(poses, opts, progress))
+    }
+
+    /// `(nodes, bytes)` of A's and B's node arrays.
+    pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        with_scene!(self, s => [
+            (s.env.nodes.len(), s.env.node_bytes()),
+            (s.fly.bvh.nodes.len(), s.fly.bvh.node_bytes()),
+        ])
+    }
+
+    /// Depths of A's and B's hierarchies.
+    pub fn depths(&self) -> [u32; 2] {
+        with_scene!(self, s => [s.env.depth, s.fly.bvh.depth])
+    }
+}
+
+/// The oracle: every triangle pair tested, B transformed by the same [`Pose::apply`].
+/// With `Mode::First` it still returns all pairs; callers check membership.
+pub fn brute_force(a: &Mesh, b: &Mesh, pose: &Pose) -> Vec<(u32, u32)> {
+    let tb: Vec<[[f64; 3]; 3]> = (0..b.triangle_count())
+        .map(|j| b.triangle(j).map(|p| pose.apply(p)))
+        .collect();
+    let mut pairs: Vec<(u32, u32)> = (0..a.triangle_count())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let ta = a.triangle_f64(i);
+            let tb = &tb;
+            (0..tb.len()).filter_map(move |j| {
+                crate::tri::tri_tri_intersect(&ta, &tb[j]).then_some((i as u32, j as u32))
+            })
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}

@@ -1,0 +1,131 @@
+//! The CPU reference traversal: Algorithm 1 of `002_2561ef21643dcace.txt` (4.2), the
+//! simultaneous depth-first descent of the environment hierarchy A and the flying
+//! hierarchy B, with an explicit stack instead of recursion.
+//!
+//! Descent rule (the same on the GPU, so both test the same node pairs): on overlap, descend
+//! A while its node is internal; at a leaf of A, descend B; at two leaves, test every
+//! triangle of A's leaf against every triangle of B's leaf. Children are visited first-child
+//! first.
+//!
+//! Counters (the cost model T = Nv·Cv + Np·Cp + Nu·Cu of the paper): Nv = k-DOP overlap
+//! tests, Np = triangle–triangle tests, Nu = flying nodes whose k-DOP was updated (tumbled)
+//! for the pose, each counted once per pose.
+
+use crate::build::Bvh;
+use crate::tri::tri_tri_intersect;
+use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
+use crate::Pose;
+
+/// All contacts, or stop at the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    All,
+    First,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::All => "all",
+            Mode::First => "first",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "all" => Some(Mode::All),
+            "first" => Some(Mode::First),
+            _ => None,
+        }
+    }
+}
+
+/// The cost model's counters for one pose or summed over many.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters {
+    /// Nv: bounding-volume overlap tests.
+    pub bv_tests: u64,
+    /// Np: triangle–triangle tests.
+    pub tri_tests: u64,
+    /// Nu: flying-hierarchy nodes updated.
+    pub bv_updates: u64,
+}
+
+impl std::ops::AddAssign for Counters {
+    fn add_assign(&mut self, o: Counters) {
+        self.bv_tests += o.bv_tests;
+        self.tri_tests += o.tri_tests;
+        self.bv_updates += o.bv_updates;
+    }
+}
+
+/// Per-thread scratch state of the traversal.
+#[derive(Debug)]
+pub struct Workspace<const H: usize> {
+    pub tumble: TumbleWorkspace<H>,
+    stack: Vec<(u32, u32)>,
+}
+
+impl<const H: usize> Workspace<H> {
+    pub fn new(fly: &FlyingHierarchy<H>) -> Self {
+        Workspace {
+            tumble: TumbleWorkspace::new(fly),
+            stack: Vec::with_capacity(256),
+        }
+    }
+}
+
+/// Runs Algorithm 1 for one pose, appending `(tri_a, tri_b)` in the meshes' own triangle
+/// numbering (unsorted) to `out`.
+pub fn collide_pose<const H: usize>(
+    env: &Bvh<H>,
+    fly: &FlyingHierarchy<H>,
+    pose: &Pose,
+    mode: Mode,
+    method: TumbleMethod,
+    ws: &mut Workspace<H>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters {
+    let mut c = Counters::default();
+    ws.tumble.begin(fly, pose, method);
+    let stack = &mut ws.stack;
+    stack.clear();
+    stack.push((0, 0));
+    'outer: while let Some((e, f)) = stack.pop() {
+        let (e, f) = (e as usize, f as usize);
+        let ne = &env.nodes[e];
+        c.bv_tests += 1;
+        if !ne.bv.overlaps(ws.tumble.node_bv(fly, pose, f)) {
+            continue;
+        }
+        if !ne.is_leaf() {
+            stack.push((ne.first + 1, f as u32));
+            stack.push((ne.first, f as u32));
+            continue;
+        }
+        let nf = &fly.bvh.nodes[f];
+        if !nf.is_leaf() {
+            stack.push((e as u32, nf.first + 1));
+            stack.push((e as u32, nf.first));
+            continue;
+        }
+        let tris_b = ws.tumble.leaf_triangles(fly, pose, f);
+        for pa in ne.first..ne.first + ne.count {
+            let ta = env.tri_corners[pa as usize].map(|p| p.map(f64::from));
+            for (j, tb) in tris_b.iter().enumerate() {
+                c.tri_tests += 1;
+                if tri_tri_intersect(&ta, tb) {
+                    out.push((
+                        env.tri_index[pa as usize],
+                        fly.bvh.tri_index[nf.first as usize + j],
+                    ));
+                    if mode == Mode::First {
+                        break 'outer;
+                    }
+                }
+            }
+        }
+    }
+    c.bv_updates = ws.tumble.updates;
+    c
+}

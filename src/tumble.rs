@@ -1,0 +1,282 @@
+//! Moving the flying hierarchy B into A's frame for one pose ("tumbling",
+//! `002_2561ef21643dcace.txt` 4.1).
+//!
+//! [`TumbleMethod::Approximate`] is the paper's choice: the root's k-DOP is exact, found by
+//! hill climbing on the convex hull of B's vertices (method 1), and every other node's
+//! k-DOP bounds its transformed *bounding points* (method 2, the approximation method). A
+//! node's bounding points are the vertices of its k-DOP's polytope, or — our addition, when
+//! it is the smaller set — the corners of its own triangles, which gives the exact k-DOP
+//! for small leaves at lower cost. Nodes are tumbled lazily, the first time the traversal
+//! needs them in a query, and counted once each (Nu, as the paper's "last tumbled" stamp).
+//!
+//! [`TumbleMethod::Exact`] refits every node from the transformed triangle corners, bottom
+//! up (Nu = all nodes): the tightest k-DOPs, at the cost of touching every vertex per pose.
+//!
+//! Conservativeness: the triangle tests run on `Pose::apply` of B's corners in f64. Every
+//! tumbled k-DOP is widened by [`margin`] (which covers the f32 storage of bounding points,
+//! the polytope tolerance and the f64 rounding of the transform) and then rounded outward
+//! to f32, so it contains those f64 points and the culling never loses a contact.
+
+use crate::build::Bvh;
+use crate::bv::axes::{axes, project};
+use crate::bv::polytope::Polytope;
+use crate::bv::Kdop;
+use crate::hull::ConvexHull;
+use crate::pose::Pose;
+
+/// How the flying hierarchy's k-DOPs follow a pose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TumbleMethod {
+    /// Hill climbing at the root, the approximation method below (the paper's default).
+    #[default]
+    Approximate,
+    /// Exact bottom-up refit from the transformed vertices, all nodes per pose.
+    Exact,
+}
+
+impl TumbleMethod {
+    pub fn name(self) -> &'static str {
+        match self {
+            TumbleMethod::Approximate => "approx",
+            TumbleMethod::Exact => "exact",
+        }
+    }
+    pub fn parse(s: &str) -> Option<TumbleMethod> {
+        match s {
+            "approx" => Some(TumbleMethod::Approximate),
+            "exact" => Some(TumbleMethod::Exact),
+            _ => None,
+        }
+    }
+}
+
+/// Relative widening of tumbled k-DOPs: ≥ 20× the f32 rounding of stored bounding points.
+pub const TUMBLE_MARGIN_REL: f64 = 1e-6;
+
+/// The absolute widening for a flying object of coordinate scale `scale` at pose `pose`.
+#[inline]
+pub fn margin(scale: f64, pose: &Pose) -> f64 {
+    let t = pose.t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    TUMBLE_MARGIN_REL * scale + 1e-12 * t
+}
+
+/// The flying hierarchy with what tumbling needs, built once per mesh.
+#[derive(Debug)]
+pub struct FlyingHierarchy<const H: usize> {
+    pub bvh: Bvh<H>,
+    /// Node `i`'s bounding points are `points[offsets[i] .. offsets[i + 1]]`.
+    pub offsets: Vec<u32>,
+    pub points: Vec<[f32; 3]>,
+    /// Convex hull of all of B's corners, for hill climbing at the root.
+    pub hull: ConvexHull,
+    /// Per direction `2i` (max along slab i) and `2i + 1` (min), the hull vertex extremal in
+    /// B's own orientation: where hill climbing starts for the first pose of a batch.
+    pub hull_start: Vec<u32>,
+    /// Largest absolute coordinate of any bounding point (the margin's scale).
+    pub scale: f64,
+}
+
+impl<const H: usize> FlyingHierarchy<H> {
+    pub fn new(bvh: Bvh<H>) -> FlyingHierarchy<H> {
+        let mut offsets = Vec::with_capacity(bvh.nodes.len() + 1);
+        let mut points = Vec::new();
+        offsets.push(0u32);
+        // Subtree triangle ranges: leaves own theirs; internal nodes span their children.
+        for node in &bvh.nodes {
+            let poly = Polytope::of_kdop(&node.bv).vertices();
+            let corners = if node.is_leaf() {
+                Some(node.first as usize..(node.first + node.count) as usize)
+            } else {
+                None
+            };
+            match corners {
+                Some(r) if 3 * r.len() <= poly.len() => {
+                    for t in &bvh.tri_corners[r] {
+                        points.extend_from_slice(t);
+                    }
+                }
+                _ => points.extend(poly.iter().map(|p| p.map(|c| c as f32))),
+            }
+            offsets.push(points.len() as u32);
+        }
+        let scale = points
+            .iter()
+            .flatten()
+            .fold(0.0f64, |m, &c| m.max((c as f64).abs()));
+        let corners: Vec<[f64; 3]> = bvh
+            .tri_corners
+            .iter()
+            .flatten()
+            .map(|p| p.map(f64::from))
+            .collect();
+        let hull = ConvexHull::new(&corners);
+        let hull_start = (0..2 * H)
+            .map(|d| hull.extreme(direction::<H>(d, &Pose::IDENTITY)))
+            .collect();
+        FlyingHierarchy {
+            bvh,
+            offsets,
+            points,
+            hull,
+            hull_start,
+            scale,
+        }
+    }
+
+    /// The node's bounding points.
+    #[inline]
+    pub fn node_points(&self, node: usize) -> &[[f32; 3]] {
+        &self.points[self.offsets[node] as usize..self.offsets[node + 1] as usize]
+    }
+
+    /// Approximation method for one node: the k-DOP of its transformed bounding points.
+    pub fn tumble_node(&self, node: usize, pose: &Pose) -> Kdop<H> {
+        let (lo, hi) = Kdop::<H>::extents_f64(self.node_points(node).iter().map(|&p| pose.apply(p)));
+        Kdop::from_extents(&lo, &hi, margin(self.scale, pose))
+    }
+
+    /// The exact k-DOP of all of B at `pose` by hill climbing on the hull, starting from
+    /// `start` (updated to the extremal vertices found, for the next pose's coherence).
+    /// Returns the k-DOP and the number of hill-climbing moves.
+    pub fn tumble_root(&self, pose: &Pose, start: &mut [u32]) -> (Kdop<H>, u32) {
+        let ax = axes(H);
+        let mut lo = [0.0; H];
+        let mut hi = [0.0; H];
+        let mut moves = 0;
+        if self.hull.vertices().is_empty() {
+            return (Kdop::EMPTY, 0);
+        }
+        for i in 0..H {
+            for slot in [2 * i, 2 * i + 1] {
+                let (v, m) = self.hull.climb(direction::<H>(slot, pose), start[slot]);
+                start[slot] = v;
+                moves += m;
+                let p = self.hull.vertices()[v as usize];
+                let x = project(ax[i], pose.apply_f64(p));
+                if slot % 2 == 0 {
+                    hi[i] = x;
+                } else {
+                    lo[i] = x;
+                }
+            }
+        }
+        (Kdop::from_extents(&lo, &hi, margin(self.scale, pose)), moves)
+    }
+}
+
+/// Direction `d` of the 2H extremal queries (`2i`: max along slab i, `2i + 1`: min), in
+/// B's own frame at `pose`.
+fn direction<const H: usize>(d: usize, pose: &Pose) -> [f64; 3] {
+    let sign = if d % 2 == 0 { 1.0 } else { -1.0 };
+    pose.rotate_inverse(axes(H)[d / 2].map(|c| sign * c as f64))
+}
+
+/// Per-thread scratch state of tumbling: the lazily tumbled k-DOPs of the current pose and
+/// B's transformed triangles, valid while their stamp equals the current one.
+#[derive(Debug, Default)]
+pub struct TumbleWorkspace<const H: usize> {
+    stamp: u32,
+    node_stamp: Vec<u32>,
+    node_bv: Vec<Kdop<H>>,
+    leaf_stamp: Vec<u32>,
+    tri_world: Vec<[[f64; 3]; 3]>,
+    /// Hill-climbing start vertices, carried from pose to pose (coherence).
+    pub climb_start: Vec<u32>,
+    /// Nodes tumbled in the current pose (Nu).
+    pub updates: u64,
+    /// Hill-climbing moves in the current pose.
+    pub climb_moves: u64,
+}
+
+impl<const H: usize> TumbleWorkspace<H> {
+    pub fn new(fly: &FlyingHierarchy<H>) -> Self {
+        let n = fly.bvh.nodes.len();
+        TumbleWorkspace {
+            stamp: 0,
+            node_stamp: vec![0; n],
+            node_bv: vec![Kdop::EMPTY; n],
+            leaf_stamp: vec![0; n],
+            tri_world: vec![[[0.0; 3]; 3]; fly.bvh.triangle_count()],
+            climb_start: fly.hull_start.clone(),
+            updates: 0,
+            climb_moves: 0,
+        }
+    }
+
+    /// Starts a new pose: forgets every tumbled node (O(1) by stamping) and, for
+    /// [`TumbleMethod::Exact`], refits the whole hierarchy.
+    pub fn begin(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose, method: TumbleMethod) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.node_stamp.fill(0);
+            self.leaf_stamp.fill(0);
+            self.stamp = 1;
+        }
+        self.updates = 0;
+        self.climb_moves = 0;
+        match method {
+            TumbleMethod::Approximate => {
+                let (root, moves) = fly.tumble_root(pose, &mut self.climb_start);
+                self.node_bv[0] = root;
+                self.node_stamp[0] = self.stamp;
+                self.updates = 1;
+                self.climb_moves = moves as u64;
+            }
+            TumbleMethod::Exact => self.refit_all(fly, pose),
+        }
+    }
+
+    /// Exact refit: transform every corner, bound the leaves, merge upwards (children are
+    /// stored after their parents, so a reverse sweep visits children first).
+    fn refit_all(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose) {
+        let bvh = &fly.bvh;
+        let m = margin(fly.scale, pose);
+        for (w, t) in self.tri_world.iter_mut().zip(&bvh.tri_corners) {
+            *w = t.map(|p| pose.apply(p));
+        }
+        for i in (0..bvh.nodes.len()).rev() {
+            let node = &bvh.nodes[i];
+            self.node_bv[i] = if node.is_leaf() {
+                let r = node.first as usize..(node.first + node.count) as usize;
+                let (lo, hi) = Kdop::<H>::extents_f64(self.tri_world[r].iter().flatten().copied());
+                self.leaf_stamp[i] = self.stamp;
+                Kdop::from_extents(&lo, &hi, m)
+            } else {
+                let c = node.first as usize;
+                self.node_bv[c].merge(&self.node_bv[c + 1])
+            };
+            self.node_stamp[i] = self.stamp;
+        }
+        self.updates = bvh.nodes.len() as u64;
+    }
+
+    /// The tumbled k-DOP of `node` at `pose`, computed on first use in this pose.
+    #[inline]
+    pub fn node_bv(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose, node: usize) -> &Kdop<H> {
+        if self.node_stamp[node] != self.stamp {
+            self.node_bv[node] = fly.tumble_node(node, pose);
+            self.node_stamp[node] = self.stamp;
+            self.updates += 1;
+        }
+        &self.node_bv[node]
+    }
+
+    /// B's triangles of leaf `node` in A's frame (f64), transformed on first use.
+    #[inline]
+    pub fn leaf_triangles(
+        &mut self,
+        fly: &FlyingHierarchy<H>,
+        pose: &Pose,
+        node: usize,
+    ) -> &[[[f64; 3]; 3]] {
+        let n = &fly.bvh.nodes[node];
+        let r = n.first as usize..(n.first + n.count) as usize;
+        if self.leaf_stamp[node] != self.stamp {
+            for p in r.clone() {
+                self.tri_world[p] = fly.bvh.tri_corners[p].map(|c| pose.apply(c));
+            }
+            self.leaf_stamp[node] = self.stamp;
+        }
+        &self.tri_world[r]
+    }
+}

@@ -1,0 +1,147 @@
+//! The CPU reference against the f64 brute-force oracle, on random small meshes and poses,
+//! for every k, every splitting rule, both split points, both tumbling methods and both
+//! modes. The hard cases come on purpose: integer-grid meshes under integer translations and
+//! half-turns, so that touching, shared-edge, coplanar and degenerate contacts are exact.
+
+use meshcollide::rng::Rng;
+use meshcollide::*;
+
+fn cases() -> usize {
+    std::env::var("MESHCOLLIDE_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400)
+}
+
+/// Random triangles on a small integer grid (many coplanar, touching and degenerate ones).
+fn grid_soup(rng: &mut Rng, n: usize, span: i64) -> Mesh {
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for i in 0..n as u32 {
+        let base = [0; 3].map(|_| rng.below(span as u64) as i64);
+        for _ in 0..3 {
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
+        }
+        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    // Shared vertices too: a few triangles reuse earlier corners.
+    for t in triangles.iter_mut().skip(1).step_by(3) {
+        t[0] = rng.below(positions.len() as u64) as u32;
+    }
+    Mesh::new(positions, triangles).unwrap()
+}
+
+/// Random float triangles in a unit cube.
+fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for i in 0..n as u32 {
+        let c = [rng.f64(), rng.f64(), rng.f64()];
+        for _ in 0..3 {
+            positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.3, 0.3)) as f32));
+        }
+        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    Mesh::new(positions, triangles).unwrap()
+}
+
+/// Poses that keep grid coordinates exact (integer/half-integer shifts, half-turns) and
+/// random ones.
+fn pose(rng: &mut Rng, exact: bool) -> Pose {
+    if exact {
+        let q = match rng.below(4) {
+            0 => [1.0, 0.0, 0.0, 0.0],
+            1 => [0.0, 1.0, 0.0, 0.0],
+            2 => [0.0, 0.0, 1.0, 0.0],
+            _ => [0.0, 0.0, 0.0, 1.0],
+        };
+        Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
+    } else {
+        Pose::new(
+            rng.unit_quaternion(),
+            [0; 3].map(|_| rng.range(-0.5, 0.5)),
+        )
+    }
+}
+
+fn configs() -> Vec<(BvKind, BuildOptions)> {
+    let mut v = Vec::new();
+    for bv in BvKind::ALL {
+        for rule in SplitRule::ALL {
+            for point in [SplitPoint::Mean, SplitPoint::Median] {
+                v.push((
+                    bv,
+                    BuildOptions {
+                        rule,
+                        point,
+                        leaf_size: 1,
+                    },
+                ));
+            }
+        }
+    }
+    v
+}
+
+fn check(a: &Mesh, b: &Mesh, poses: &[Pose], bv: BvKind, oa: &BuildOptions, ob: &BuildOptions, label: &str) {
+    let collider = Collider::build(a, b, bv, oa, ob);
+    for (i, p) in poses.iter().enumerate() {
+        let truth = brute_force(a, b, p);
+        for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
+            let all = collider.collide(p, &QueryOptions { mode: Mode::All, tumble });
+            if all.pairs != truth {
+                let missed: Vec<_> = truth.iter().filter(|x| !all.pairs.contains(x)).collect();
+                let extra: Vec<_> = all.pairs.iter().filter(|x| !truth.contains(x)).collect();
+                panic!("{label} {bv:?} {oa:?} {ob:?} {tumble:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}\nA={a:?}\nB={b:?}");
+            }
+            let first = collider.collide(p, &QueryOptions { mode: Mode::First, tumble });
+            assert!(first.pairs.len() <= 1);
+            assert_eq!(first.pairs.is_empty(), truth.is_empty(), "{label} first mode pose {i}");
+            if let Some(x) = first.pairs.first() {
+                assert!(truth.contains(x), "{label} first-mode pair {x:?} is no contact");
+            }
+            assert!(first.counters.tri_tests <= all.counters.tri_tests);
+        }
+    }
+}
+
+#[test]
+fn reference_equals_brute_force_on_random_cases() {
+    let mut rng = Rng::new(0xC0FFEE);
+    let configs = configs();
+    let n = cases();
+    let mut contacts = 0usize;
+    for case in 0..n {
+        let exact = case % 2 == 0;
+        let (a, b) = if exact {
+            let na = 1 + rng.below(12) as usize;
+            let nb = 1 + rng.below(12) as usize;
+            (grid_soup(&mut rng, na, 4), grid_soup(&mut rng, nb, 4))
+        } else {
+            let na = 1 + rng.below(20) as usize;
+            let nb = 1 + rng.below(20) as usize;
+            (float_soup(&mut rng, na), float_soup(&mut rng, nb))
+        };
+        let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact)).collect();
+        contacts += poses.iter().map(|p| brute_force(&a, &b, p).len()).sum::<usize>();
+        let (bv, oa) = configs[case % configs.len()];
+        let ob = BuildOptions {
+            leaf_size: 1 + rng.below(4) as u32,
+            ..oa
+        };
+        check(&a, &b, &poses, bv, &oa, &ob, &format!("case {case}"));
+    }
+    // The generator must actually produce contacts, or the test proves nothing.
+    assert!(contacts > n, "only {contacts} contacts in {n} cases");
+}
+
+#[test]
+fn every_config_on_one_dense_case() {
+    let mut rng = Rng::new(42);
+    let a = grid_soup(&mut rng, 40, 5);
+    let b = grid_soup(&mut rng, 40, 5);
+    let poses: Vec<Pose> = (0..4).map(|i| pose(&mut rng, i % 2 == 0)).collect();
+    for (bv, o) in configs() {
+        check(&a, &b, &poses, bv, &o, &BuildOptions { leaf_size: 3, ..o }, "dense");
+    }
+}

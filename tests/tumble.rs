@@ -1,0 +1,75 @@
+//! Every tumbled k-DOP contains all transformed triangles of its node, for random rotations
+//! (`002_2561ef21643dcace.txt` 4.1): approximation method, hill climbing at the root, and
+//! exact refit.
+
+use meshcollide::bv::Kdop;
+use meshcollide::rng::Rng;
+use meshcollide::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
+use meshcollide::*;
+
+/// Triangle position range of every node's subtree.
+fn subtree_ranges<const H: usize>(bvh: &Bvh<H>) -> Vec<(usize, usize)> {
+    let mut r = vec![(usize::MAX, 0); bvh.nodes.len()];
+    for i in (0..bvh.nodes.len()).rev() {
+        let n = &bvh.nodes[i];
+        r[i] = if n.is_leaf() {
+            (n.first as usize, (n.first + n.count) as usize)
+        } else {
+            let c = n.first as usize;
+            (r[c].0.min(r[c + 1].0), r[c].1.max(r[c + 1].1))
+        };
+    }
+    r
+}
+
+fn contains_all<const H: usize>(bv: &Kdop<H>, tris: &[[[f32; 3]; 3]], pose: &Pose) -> bool {
+    tris.iter().flatten().all(|&p| bv.contains_point(pose.apply(p)))
+}
+
+fn check_mesh<const H: usize>(mesh: &Mesh, rng: &mut Rng, poses: usize, label: &str) {
+    for leaf_size in [1, 4, 40] {
+        let o = BuildOptions { leaf_size, ..Default::default() };
+        let fly = FlyingHierarchy::new(Bvh::<H>::build(mesh, &o));
+        let ranges = subtree_ranges(&fly.bvh);
+        let mut ws = TumbleWorkspace::new(&fly);
+        for _ in 0..poses {
+            let pose = Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-2.0, 2.0)));
+            for method in [TumbleMethod::Approximate, TumbleMethod::Exact] {
+                ws.begin(&fly, &pose, method);
+                for (i, &(a, b)) in ranges.iter().enumerate() {
+                    let bv = *ws.node_bv(&fly, &pose, i);
+                    assert!(
+                        contains_all(&bv, &fly.bvh.tri_corners[a..b], &pose),
+                        "{label} H={H} leaf_size={leaf_size} {method:?} node {i} ({} tris, leaf={}) misses a corner",
+                        b - a,
+                        fly.bvh.nodes[i].is_leaf()
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn grid_mesh(rng: &mut Rng, n: usize) -> Mesh {
+    let mut positions = Vec::new();
+    let mut triangles = Vec::new();
+    for i in 0..n as u32 {
+        for _ in 0..3 {
+            positions.push([0; 3].map(|_| rng.below(4) as f32 * 0.5));
+        }
+        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    Mesh::new(positions, triangles).unwrap()
+}
+
+#[test]
+fn tumbled_kdops_contain_their_triangles() {
+    let mut rng = Rng::new(11);
+    for case in 0..20 {
+        let m = grid_mesh(&mut rng, 1 + case * 5);
+        check_mesh::<3>(&m, &mut rng, 5, "grid");
+        check_mesh::<7>(&m, &mut rng, 5, "grid");
+        check_mesh::<9>(&m, &mut rng, 5, "grid");
+        check_mesh::<13>(&m, &mut rng, 5, "grid");
+    }
+}
