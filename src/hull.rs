@@ -17,7 +17,9 @@ impl ConvexHull {
         ConvexHull {
             points: points.to_vec(),
             orig: (0..n as u32).collect(),
-            neighbors: (0..n).map(|i| (0..n as u32).filter(|&j| j as usize != i).collect()).collect(),
+            neighbors: (0..n)
+                .map(|i| (0..n as u32).filter(|&j| j as usize != i).collect())
+                .collect(),
         }
     }
     pub fn vertices(&self) -> &[[f64; 3]] {

@@ -24,7 +24,7 @@ pub mod tumble;
 
 pub use build::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use bv::BvKind;
-pub use query::{brute_force, Collider, PoseResult, QueryOptions};
+pub use query::{Collider, PoseResult, QueryOptions, brute_force};
 pub use traverse::{Counters, Mode};
 pub use tumble::TumbleMethod;
 pub mod formats;

@@ -231,17 +231,19 @@ mod tests {
     }
 }
 
-/// Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5): B at translation `t`, one
-/// full turn about z and about x together in `n` steps (pose `i` rotates by `2πi/n` about
-/// both: first x, then z).
-pub fn tumbling_poses(n: usize, t: [f64; 3]) -> Vec<Pose> {
+/// Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5): one full turn of B about
+/// z and about x together in `n` steps (pose `i` rotates by `2πi/n` about both: first x,
+/// then z), about B's point `center`, which is moved to `center + t`.
+pub fn tumbling_poses(n: usize, center: [f64; 3], t: [f64; 3]) -> Vec<Pose> {
     (0..n)
         .map(|i| {
             let a = std::f64::consts::TAU * i as f64 / n.max(1) as f64;
             let (s, c) = (a * 0.5).sin_cos();
             // q = q_z(a) · q_x(a)
             let (qz, qx) = ([c, 0.0, 0.0, s], [c, s, 0.0, 0.0]);
-            Pose::new(quat_mul(qz, qx), t)
+            let rot = Pose::new(quat_mul(qz, qx), [0.0; 3]);
+            let rc = rot.apply_f64(center);
+            Pose::new(rot.q, [0, 1, 2].map(|k| center[k] + t[k] - rc[k]))
         })
         .collect()
 }

@@ -2,12 +2,12 @@
 //! k chosen at run time; [`Collider::collide_batch`] runs many poses in parallel (rayon)
 //! and returns per-pose contacts and counters.
 
+use crate::Pose;
 use crate::build::{BuildOptions, Bvh};
 use crate::bv::BvKind;
 use crate::mesh::Mesh;
-use crate::traverse::{collide_pose, Counters, Mode, Workspace};
+use crate::traverse::{Counters, Mode, Workspace, collide_pose};
 use crate::tumble::{FlyingHierarchy, TumbleMethod};
-use crate::Pose;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -11,10 +11,10 @@
 //! tests, Np = triangle–triangle tests, Nu = flying nodes whose k-DOP was updated (tumbled)
 //! for the pose, each counted once per pose.
 
+use crate::Pose;
 use crate::build::Bvh;
 use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
-use crate::Pose;
 
 /// All contacts, or stop at the first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -18,9 +18,9 @@
 //! to f32, so it contains those f64 points and the culling never loses a contact.
 
 use crate::build::Bvh;
+use crate::bv::Kdop;
 use crate::bv::axes::{axes, project};
 use crate::bv::polytope::Polytope;
-use crate::bv::Kdop;
 use crate::hull::ConvexHull;
 use crate::pose::Pose;
 
@@ -131,7 +131,8 @@ impl<const H: usize> FlyingHierarchy<H> {
 
     /// Approximation method for one node: the k-DOP of its transformed bounding points.
     pub fn tumble_node(&self, node: usize, pose: &Pose) -> Kdop<H> {
-        let (lo, hi) = Kdop::<H>::extents_f64(self.node_points(node).iter().map(|&p| pose.apply(p)));
+        let (lo, hi) =
+            Kdop::<H>::extents_f64(self.node_points(node).iter().map(|&p| pose.apply(p)));
         Kdop::from_extents(&lo, &hi, margin(self.scale, pose))
     }
 
@@ -160,7 +161,10 @@ impl<const H: usize> FlyingHierarchy<H> {
                 }
             }
         }
-        (Kdop::from_extents(&lo, &hi, margin(self.scale, pose)), moves)
+        (
+            Kdop::from_extents(&lo, &hi, margin(self.scale, pose)),
+            moves,
+        )
     }
 }
 

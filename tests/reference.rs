@@ -57,10 +57,7 @@ fn pose(rng: &mut Rng, exact: bool) -> Pose {
         };
         Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
     } else {
-        Pose::new(
-            rng.unit_quaternion(),
-            [0; 3].map(|_| rng.range(-0.5, 0.5)),
-        )
+        Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.5, 0.5)))
     }
 }
 
@@ -83,22 +80,51 @@ fn configs() -> Vec<(BvKind, BuildOptions)> {
     v
 }
 
-fn check(a: &Mesh, b: &Mesh, poses: &[Pose], bv: BvKind, oa: &BuildOptions, ob: &BuildOptions, label: &str) {
+fn check(
+    a: &Mesh,
+    b: &Mesh,
+    poses: &[Pose],
+    bv: BvKind,
+    oa: &BuildOptions,
+    ob: &BuildOptions,
+    label: &str,
+) {
     let collider = Collider::build(a, b, bv, oa, ob);
     for (i, p) in poses.iter().enumerate() {
         let truth = brute_force(a, b, p);
         for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
-            let all = collider.collide(p, &QueryOptions { mode: Mode::All, tumble });
+            let all = collider.collide(
+                p,
+                &QueryOptions {
+                    mode: Mode::All,
+                    tumble,
+                },
+            );
             if all.pairs != truth {
                 let missed: Vec<_> = truth.iter().filter(|x| !all.pairs.contains(x)).collect();
                 let extra: Vec<_> = all.pairs.iter().filter(|x| !truth.contains(x)).collect();
-                panic!("{label} {bv:?} {oa:?} {ob:?} {tumble:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}\nA={a:?}\nB={b:?}");
+                panic!(
+                    "{label} {bv:?} {oa:?} {ob:?} {tumble:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}\nA={a:?}\nB={b:?}"
+                );
             }
-            let first = collider.collide(p, &QueryOptions { mode: Mode::First, tumble });
+            let first = collider.collide(
+                p,
+                &QueryOptions {
+                    mode: Mode::First,
+                    tumble,
+                },
+            );
             assert!(first.pairs.len() <= 1);
-            assert_eq!(first.pairs.is_empty(), truth.is_empty(), "{label} first mode pose {i}");
+            assert_eq!(
+                first.pairs.is_empty(),
+                truth.is_empty(),
+                "{label} first mode pose {i}"
+            );
             if let Some(x) = first.pairs.first() {
-                assert!(truth.contains(x), "{label} first-mode pair {x:?} is no contact");
+                assert!(
+                    truth.contains(x),
+                    "{label} first-mode pair {x:?} is no contact"
+                );
             }
             assert!(first.counters.tri_tests <= all.counters.tri_tests);
         }
@@ -123,7 +149,10 @@ fn reference_equals_brute_force_on_random_cases() {
             (float_soup(&mut rng, na), float_soup(&mut rng, nb))
         };
         let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact)).collect();
-        contacts += poses.iter().map(|p| brute_force(&a, &b, p).len()).sum::<usize>();
+        contacts += poses
+            .iter()
+            .map(|p| brute_force(&a, &b, p).len())
+            .sum::<usize>();
         let (bv, oa) = configs[case % configs.len()];
         let ob = BuildOptions {
             leaf_size: 1 + rng.below(4) as u32,
@@ -142,6 +171,14 @@ fn every_config_on_one_dense_case() {
     let b = grid_soup(&mut rng, 40, 5);
     let poses: Vec<Pose> = (0..4).map(|i| pose(&mut rng, i % 2 == 0)).collect();
     for (bv, o) in configs() {
-        check(&a, &b, &poses, bv, &o, &BuildOptions { leaf_size: 3, ..o }, "dense");
+        check(
+            &a,
+            &b,
+            &poses,
+            bv,
+            &o,
+            &BuildOptions { leaf_size: 3, ..o },
+            "dense",
+        );
     }
 }

@@ -23,12 +23,17 @@ fn subtree_ranges<const H: usize>(bvh: &Bvh<H>) -> Vec<(usize, usize)> {
 }
 
 fn contains_all<const H: usize>(bv: &Kdop<H>, tris: &[[[f32; 3]; 3]], pose: &Pose) -> bool {
-    tris.iter().flatten().all(|&p| bv.contains_point(pose.apply(p)))
+    tris.iter()
+        .flatten()
+        .all(|&p| bv.contains_point(pose.apply(p)))
 }
 
 fn check_mesh<const H: usize>(mesh: &Mesh, rng: &mut Rng, poses: usize, label: &str) {
     for leaf_size in [1, 4, 40] {
-        let o = BuildOptions { leaf_size, ..Default::default() };
+        let o = BuildOptions {
+            leaf_size,
+            ..Default::default()
+        };
         let fly = FlyingHierarchy::new(Bvh::<H>::build(mesh, &o));
         let ranges = subtree_ranges(&fly.bvh);
         let mut ws = TumbleWorkspace::new(&fly);

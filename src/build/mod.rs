@@ -143,7 +143,11 @@ mod tests {
         let mut positions = Vec::new();
         let mut triangles = Vec::new();
         for i in 0..n as u32 {
-            let c = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
+            let c = [
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            ];
             for _ in 0..3 {
                 positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.1, 0.1)) as f32));
             }
@@ -195,7 +199,11 @@ mod tests {
         let m = Mesh::new(positions, triangles).unwrap();
         check_all::<9>(&m);
         let b = Bvh::<9>::build(&m, &BuildOptions::default());
-        assert!(b.depth <= 8, "median fallback keeps it balanced: {}", b.depth);
+        assert!(
+            b.depth <= 8,
+            "median fallback keeps it balanced: {}",
+            b.depth
+        );
     }
 
     #[test]
@@ -211,6 +219,10 @@ mod tests {
         let m = Mesh::new(positions, triangles).unwrap();
         let b = Bvh::<3>::build(&m, &BuildOptions::default());
         b.validate().unwrap();
-        assert!(b.depth <= 2 * median_fallback_depth(2000) + 12, "{}", b.depth);
+        assert!(
+            b.depth <= 2 * median_fallback_depth(2000) + 12,
+            "{}",
+            b.depth
+        );
     }
 }

@@ -121,7 +121,9 @@ impl<'a, const H: usize> SplitContext<'a, H> {
             let mid = self.partition(&mut scratch, axis, point);
             let bound = |part: &[u32]| {
                 part.iter()
-                    .fold(Kdop::<H>::EMPTY, |acc, &t| acc.merge(&self.tri_bv[t as usize]))
+                    .fold(Kdop::<H>::EMPTY, |acc, &t| {
+                        acc.merge(&self.tri_bv[t as usize])
+                    })
                     .volume()
             };
             let (vl, vr) = (bound(&scratch[..mid]), bound(&scratch[mid..]));

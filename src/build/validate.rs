@@ -22,7 +22,10 @@ pub fn validate<const H: usize>(bvh: &Bvh<H>) -> Result<(), String> {
         }
         let node = &bvh.nodes[i];
         if node.is_leaf() {
-            let (a, b) = (node.first as usize, node.first as usize + node.count as usize);
+            let (a, b) = (
+                node.first as usize,
+                node.first as usize + node.count as usize,
+            );
             if b > n_tris {
                 return Err(format!("leaf {i} range {a}..{b} beyond {n_tris} triangles"));
             }

@@ -23,7 +23,12 @@ pub enum BvKind {
 }
 
 impl BvKind {
-    pub const ALL: [BvKind; 4] = [BvKind::Kdop6, BvKind::Kdop14, BvKind::Kdop18, BvKind::Kdop26];
+    pub const ALL: [BvKind; 4] = [
+        BvKind::Kdop6,
+        BvKind::Kdop14,
+        BvKind::Kdop18,
+        BvKind::Kdop26,
+    ];
 
     /// Number of slab directions, k/2.
     pub fn half_k(self) -> usize {
@@ -136,7 +141,14 @@ mod tests {
     fn tables_follow_the_documented_greedy_order() {
         let base = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
         let corner = [[1, 1, 1], [1, -1, 1], [1, 1, -1], [1, -1, -1]];
-        let edge = [[1, 1, 0], [1, 0, 1], [0, 1, 1], [1, -1, 0], [1, 0, -1], [0, 1, -1]];
+        let edge = [
+            [1, 1, 0],
+            [1, 0, 1],
+            [0, 1, 1],
+            [1, -1, 0],
+            [1, 0, -1],
+            [0, 1, -1],
+        ];
         let c14: Vec<_> = base.iter().chain(&corner).copied().collect();
         let c18: Vec<_> = base.iter().chain(&edge).copied().collect();
         let c26: Vec<_> = base.iter().chain(&corner).chain(&edge).copied().collect();

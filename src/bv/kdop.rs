@@ -189,7 +189,12 @@ mod tests {
         assert!(a.overlaps(&b) && b.overlaps(&a));
         assert!(!a.overlaps(&c) && !c.overlaps(&a));
         // Diagonal slabs separate what the box cannot.
-        let d = Kdop::<7>::from_points([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+        let d = Kdop::<7>::from_points([
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ]);
         let e = Kdop::<7>::from_points([[0.9, 0.9, 0.9], [1.0, 1.0, 1.0]]);
         assert!(!d.overlaps(&e));
         let (d6, e6) = (

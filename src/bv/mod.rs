@@ -6,5 +6,5 @@ pub mod axes;
 pub mod kdop;
 pub mod polytope;
 
-pub use axes::{axes, BvKind};
+pub use axes::{BvKind, axes};
 pub use kdop::{Kdop, KdopNode};

@@ -97,12 +97,30 @@ impl Polytope {
         };
         Polytope {
             faces: vec![
-                face([-1.0, 0.0, 0.0], [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]]),
-                face([1.0, 0.0, 0.0], [[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 0, 1]]),
-                face([0.0, -1.0, 0.0], [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]]),
-                face([0.0, 1.0, 0.0], [[0, 1, 0], [0, 1, 1], [1, 1, 1], [1, 1, 0]]),
-                face([0.0, 0.0, -1.0], [[0, 0, 0], [0, 1, 0], [1, 1, 0], [1, 0, 0]]),
-                face([0.0, 0.0, 1.0], [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]),
+                face(
+                    [-1.0, 0.0, 0.0],
+                    [[0, 0, 0], [0, 0, 1], [0, 1, 1], [0, 1, 0]],
+                ),
+                face(
+                    [1.0, 0.0, 0.0],
+                    [[1, 0, 0], [1, 1, 0], [1, 1, 1], [1, 0, 1]],
+                ),
+                face(
+                    [0.0, -1.0, 0.0],
+                    [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]],
+                ),
+                face(
+                    [0.0, 1.0, 0.0],
+                    [[0, 1, 0], [0, 1, 1], [1, 1, 1], [1, 1, 0]],
+                ),
+                face(
+                    [0.0, 0.0, -1.0],
+                    [[0, 0, 0], [0, 1, 0], [1, 1, 0], [1, 0, 0]],
+                ),
+                face(
+                    [0.0, 0.0, 1.0],
+                    [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]],
+                ),
             ],
             tol: 0.0,
         }
@@ -153,7 +171,10 @@ impl Polytope {
     /// The distinct vertices (points closer than the tolerance are merged).
     pub fn vertices(&self) -> Vec<[f64; 3]> {
         dedup(
-            self.faces.iter().flat_map(|f| f.points.iter().copied()).collect(),
+            self.faces
+                .iter()
+                .flat_map(|f| f.points.iter().copied())
+                .collect(),
             self.tol,
         )
     }
@@ -198,9 +219,9 @@ fn order_around(mut pts: Vec<[f64; 3]>, n: [f64; 3]) -> Vec<[f64; 3]> {
         return pts;
     }
     let k = pts.len() as f64;
-    let c = pts
-        .iter()
-        .fold([0.0; 3], |s, p| [s[0] + p[0] / k, s[1] + p[1] / k, s[2] + p[2] / k]);
+    let c = pts.iter().fold([0.0; 3], |s, p| {
+        [s[0] + p[0] / k, s[1] + p[1] / k, s[2] + p[2] / k]
+    });
     let helper = if n[0].abs() < 0.5 * dot(n, n).sqrt() {
         [1.0, 0.0, 0.0]
     } else {
@@ -224,7 +245,13 @@ mod tests {
 
     fn random_points(rng: &mut Rng, n: usize) -> Vec<[f64; 3]> {
         (0..n)
-            .map(|_| [rng.range(-1.0, 1.0), rng.range(-2.0, 0.5), rng.range(0.0, 3.0)])
+            .map(|_| {
+                [
+                    rng.range(-1.0, 1.0),
+                    rng.range(-2.0, 0.5),
+                    rng.range(0.0, 3.0),
+                ]
+            })
             .collect()
     }
 
@@ -237,9 +264,18 @@ mod tests {
         let tol = 1e-9 * scale;
         let (vlo, vhi) = Kdop::<H>::extents_f64(verts.iter().copied());
         for i in 0..H {
-            assert!(vlo[i] >= lo[i] - tol && vhi[i] <= hi[i] + tol, "slab {i} violated");
-            assert!((vlo[i] - lo[i]).abs() < tol, "slab {i} min not attained (H={H})");
-            assert!((vhi[i] - hi[i]).abs() < tol, "slab {i} max not attained (H={H})");
+            assert!(
+                vlo[i] >= lo[i] - tol && vhi[i] <= hi[i] + tol,
+                "slab {i} violated"
+            );
+            assert!(
+                (vlo[i] - lo[i]).abs() < tol,
+                "slab {i} min not attained (H={H})"
+            );
+            assert!(
+                (vhi[i] - hi[i]).abs() < tol,
+                "slab {i} max not attained (H={H})"
+            );
         }
     }
 
@@ -260,7 +296,12 @@ mod tests {
     #[test]
     fn flat_kdops_keep_their_vertices() {
         // A planar point set: the polytope is a polygon.
-        let pts = [[0.0, 0.0, 1.0], [2.0, 0.5, 1.0], [0.3, 1.7, 1.0], [1.0, 1.0, 1.0]];
+        let pts = [
+            [0.0, 0.0, 1.0],
+            [2.0, 0.5, 1.0],
+            [0.3, 1.7, 1.0],
+            [1.0, 1.0, 1.0],
+        ];
         check_vertices::<13>(&pts);
         check_vertices::<9>(&pts);
         let (lo, hi) = Kdop::<13>::extents_f64(pts);
@@ -274,7 +315,12 @@ mod tests {
         let b = Kdop::<3>::from_points([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]);
         assert!((b.volume() - 6.0).abs() < 1e-5);
         // The 14-DOP of a cube's corners is the cube; of a tetrahedron it cuts corners.
-        let tet = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let tet = [
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [0.0, 0.0, 1.0],
+        ];
         let v14 = Kdop::<7>::from_points(tet).volume();
         assert!((v14 - 1.0 / 6.0).abs() < 1e-5, "{v14}");
         let mut rng = Rng::new(3);

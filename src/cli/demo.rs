@@ -6,7 +6,7 @@ use super::{BvArg, Failure};
 use meshcollide::formats::{total_counters, write_pairs};
 use meshcollide::mesh::generate;
 use meshcollide::pose::tumbling_poses;
-use meshcollide::{brute_force, BuildOptions, BvKind, Collider, Mesh, QueryOptions};
+use meshcollide::{BuildOptions, BvKind, Collider, Mesh, QueryOptions, brute_force};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -33,14 +33,14 @@ fn scene(triangles: usize) -> (Mesh, Mesh) {
     let n_minor = ((triangles as f64 / 5.0).sqrt().round() as u32).max(3);
     let n_major = (n_minor as f64 * 2.5).round() as u32;
     let a = generate::torus([0.0; 3], 1.0, 0.3, n_major, n_minor);
-    let b = generate::torus([0.0; 3], 1.0, 0.3, n_major, n_minor)
-        .map_positions(|[x, y, z]| [x, z, y]);
+    let b =
+        generate::torus([0.0; 3], 1.0, 0.3, n_major, n_minor).map_positions(|[x, y, z]| [x, z, y]);
     (a, b)
 }
 
 /// The pose set: a full tumbling turn of B about its own centre, placed at (1, 0, 0).
 fn poses(n: usize) -> Vec<meshcollide::Pose> {
-    tumbling_poses(n, [1.0, 0.0, 0.0])
+    tumbling_poses(n, [0.0; 3], [1.0, 0.0, 0.0])
 }
 
 pub fn run(a: &DemoArgs) -> Result<(), Failure> {
@@ -68,7 +68,11 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
         "found: {pairs} intersecting triangle pairs; {in_contact} of {} poses in contact",
         poses.len()
     );
-    if let Some((i, r)) = results.iter().enumerate().find(|(_, r)| !r.pairs.is_empty()) {
+    if let Some((i, r)) = results
+        .iter()
+        .enumerate()
+        .find(|(_, r)| !r.pairs.is_empty())
+    {
         let (ta, tb) = r.pairs[0];
         println!("  e.g. pose {i}: triangle {ta} of A meets triangle {tb} of B");
     }
@@ -97,7 +101,13 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
 fn self_check(bv: BvKind) -> Result<(), Failure> {
     let (ma, mb) = scene(1_500);
     let poses = poses(24);
-    let collider = Collider::build(&ma, &mb, bv, &BuildOptions::default(), &BuildOptions::default());
+    let collider = Collider::build(
+        &ma,
+        &mb,
+        bv,
+        &BuildOptions::default(),
+        &BuildOptions::default(),
+    );
     let results = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
     let mut pairs = 0;
     for (i, (p, r)) in poses.iter().zip(&results).enumerate() {

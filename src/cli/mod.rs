@@ -37,6 +37,9 @@ struct PosesArgs {
     /// Translation of B (x, y, z).
     #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], allow_negative_numbers = true, default_values_t = [0.0, 0.0, 0.0])]
     translate: Vec<f64>,
+    /// Point of B the turn is about (B's own coordinates); it ends up at center + translate.
+    #[arg(long, num_args = 3, value_names = ["X", "Y", "Z"], allow_negative_numbers = true, default_values_t = [0.0, 0.0, 0.0])]
+    center: Vec<f64>,
     /// Output file (stdout when absent).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -170,7 +173,8 @@ pub fn run() -> ExitCode {
 
 fn poses(a: &PosesArgs) -> Result<(), Failure> {
     let t = [a.translate[0], a.translate[1], a.translate[2]];
-    let text = meshcollide::pose::format_poses(&meshcollide::pose::tumbling_poses(a.steps, t));
+    let c = [a.center[0], a.center[1], a.center[2]];
+    let text = meshcollide::pose::format_poses(&meshcollide::pose::tumbling_poses(a.steps, c, t));
     write_text(a.out.as_deref(), &text)
 }
 

@@ -2,7 +2,7 @@
 
 use super::{BackendArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
 use indicatif::{ProgressBar, ProgressStyle};
-use meshcollide::formats::{total_counters, write_pairs, Stats};
+use meshcollide::formats::{Stats, total_counters, write_pairs};
 use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions, TumbleMethod};
 use std::io::Write;
 use std::path::PathBuf;
@@ -66,7 +66,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         || meshcollide::mesh::load(&a.a),
         || meshcollide::mesh::load(&a.b),
     );
-    let (ma, mb) = (ma.map_err(meshcollide::Error::from)?, mb.map_err(meshcollide::Error::from)?);
+    let (ma, mb) = (
+        ma.map_err(meshcollide::Error::from)?,
+        mb.map_err(meshcollide::Error::from)?,
+    );
     let poses = meshcollide::pose::read_poses(&a.poses).map_err(meshcollide::Error::from)?;
     let load_ms = ms(t0);
     // Check the outputs can be created before spending time on the query.
@@ -93,9 +96,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     let bar = ProgressBar::new(poses.len() as u64);
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} poses ({per_sec}, eta {eta})")
-            .map_err(|e| Failure::Internal(e.to_string()))?
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} poses ({per_sec}, eta {eta})",
+        )
+        .map_err(|e| Failure::Internal(e.to_string()))?
+        .progress_chars("=> "),
     );
     let t2 = Instant::now();
     let results = collider.collide_batch(&poses, &opts, &|done| bar.set_position(done as u64));
@@ -141,7 +146,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         load_ms,
     };
     if let Some(p) = &a.stats {
-        let json = serde_json::to_string_pretty(&stats).map_err(|e| Failure::Internal(e.to_string()))?;
+        let json =
+            serde_json::to_string_pretty(&stats).map_err(|e| Failure::Internal(e.to_string()))?;
         super::write_text(Some(p), &(json + "\n"))?;
     }
     eprintln!(

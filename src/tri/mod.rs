@@ -4,7 +4,11 @@ fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -28,8 +32,14 @@ pub fn tri_tri_intersect(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> bool {
     for ax in axes {
         let pa = a.map(|p| dot(ax, p));
         let pb = b.map(|p| dot(ax, p));
-        let (amin, amax) = (pa.iter().cloned().fold(f64::INFINITY, f64::min), pa.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
-        let (bmin, bmax) = (pb.iter().cloned().fold(f64::INFINITY, f64::min), pb.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
+        let (amin, amax) = (
+            pa.iter().cloned().fold(f64::INFINITY, f64::min),
+            pa.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let (bmin, bmax) = (
+            pb.iter().cloned().fold(f64::INFINITY, f64::min),
+            pb.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+        );
         if amax < bmin || bmax < amin {
             return false;
         }

@@ -1,0 +1,240 @@
+//! The command line end to end: `query` on files a user would bring, checked against the
+//! library's brute-force oracle; every kind of bad input gives exit code 2 and a message
+//! naming the file and line (or pose row), never a panic.
+
+use meshcollide::formats::parse_pairs;
+use meshcollide::rng::Rng;
+use meshcollide::{Mesh, Pose, brute_force};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("meshcollide-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write_obj(path: &Path, m: &Mesh) {
+    let mut s = String::new();
+    for p in &m.positions {
+        s += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+    }
+    for t in &m.triangles {
+        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+fn soup(seed: u64, n: usize) -> Mesh {
+    let mut rng = Rng::new(seed);
+    let mut positions = Vec::new();
+    for _ in 0..n {
+        let c = [rng.f64(), rng.f64(), rng.f64()];
+        for _ in 0..3 {
+            positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.3, 0.3)) as f32));
+        }
+    }
+    let triangles = (0..n as u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect();
+    Mesh::new(positions, triangles).unwrap()
+}
+
+#[test]
+fn query_writes_the_brute_force_pairs() {
+    let d = tmp_dir("ok");
+    let (a, b) = (soup(1, 60), soup(2, 50));
+    write_obj(&d.join("a.obj"), &a);
+    write_obj(&d.join("b.obj"), &b);
+    let mut rng = Rng::new(3);
+    let poses: Vec<Pose> = (0..20)
+        .map(|_| Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.4, 0.4))))
+        .collect();
+    std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
+    // Poses as the CLI reads them back (decimal round trip), for the oracle.
+    let read = meshcollide::pose::read_poses(&d.join("poses.csv")).unwrap();
+    for bv in ["kdop6", "kdop14", "kdop18", "kdop26"] {
+        for mode in ["all", "first"] {
+            let out = bin()
+                .args([
+                    "query",
+                    "a.obj",
+                    "b.obj",
+                    "--poses",
+                    "poses.csv",
+                    "--out",
+                    "pairs.csv",
+                ])
+                .args(["--bv", bv, "--mode", mode, "--stats", "stats.json"])
+                .current_dir(&d)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let text = std::fs::read_to_string(d.join("pairs.csv")).unwrap();
+            let got = parse_pairs(&text).unwrap();
+            let mut total = 0;
+            for (i, p) in read.iter().enumerate() {
+                let truth = brute_force(&a, &b, p);
+                let mine: Vec<(u32, u32)> = got
+                    .iter()
+                    .filter(|x| x.0 == i as u32)
+                    .map(|x| (x.1, x.2))
+                    .collect();
+                if mode == "all" {
+                    assert_eq!(mine, truth, "{bv} pose {i}");
+                } else {
+                    assert!(mine.len() <= 1 && mine.is_empty() == truth.is_empty());
+                    assert!(mine.iter().all(|x| truth.contains(x)));
+                }
+                total += truth.len();
+            }
+            assert!(total > 0, "the scene must have contacts");
+            let stats: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap())
+                    .unwrap();
+            for key in [
+                "backend",
+                "bv",
+                "poses",
+                "build_ms",
+                "query_ms",
+                "pairs",
+                "bv_tests",
+                "tri_tests",
+                "bv_updates",
+            ] {
+                assert!(stats.get(key).is_some(), "stats.json lacks {key}");
+            }
+            assert_eq!(stats["poses"], 20);
+            assert_eq!(stats["pairs"].as_u64().unwrap() as usize, got.len());
+            assert_eq!(stats["bv"], bv);
+        }
+    }
+    // Sorted by pose, then tri_a, then tri_b, no duplicates; an empty result is the header.
+    let text = std::fs::read_to_string(d.join("pairs.csv")).unwrap();
+    assert!(text.starts_with("pose,tri_a,tri_b\n"));
+}
+
+/// Runs a query expected to fail with exit code 2 and a message containing every needle.
+fn expect_input_error(d: &Path, args: &[&str], needles: &[&str]) {
+    let out = bin().args(args).current_dir(d).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "args {args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "args {args:?}: `{err}` lacks `{n}`");
+    }
+}
+
+#[test]
+fn bad_inputs_exit_2_with_located_messages() {
+    let d = tmp_dir("bad");
+    write_obj(&d.join("ok.obj"), &soup(5, 4));
+    std::fs::write(d.join("poses.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n").unwrap();
+    std::fs::write(
+        d.join("missing.obj"),
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2 9\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("nan.obj"), "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
+    std::fs::write(d.join("inf.obj"), "v 0 0 0\nv 1 0 0\nv 0 inf 0\nf 1 2 3\n").unwrap();
+    std::fs::write(d.join("empty.obj"), "v 0 0 0\n").unwrap();
+    std::fs::write(d.join("mesh.xyz"), "v 0 0 0\n").unwrap();
+    std::fs::write(d.join("badheader.csv"), "a,b,c\n1,0,0,0,0,0,0\n").unwrap();
+    std::fs::write(
+        d.join("badnum.csv"),
+        "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n1,0,0,0,x,0,0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("badnorm.csv"),
+        "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n1,0,0,0,0,0,0\n2,0,0,0,0,0,0\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("short.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0\n").unwrap();
+    let q = |a: &'static str, b: &'static str, p: &'static str| {
+        vec!["query", a, b, "--poses", p, "--out", "pairs.csv"]
+    };
+    expect_input_error(
+        &d,
+        &q("missing.obj", "ok.obj", "poses.csv"),
+        &["missing.obj", "line 5", "9"],
+    );
+    expect_input_error(
+        &d,
+        &q("ok.obj", "nan.obj", "poses.csv"),
+        &["nan.obj", "line 2"],
+    );
+    expect_input_error(
+        &d,
+        &q("ok.obj", "inf.obj", "poses.csv"),
+        &["inf.obj", "line 3"],
+    );
+    expect_input_error(
+        &d,
+        &q("empty.obj", "ok.obj", "poses.csv"),
+        &["empty.obj", "no triangles"],
+    );
+    expect_input_error(
+        &d,
+        &q("mesh.xyz", "ok.obj", "poses.csv"),
+        &["mesh.xyz", "extension"],
+    );
+    expect_input_error(&d, &q("nope.obj", "ok.obj", "poses.csv"), &["nope.obj"]);
+    expect_input_error(&d, &q("ok.obj", "ok.obj", "nope.csv"), &["nope.csv"]);
+    expect_input_error(
+        &d,
+        &q("ok.obj", "ok.obj", "badheader.csv"),
+        &["badheader.csv", "header"],
+    );
+    expect_input_error(
+        &d,
+        &q("ok.obj", "ok.obj", "badnum.csv"),
+        &["badnum.csv", "line 3", "pose 1", "tx"],
+    );
+    expect_input_error(
+        &d,
+        &q("ok.obj", "ok.obj", "badnorm.csv"),
+        &["badnorm.csv", "line 4", "pose 2", "norm"],
+    );
+    expect_input_error(
+        &d,
+        &q("ok.obj", "ok.obj", "short.csv"),
+        &["short.csv", "line 2", "7 fields"],
+    );
+    let mut bad_out = q("ok.obj", "ok.obj", "poses.csv");
+    bad_out[6] = "no/such/dir/pairs.csv";
+    expect_input_error(&d, &bad_out, &["no/such/dir/pairs.csv"]);
+    let mut bad_bv = q("ok.obj", "ok.obj", "poses.csv");
+    bad_bv.extend(["--bv", "kdop7"]);
+    expect_input_error(&d, &bad_bv, &["kdop7"]);
+    let mut bad_leaf = q("ok.obj", "ok.obj", "poses.csv");
+    bad_leaf.extend(["--leaf-size", "0"]);
+    expect_input_error(&d, &bad_leaf, &["leaf-size"]);
+}
+
+#[test]
+fn demo_runs_and_checks_itself() {
+    let out = bin()
+        .args(["demo", "--poses", "50", "--triangles", "4000"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("found:") && text.contains("equal f64 brute force"),
+        "{text}"
+    );
+}
