@@ -1,1 +1,463 @@
-//! Generated meshes (placeholder; being written).
+//! Deterministic generated meshes for tests and benchmarks. Closed generators (sphere, torus,
+//! box, tetrahedron) are consistently oriented with outward normals (counter-clockwise seen
+//! from outside). Random ones take a seed and use [`Rng`], so every case is reproducible.
+//! Positions are computed in f64 and rounded once to f32.
+
+use super::Mesh;
+use crate::rng::Rng;
+use std::f64::consts::{PI, TAU};
+
+fn at(center: [f32; 3], offset: [f64; 3]) -> [f32; 3] {
+    std::array::from_fn(|k| (f64::from(center[k]) + offset[k]) as f32)
+}
+
+/// UV sphere: two poles and `stacks − 1` rings of `slices` vertices; `2·slices·(stacks−1)`
+/// triangles (`stacks ≥ 2`, `slices ≥ 3` are enforced by clamping).
+pub fn uv_sphere(center: [f32; 3], radius: f32, stacks: u32, slices: u32) -> Mesh {
+    let (stacks, slices) = (stacks.max(2), slices.max(3));
+    let r = f64::from(radius);
+    let mut positions = vec![at(center, [0.0, 0.0, r])];
+    for k in 1..stacks {
+        let theta = PI * f64::from(k) / f64::from(stacks);
+        for j in 0..slices {
+            let phi = TAU * f64::from(j) / f64::from(slices);
+            let (s, c) = (theta.sin(), theta.cos());
+            positions.push(at(center, [r * s * phi.cos(), r * s * phi.sin(), r * c]));
+        }
+    }
+    let south = positions.len() as u32;
+    positions.push(at(center, [0.0, 0.0, -r]));
+
+    let ring = |k: u32, j: u32| 1 + (k - 1) * slices + j % slices;
+    let mut triangles = Vec::with_capacity(2 * (slices * (stacks - 1)) as usize);
+    for j in 0..slices {
+        triangles.push([0, ring(1, j), ring(1, j + 1)]);
+    }
+    for k in 1..stacks - 1 {
+        for j in 0..slices {
+            let (a, b, c, d) = (
+                ring(k, j),
+                ring(k + 1, j),
+                ring(k + 1, j + 1),
+                ring(k, j + 1),
+            );
+            triangles.push([a, b, c]);
+            triangles.push([a, c, d]);
+        }
+    }
+    for j in 0..slices {
+        triangles.push([south, ring(stacks - 1, j + 1), ring(stacks - 1, j)]);
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+/// UV sphere with about `approx_tris` triangles (`slices ≈ 2·stacks`, so cells are
+/// square-ish), at least the 6 of `uv_sphere(…, 2, 3)`.
+pub fn sphere_with_triangles(center: [f32; 3], radius: f32, approx_tris: usize) -> Mesh {
+    // 2·slices·(stacks − 1) = approx with slices ≈ 2·stacks; slices then absorbs the rounding.
+    let t = approx_tris as f64;
+    let stacks = ((t / 4.0).sqrt() + 0.5).round().max(2.0);
+    let slices = (t / (2.0 * (stacks - 1.0))).round().max(3.0);
+    uv_sphere(center, radius, stacks as u32, slices as u32)
+}
+
+/// Torus around the z axis: `n_major × n_minor` vertices, `2·n_major·n_minor` triangles
+/// (each count clamped to ≥ 3).
+pub fn torus(center: [f32; 3], major_r: f32, minor_r: f32, n_major: u32, n_minor: u32) -> Mesh {
+    let (nu, nv) = (n_major.max(3), n_minor.max(3));
+    let (big, small) = (f64::from(major_r), f64::from(minor_r));
+    let mut positions = Vec::with_capacity((nu * nv) as usize);
+    for i in 0..nu {
+        let u = TAU * f64::from(i) / f64::from(nu);
+        for j in 0..nv {
+            let v = TAU * f64::from(j) / f64::from(nv);
+            let w = big + small * v.cos();
+            positions.push(at(center, [w * u.cos(), w * u.sin(), small * v.sin()]));
+        }
+    }
+    let id = |i: u32, j: u32| (i % nu) * nv + j % nv;
+    let mut triangles = Vec::with_capacity(2 * (nu * nv) as usize);
+    for i in 0..nu {
+        for j in 0..nv {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            triangles.push([a, b, c]);
+            triangles.push([a, c, d]);
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+/// Flat square grid in the plane `z`, lower-left corner at the origin, `nx × ny` cells of
+/// side `cell`, two triangles per cell (`2·nx·ny`), normals +z, cells row by row.
+pub fn grid(nx: u32, ny: u32, cell: f32, z: f32) -> Mesh {
+    let mut positions = Vec::with_capacity(((nx + 1) * (ny + 1)) as usize);
+    for j in 0..=ny {
+        for i in 0..=nx {
+            positions.push([
+                (f64::from(i) * f64::from(cell)) as f32,
+                (f64::from(j) * f64::from(cell)) as f32,
+                z,
+            ]);
+        }
+    }
+    let id = |i: u32, j: u32| j * (nx + 1) + i;
+    let mut triangles = Vec::with_capacity(2 * (nx * ny) as usize);
+    for j in 0..ny {
+        for i in 0..nx {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            triangles.push([a, b, c]);
+            triangles.push([a, c, d]);
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+/// Axis-aligned box: 8 corners (corner `x + 2y + 4z` for bits x, y, z), 12 triangles.
+pub fn box_mesh(min: [f32; 3], max: [f32; 3]) -> Mesh {
+    let positions = (0..8)
+        .map(|c| std::array::from_fn(|k| if c >> k & 1 == 0 { min[k] } else { max[k] }))
+        .collect();
+    let triangles = vec![
+        // −z
+        [0, 2, 3],
+        [0, 3, 1],
+        // +z
+        [4, 5, 7],
+        [4, 7, 6],
+        // −y
+        [0, 1, 5],
+        [0, 5, 4],
+        // +y
+        [2, 6, 7],
+        [2, 7, 3],
+        // −x
+        [0, 4, 6],
+        [0, 6, 2],
+        // +x
+        [1, 3, 7],
+        [1, 7, 5],
+    ];
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+/// Regular tetrahedron whose four vertices lie at distance `size` from `center`.
+pub fn tetrahedron(center: [f32; 3], size: f32) -> Mesh {
+    let s = f64::from(size) / 3f64.sqrt();
+    let corners = [[1., 1., 1.], [1., -1., -1.], [-1., 1., -1.], [-1., -1., 1.]];
+    Mesh {
+        positions: corners
+            .iter()
+            .map(|c: &[f64; 3]| at(center, c.map(|x| x * s)))
+            .collect(),
+        triangles: vec![[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]],
+    }
+}
+
+/// `n_tris` independent triangles (3 own vertices each) in the cube `[0, extent]³`, every
+/// edge at most `max_edge` long.
+pub fn random_soup(seed: u64, n_tris: usize, extent: f32, max_edge: f32) -> Mesh {
+    let mut rng = Rng::new(seed);
+    let e = f64::from(extent);
+    // Each corner lies within max_edge/2 of an anchor (a cube of half-diagonal max_edge/2),
+    // so every edge is ≤ max_edge; clamping to the cube cannot lengthen an edge.
+    let h = f64::from(max_edge) / (2.0 * 3f64.sqrt());
+    let mut positions = Vec::with_capacity(3 * n_tris);
+    for _ in 0..n_tris {
+        let anchor: [f64; 3] = std::array::from_fn(|_| rng.range(0.0, e));
+        for _ in 0..3 {
+            positions.push(std::array::from_fn(|k| {
+                (anchor[k] + rng.range(-h, h)).clamp(0.0, e) as f32
+            }));
+        }
+    }
+    Mesh {
+        positions,
+        triangles: soup_triangles(n_tris),
+    }
+}
+
+fn soup_triangles(n: usize) -> Vec<[u32; 3]> {
+    (0..n as u32)
+        .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
+        .collect()
+}
+
+/// `n_tris` triangles in `[0, extent]³` cycling through five kinds: exactly collinear
+/// (zero area), point (3 equal positions), repeated index (`[k, k, m]` and rotations),
+/// sliver (third corner 1e-5·extent off an edge's midpoint) and ordinary.
+pub fn degenerate_soup(seed: u64, n_tris: usize, extent: f32) -> Mesh {
+    let mut rng = Rng::new(seed);
+    let e = f64::from(extent);
+    // Collinear triangles sit on a lattice of power-of-two spacing, so that `a`, `a + d`,
+    // `a + 2d` are exact in f32 and their area is exactly zero, not just nearly.
+    let step = if e > 0.0 && e.is_finite() {
+        2f64.powi((e / 256.0).log2().floor() as i32)
+    } else {
+        1.0 / 256.0
+    };
+    let mut positions: Vec<[f32; 3]> = Vec::with_capacity(3 * n_tris);
+    let mut triangles = Vec::with_capacity(n_tris);
+    let point = |rng: &mut Rng| -> [f64; 3] { std::array::from_fn(|_| rng.range(0.0, e)) };
+    for i in 0..n_tris {
+        let b = positions.len() as u32;
+        match i % 5 {
+            0 => {
+                let a: [i64; 3] = std::array::from_fn(|_| 16 + rng.below(224) as i64);
+                let d: [i64; 3] = loop {
+                    let d = std::array::from_fn(|_| rng.below(17) as i64 - 8);
+                    if d != [0, 0, 0] {
+                        break d;
+                    }
+                };
+                // Middle point first or last, so the zero-area corner order varies.
+                let ks = if rng.below(2) == 0 {
+                    [0, 1, 2]
+                } else {
+                    [1, -1, 0]
+                };
+                for k in ks {
+                    positions.push(std::array::from_fn(|c| {
+                        ((a[c] + k * d[c]) as f64 * step) as f32
+                    }));
+                }
+                triangles.push([b, b + 1, b + 2]);
+            }
+            1 => {
+                let p = point(&mut rng).map(|x| x as f32);
+                positions.extend([p, p, p]);
+                triangles.push([b, b + 1, b + 2]);
+            }
+            2 => {
+                positions.push(point(&mut rng).map(|x| x as f32));
+                positions.push(point(&mut rng).map(|x| x as f32));
+                triangles.push(match rng.below(3) {
+                    0 => [b, b, b + 1],
+                    1 => [b, b + 1, b],
+                    _ => [b + 1, b, b],
+                });
+            }
+            3 => {
+                let (p, q) = (point(&mut rng), point(&mut rng));
+                let off = 1e-5 * e;
+                let m: [f64; 3] = std::array::from_fn(|k| {
+                    ((p[k] + q[k]) / 2.0 + rng.range(-off, off)).clamp(0.0, e)
+                });
+                positions.extend([p, q, m].map(|v| v.map(|x| x as f32)));
+                triangles.push([b, b + 1, b + 2]);
+            }
+            _ => {
+                let [p, q, r] = [(); 3].map(|_| point(&mut rng));
+                positions.extend([p, q, r].map(|v| v.map(|x| x as f32)));
+                triangles.push([b, b + 1, b + 2]);
+            }
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+/// All meshes in one, in order: positions concatenated, indices offset accordingly.
+pub fn merge(meshes: &[Mesh]) -> Mesh {
+    let mut out = Mesh::default();
+    for m in meshes {
+        let base = out.positions.len() as u32;
+        out.positions.extend_from_slice(&m.positions);
+        out.triangles
+            .extend(m.triangles.iter().map(|t| t.map(|v| v + base)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Closed and consistently oriented: every directed edge occurs once, and its reverse once.
+    fn assert_closed(m: &Mesh) {
+        let mut edges: HashMap<(u32, u32), usize> = HashMap::new();
+        for t in &m.triangles {
+            for k in 0..3 {
+                *edges.entry((t[k], t[(k + 1) % 3])).or_default() += 1;
+            }
+        }
+        for (&(a, b), &n) in &edges {
+            assert_eq!(n, 1, "directed edge {a}->{b} used {n} times");
+            assert_eq!(edges.get(&(b, a)), Some(&1), "edge {a}-{b} is a boundary");
+        }
+    }
+
+    /// Signed volume (divergence theorem): positive iff normals point outward.
+    fn volume(m: &Mesh) -> f64 {
+        (0..m.triangle_count())
+            .map(|i| {
+                let [a, b, c] = m.triangle_f64(i);
+                let cross = [
+                    b[1] * c[2] - b[2] * c[1],
+                    b[2] * c[0] - b[0] * c[2],
+                    b[0] * c[1] - b[1] * c[0],
+                ];
+                (a[0] * cross[0] + a[1] * cross[1] + a[2] * cross[2]) / 6.0
+            })
+            .sum()
+    }
+
+    fn dist(p: [f32; 3], c: [f32; 3]) -> f64 {
+        (0..3)
+            .map(|k| (f64::from(p[k]) - f64::from(c[k])).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    #[test]
+    fn uv_sphere_counts_radius_closed() {
+        let c = [1.0, -2.0, 0.5];
+        for (stacks, slices) in [(2, 3), (3, 4), (8, 16), (17, 5)] {
+            let m = uv_sphere(c, 2.5, stacks, slices);
+            assert_eq!(m.triangle_count(), (2 * slices * (stacks - 1)) as usize);
+            assert_eq!(m.positions.len(), (2 + slices * (stacks - 1)) as usize);
+            for &p in &m.positions {
+                assert!((dist(p, c) - 2.5).abs() < 2.5 * 4.0 * f64::from(f32::EPSILON));
+            }
+            m.validate(std::path::Path::new("sphere")).unwrap();
+            assert_closed(&m);
+            assert!(volume(&m) > 0.0);
+        }
+        // Clamped parameters still give a closed mesh.
+        assert_closed(&uv_sphere(c, 1.0, 0, 0));
+    }
+
+    #[test]
+    fn sphere_with_triangles_is_near_the_request() {
+        for want in [100usize, 1000, 1234, 20_000, 200_000] {
+            let n = sphere_with_triangles([0.0; 3], 1.0, want).triangle_count();
+            assert!((n as f64 / want as f64 - 1.0).abs() < 0.05, "{want} → {n}");
+        }
+        assert!(sphere_with_triangles([0.0; 3], 1.0, 0).triangle_count() > 0);
+    }
+
+    #[test]
+    fn torus_equation_counts_closed() {
+        let c = [0.5, 0.25, -1.0];
+        let (big, small) = (3.0f64, 0.75f64);
+        let m = torus(c, big as f32, small as f32, 24, 12);
+        assert_eq!(m.triangle_count(), 2 * 24 * 12);
+        assert_eq!(m.positions.len(), 24 * 12);
+        for &p in &m.positions {
+            let [x, y, z] = std::array::from_fn(|k| f64::from(p[k]) - f64::from(c[k]));
+            let lhs = ((x * x + y * y).sqrt() - big).powi(2) + z * z;
+            assert!((lhs - small * small).abs() < 1e-5, "{p:?}: {lhs}");
+        }
+        assert_closed(&m);
+        assert!(volume(&m) > 0.0);
+        let exact = 2.0 * PI * PI * big * small * small;
+        assert!((volume(&m) / exact - 1.0).abs() < 0.1);
+    }
+
+    #[test]
+    fn box_and_tetrahedron() {
+        let b = box_mesh([-1.0, 0.0, 2.0], [1.0, 3.0, 2.5]);
+        assert_eq!(b.triangle_count(), 12);
+        assert_closed(&b);
+        assert!((volume(&b) - 2.0 * 3.0 * 0.5).abs() < 1e-9);
+        assert_eq!(b.bounds(), ([-1.0, 0.0, 2.0], [1.0, 3.0, 2.5]));
+
+        let c = [0.0, 1.0, 2.0];
+        let t = tetrahedron(c, 2.0);
+        assert_eq!(t.triangle_count(), 4);
+        assert_closed(&t);
+        assert!(volume(&t) > 0.0);
+        for &p in &t.positions {
+            assert!((dist(p, c) - 2.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn grid_counts_plane_orientation() {
+        let g = grid(4, 3, 0.5, 7.0);
+        assert_eq!(g.triangle_count(), 2 * 4 * 3);
+        assert_eq!(g.positions.len(), 5 * 4);
+        assert_eq!(g.bounds(), ([0.0, 0.0, 7.0], [2.0, 1.5, 7.0]));
+        for i in 0..g.triangle_count() {
+            let [a, b, c] = g.triangle_f64(i);
+            let nz = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+            assert!((nz - 0.25).abs() < 1e-12, "triangle {i}: 2·area·nz = {nz}");
+        }
+    }
+
+    #[test]
+    fn random_soup_bounds_edges_determinism() {
+        let m = random_soup(7, 500, 10.0, 0.5);
+        assert_eq!(m.triangle_count(), 500);
+        assert_eq!(m.positions.len(), 1500);
+        assert_eq!(m, random_soup(7, 500, 10.0, 0.5));
+        assert_ne!(m, random_soup(8, 500, 10.0, 0.5));
+        for i in 0..m.triangle_count() {
+            let t = m.triangle(i);
+            for k in 0..3 {
+                assert!(t[k].iter().all(|&x| (0.0..=10.0).contains(&x)));
+                assert!(dist(t[k], t[(k + 1) % 3]) <= 0.5 + 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn degenerate_soup_has_every_kind() {
+        let m = degenerate_soup(3, 100, 4.0);
+        assert_eq!(m.triangle_count(), 100);
+        assert_eq!(m, degenerate_soup(3, 100, 4.0));
+        m.validate(std::path::Path::new("soup")).unwrap();
+        let (lo, hi) = m.bounds();
+        assert!(lo.iter().all(|&x| x >= 0.0) && hi.iter().all(|&x| x <= 4.0));
+        let cross_is_zero = |i: usize| {
+            let [a, b, c] = m.triangle_f64(i);
+            let (u, v) = (
+                [0, 1, 2].map(|k| b[k] - a[k]),
+                [0, 1, 2].map(|k| c[k] - a[k]),
+            );
+            u[1] * v[2] - u[2] * v[1] == 0.0
+                && u[2] * v[0] - u[0] * v[2] == 0.0
+                && u[0] * v[1] - u[1] * v[0] == 0.0
+        };
+        for i in 0..m.triangle_count() {
+            let t = m.triangles[i];
+            let p = m.triangle(i);
+            match i % 5 {
+                0 => assert!(
+                    cross_is_zero(i) && p[0] != p[1] && p[1] != p[2],
+                    "collinear {i}"
+                ),
+                1 => assert!(p[0] == p[1] && p[1] == p[2], "point {i}"),
+                2 => assert!(t[0] == t[1] || t[1] == t[2] || t[0] == t[2], "repeated {i}"),
+                3 => assert!(!cross_is_zero(i) || p[0] == p[1], "sliver {i}"),
+                _ => assert!(!cross_is_zero(i), "normal {i}"),
+            }
+        }
+    }
+
+    #[test]
+    fn merge_offsets_indices() {
+        let (a, b) = (tetrahedron([0.0; 3], 1.0), box_mesh([2.0; 3], [3.0; 3]));
+        let m = merge(&[a.clone(), b.clone()]);
+        assert_eq!(m.triangle_count(), 16);
+        assert_eq!(m.positions.len(), 12);
+        assert_eq!(m.triangle(4), b.triangle(0));
+        assert_eq!(m.triangle(0), a.triangle(0));
+        assert_closed(&m);
+        assert_eq!(merge(&[]), Mesh::default());
+    }
+}

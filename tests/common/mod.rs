@@ -1,0 +1,24 @@
+//! Helpers shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+
+/// The shared test meshes (`../shared/meshes` next to the crate), or `None` with a loud
+/// "SKIP" on stderr when absent. With `MESHCOLLIDE_REQUIRE_SHARED=1` (CI) absence is a
+/// failure instead, so a misconfigured runner cannot pass by skipping.
+pub fn shared_meshes_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes");
+    if dir.join("MANIFEST.md").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("MESHCOLLIDE_REQUIRE_SHARED").as_deref() == Ok("1") {
+        panic!(
+            "shared meshes not found at {} but MESHCOLLIDE_REQUIRE_SHARED=1",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "SKIP: shared meshes not found at {} (set MESHCOLLIDE_REQUIRE_SHARED=1 to fail instead)",
+        dir.display()
+    );
+    None
+}
