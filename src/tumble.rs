@@ -23,6 +23,7 @@ use crate::bv::axes::{axes, project};
 use crate::bv::polytope::Polytope;
 use crate::hull::ConvexHull;
 use crate::pose::Pose;
+use rayon::prelude::*;
 
 /// How the flying hierarchy's k-DOPs follow a pose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -78,37 +79,41 @@ pub struct FlyingHierarchy<const H: usize> {
 
 impl<const H: usize> FlyingHierarchy<H> {
     pub fn new(bvh: Bvh<H>) -> FlyingHierarchy<H> {
-        let mut offsets = Vec::with_capacity(bvh.nodes.len() + 1);
-        let mut points = Vec::new();
-        offsets.push(0u32);
-        // Subtree triangle ranges: leaves own theirs; internal nodes span their children.
-        for node in &bvh.nodes {
-            let poly = Polytope::of_kdop(&node.bv).vertices();
-            let corners = if node.is_leaf() {
-                Some(node.first as usize..(node.first + node.count) as usize)
-            } else {
-                None
-            };
-            match corners {
-                Some(r) if 3 * r.len() <= poly.len() => {
-                    for t in &bvh.tri_corners[r] {
-                        points.extend_from_slice(t);
-                    }
+        // Bounding points per node, in parallel (the polytopes dominate preparation time).
+        let per_node: Vec<Vec<[f32; 3]>> = bvh
+            .nodes
+            .par_iter()
+            .map(|node| {
+                let own = node.first as usize..(node.first + node.count) as usize;
+                // A leaf of one triangle is always cheaper (and exact) with its own corners.
+                if node.is_leaf() && node.count == 1 {
+                    return bvh.tri_corners[own.start].to_vec();
                 }
-                _ => points.extend(poly.iter().map(|p| p.map(|c| c as f32))),
-            }
-            offsets.push(points.len() as u32);
+                let poly = Polytope::of_kdop(&node.bv).vertices();
+                if node.is_leaf() && 3 * own.len() <= poly.len() {
+                    bvh.tri_corners[own].iter().flatten().copied().collect()
+                } else {
+                    poly.iter().map(|p| p.map(|c| c as f32)).collect()
+                }
+            })
+            .collect();
+        let mut offsets = Vec::with_capacity(bvh.nodes.len() + 1);
+        offsets.push(0u32);
+        let mut total = 0u32;
+        for p in &per_node {
+            total += p.len() as u32;
+            offsets.push(total);
         }
+        let points: Vec<[f32; 3]> = per_node.into_iter().flatten().collect();
         let scale = points
             .iter()
             .flatten()
             .fold(0.0f64, |m, &c| m.max((c as f64).abs()));
-        let corners: Vec<[f64; 3]> = bvh
-            .tri_corners
-            .iter()
-            .flatten()
-            .map(|p| p.map(f64::from))
-            .collect();
+        // Distinct corners only: shared vertices repeat in every triangle around them.
+        let mut corners: Vec<[f32; 3]> = bvh.tri_corners.iter().flatten().copied().collect();
+        corners.sort_unstable_by_key(|p| p.map(f32::to_bits));
+        corners.dedup_by_key(|p| p.map(f32::to_bits));
+        let corners: Vec<[f64; 3]> = corners.iter().map(|p| p.map(f64::from)).collect();
         let hull = ConvexHull::new(&corners);
         let hull_start = (0..2 * H)
             .map(|d| hull.extreme(direction::<H>(d, &Pose::IDENTITY)))
