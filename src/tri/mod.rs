@@ -1,52 +1,294 @@
-//! Triangle–triangle intersection (temporary SAT stand-in; replaced by the exact test).
+//! Exact triangle–triangle intersection for closed triangles.
+//!
+//! # Method
+//!
+//! Every decision is the exact sign of one of Shewchuk's adaptive predicates
+//! ([`robust::orient3d`], [`robust::orient2d`] on an axis-plane projection). No quantity is
+//! ever constructed (no intersection points, no normals), so nothing is rounded.
+//!
+//! 1. Each triangle is classified as a [`Shape`]: a proper triangle (non-collinear), a
+//!    segment (collinear, not all equal) or a point. A zero-area triangle *is* the segment
+//!    or point it covers, so it is tested as such.
+//! 2. Two proper triangles: if all vertices of one lie strictly on one side of the other's
+//!    plane they are disjoint. Otherwise they intersect iff an edge of one meets the other
+//!    ([`segment_triangle`]); see [`proper_proper`] for why this is complete.
+//! 3. Segments and points use closed segment–triangle, segment–segment, point–triangle,
+//!    point–segment and point–point tests. Coplanar configurations are decided in 2D, in an
+//!    axis-plane projection that is injective on the common plane (an axis whose projected
+//!    exact `orient2d` is nonzero), so the 2D answer is the 3D answer.
+//!
+//! # Epsilon policy
+//!
+//! There is **no epsilon**. The inputs are taken as exact f64 values and every predicate
+//! sign is exact, so touching counts as intersecting and a gap of one ulp counts as
+//! disjoint. Results are symmetric in the two triangles and invariant under permuting the
+//! vertices of either, because each decision is a geometric fact about the exact inputs.
+//!
+//! Exactness assumes the predicates' internal products neither overflow nor underflow.
+//! A sufficient condition: every nonzero coordinate has magnitude in `[2^-256, 2^256]`
+//! (coordinates are then multiples of `2^-308`, so every exact product of three
+//! differences is a multiple of `2^-924` and below `2^780`, far from both limits). Every
+//! finite `f32` value (a multiple of `2^-149` below `2^128`) satisfies the same argument,
+//! so [`tri_tri_intersect_f32`] is exact for all finite inputs. Outside that range an f64
+//! result may be wrong, but the functions never panic.
 
-fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
+use robust::{Coord, Coord3D, orient2d, orient3d};
 
-pub fn tri_tri_intersect(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> bool {
-    let ea = [sub(a[1], a[0]), sub(a[2], a[1]), sub(a[0], a[2])];
-    let eb = [sub(b[1], b[0]), sub(b[2], b[1]), sub(b[0], b[2])];
-    let na = cross(ea[0], ea[1]);
-    let nb = cross(eb[0], eb[1]);
-    let mut axes = vec![na, nb];
-    for x in ea {
-        for y in eb {
-            axes.push(cross(x, y));
+pub mod oracle;
+
+/// A point in 3D.
+pub type P3 = [f64; 3];
+
+/// Exact test whether two closed triangles intersect (touching counts; zero-area
+/// triangles are treated as the segment or point they are).
+pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
+    match (Shape::of(a), Shape::of(b)) {
+        (Shape::Tri(a), Shape::Tri(b)) => proper_proper(&a, &b),
+        (Shape::Tri(t), Shape::Seg(p, q)) | (Shape::Seg(p, q), Shape::Tri(t)) => {
+            segment_triangle(&p, &q, &t)
         }
-        axes.push(cross(na, x));
-    }
-    for y in eb {
-        axes.push(cross(nb, y));
-    }
-    for ax in axes {
-        let pa = a.map(|p| dot(ax, p));
-        let pb = b.map(|p| dot(ax, p));
-        let (amin, amax) = (
-            pa.iter().cloned().fold(f64::INFINITY, f64::min),
-            pa.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
-        );
-        let (bmin, bmax) = (
-            pb.iter().cloned().fold(f64::INFINITY, f64::min),
-            pb.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
-        );
-        if amax < bmin || bmax < amin {
-            return false;
+        (Shape::Tri(t), Shape::Point(p)) | (Shape::Point(p), Shape::Tri(t)) => {
+            point_triangle(&p, &t)
         }
+        (Shape::Seg(p, q), Shape::Seg(r, s)) => segment_segment(&p, &q, &r, &s),
+        (Shape::Seg(p, q), Shape::Point(r)) | (Shape::Point(r), Shape::Seg(p, q)) => {
+            point_segment(&r, &p, &q)
+        }
+        (Shape::Point(p), Shape::Point(q)) => p == q,
     }
-    true
 }
 
+/// [`tri_tri_intersect`] on `f32` input; widening `f32 → f64` is exact, so this is exact too.
 pub fn tri_tri_intersect_f32(a: &[[f32; 3]; 3], b: &[[f32; 3]; 3]) -> bool {
-    tri_tri_intersect(&a.map(|p| p.map(f64::from)), &b.map(|p| p.map(f64::from)))
+    let widen = |t: &[[f32; 3]; 3]| t.map(|v| v.map(f64::from));
+    tri_tri_intersect(&widen(a), &widen(b))
 }
+
+/// What a (possibly degenerate) triangle covers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape {
+    /// Non-collinear vertices.
+    Tri([P3; 3]),
+    /// Collinear, not all equal: the two extreme vertices, lexicographically ordered.
+    Seg(P3, P3),
+    /// All three vertices equal.
+    Point(P3),
+}
+
+impl Shape {
+    /// Classify exactly. Collinear points are ordered along their line monotonically in
+    /// lexicographic `(x, y, z)` order (the first coordinate in which the line's direction
+    /// is nonzero is monotone along it, the earlier ones are constant), so the lexicographic
+    /// extremes are the segment's endpoints.
+    pub fn of(t: &[P3; 3]) -> Shape {
+        if drop_axis(&t[0], &t[1], &t[2]).is_some() {
+            return Shape::Tri(*t);
+        }
+        let mut lo = t[0];
+        let mut hi = t[0];
+        for p in &t[1..] {
+            if lex_lt(p, &lo) {
+                lo = *p;
+            }
+            if lex_lt(&hi, p) {
+                hi = *p;
+            }
+        }
+        if lo == hi {
+            Shape::Point(lo)
+        } else {
+            Shape::Seg(lo, hi)
+        }
+    }
+}
+
+/// Two proper triangles. Exact sign-based plane rejection first, then edge tests.
+///
+/// Completeness of the edge tests: `A ∩ B` is compact and convex, so if nonempty it has an
+/// extreme point `x`. If `x` were in the relative interior of both triangles, a small disc
+/// around `x` in `plane(A) ∩ plane(B)` (a line, or the common plane) would lie in `A ∩ B`,
+/// and `x` would not be extreme. So `x` lies on an edge of one triangle and inside the
+/// other: some edge of A meets B or some edge of B meets A. (Coplanar case: the vertices of
+/// the overlap polygon are vertices in the other triangle or edge–edge crossings.)
+pub fn proper_proper(a: &[P3; 3], b: &[P3; 3]) -> bool {
+    if strictly_one_side(a, b) || strictly_one_side(b, a) {
+        return false;
+    }
+    edges_meet(a, b) || edges_meet(b, a)
+}
+
+/// All vertices of `b` strictly on the same side of the plane of proper triangle `a`.
+fn strictly_one_side(a: &[P3; 3], b: &[P3; 3]) -> bool {
+    let s = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
+    s.iter().all(|&x| x > 0.0) || s.iter().all(|&x| x < 0.0)
+}
+
+/// Some edge of `a` meets proper triangle `t`.
+fn edges_meet(a: &[P3; 3], t: &[P3; 3]) -> bool {
+    (0..3).any(|i| segment_triangle(&a[i], &a[(i + 1) % 3], t))
+}
+
+/// Closed segment `pq` (may be degenerate, `p == q`) against closed proper triangle `t`.
+pub fn segment_triangle(p: &P3, q: &P3, t: &[P3; 3]) -> bool {
+    let s = o3(&t[0], &t[1], &t[2], p);
+    let u = o3(&t[0], &t[1], &t[2], q);
+    if (s > 0.0 && u > 0.0) || (s < 0.0 && u < 0.0) {
+        return false;
+    }
+    if s == 0.0 && u == 0.0 {
+        // Segment lies in the triangle's plane: decide in an injective projection.
+        let Some(k) = drop_axis(&t[0], &t[1], &t[2]) else {
+            return false; // unreachable for a proper triangle
+        };
+        let tt = t.map(|v| proj(&v, k));
+        return segment_triangle_2d(proj(p, k), proj(q, k), &tt);
+    }
+    // The segment crosses (or touches) the plane at exactly one point X. The line pq is
+    // transversal, and sign orient3d(p, q, ti, tj) = sign(d·n) · (side of X w.r.t. edge
+    // ti→tj in the plane) with one common factor sign(d·n) ≠ 0, so X is in the closed
+    // triangle iff the three signs never strictly disagree.
+    let e = [
+        o3(p, q, &t[0], &t[1]),
+        o3(p, q, &t[1], &t[2]),
+        o3(p, q, &t[2], &t[0]),
+    ];
+    same_closed_sign(&e)
+}
+
+/// Closed point `p` in closed proper triangle `t`.
+pub fn point_triangle(p: &P3, t: &[P3; 3]) -> bool {
+    if o3(&t[0], &t[1], &t[2], p) != 0.0 {
+        return false;
+    }
+    let Some(k) = drop_axis(&t[0], &t[1], &t[2]) else {
+        return false; // unreachable for a proper triangle
+    };
+    point_in_triangle_2d(proj(p, k), &t.map(|v| proj(&v, k)))
+}
+
+/// Closed segments `pq` and `rs` in 3D, both non-degenerate (`p != q`, `r != s`).
+pub fn segment_segment(p: &P3, q: &P3, r: &P3, s: &P3) -> bool {
+    if o3(p, q, r, s) != 0.0 {
+        return false; // skew lines
+    }
+    // Coplanar. Since p != q, if r and s are both on line pq all four are collinear.
+    let k = drop_axis(p, q, r).or_else(|| drop_axis(p, q, s));
+    match k {
+        Some(k) => segment_segment_2d(proj(p, k), proj(q, k), proj(r, k), proj(s, k)),
+        None => {
+            // Collinear: lexicographic order is a linear order along the common line.
+            let (a0, a1) = lex_sorted(p, q);
+            let (b0, b1) = lex_sorted(r, s);
+            lex_le(a0, b1) && lex_le(b0, a1)
+        }
+    }
+}
+
+/// Closed point `r` on closed segment `pq` (any `p`, `q`).
+pub fn point_segment(r: &P3, p: &P3, q: &P3) -> bool {
+    if drop_axis(p, q, r).is_some() {
+        return false; // not collinear
+    }
+    let (lo, hi) = lex_sorted(p, q);
+    lex_le(lo, r) && lex_le(r, hi)
+}
+
+// ---------------------------------------------------------------------------------------
+// 2D helpers (closed sets, exact). `orient2d` sign conventions cancel because every test
+// asks only whether signs agree.
+
+/// Closed point in closed triangle `t` with non-collinear vertices (either orientation).
+pub fn point_in_triangle_2d(p: Coord<f64>, t: &[Coord<f64>; 3]) -> bool {
+    same_closed_sign(&[
+        orient2d(t[0], t[1], p),
+        orient2d(t[1], t[2], p),
+        orient2d(t[2], t[0], p),
+    ])
+}
+
+/// Closed segments `pq` and `rs` (either may be degenerate), including collinear overlap.
+pub fn segment_segment_2d(p: Coord<f64>, q: Coord<f64>, r: Coord<f64>, s: Coord<f64>) -> bool {
+    let d1 = orient2d(r, s, p);
+    let d2 = orient2d(r, s, q);
+    let d3 = orient2d(p, q, r);
+    let d4 = orient2d(p, q, s);
+    let opposite = |x: f64, y: f64| (x > 0.0 && y < 0.0) || (x < 0.0 && y > 0.0);
+    if opposite(d1, d2) && opposite(d3, d4) {
+        return true; // proper crossing
+    }
+    // Otherwise they meet only if an endpoint lies on the other segment.
+    (d1 == 0.0 && in_box_2d(p, r, s))
+        || (d2 == 0.0 && in_box_2d(q, r, s))
+        || (d3 == 0.0 && in_box_2d(r, p, q))
+        || (d4 == 0.0 && in_box_2d(s, p, q))
+}
+
+/// Closed segment `pq` (may be degenerate) against closed non-collinear triangle `t`: an
+/// endpoint is inside, or the segment enters through the boundary and so meets an edge.
+pub fn segment_triangle_2d(p: Coord<f64>, q: Coord<f64>, t: &[Coord<f64>; 3]) -> bool {
+    point_in_triangle_2d(p, t)
+        || point_in_triangle_2d(q, t)
+        || (0..3).any(|i| segment_segment_2d(p, q, t[i], t[(i + 1) % 3]))
+}
+
+/// For `p` collinear with `a`, `b`: `p` in the bounding box of `ab` iff `p` on segment `ab`.
+fn in_box_2d(p: Coord<f64>, a: Coord<f64>, b: Coord<f64>) -> bool {
+    a.x.min(b.x) <= p.x && p.x <= a.x.max(b.x) && a.y.min(b.y) <= p.y && p.y <= a.y.max(b.y)
+}
+
+// ---------------------------------------------------------------------------------------
+// Primitives.
+
+fn o3(a: &P3, b: &P3, c: &P3, d: &P3) -> f64 {
+    let c3 = |p: &P3| Coord3D {
+        x: p[0],
+        y: p[1],
+        z: p[2],
+    };
+    orient3d(c3(a), c3(b), c3(c), c3(d))
+}
+
+/// Projection dropping axis `k`, keeping the other two in cyclic order, so that
+/// `orient2d` of the projected triangle is the `k` component of its normal (up to a
+/// positive factor and the predicate's fixed sign convention).
+pub fn proj(p: &P3, k: usize) -> Coord<f64> {
+    Coord {
+        x: p[(k + 1) % 3],
+        y: p[(k + 2) % 3],
+    }
+}
+
+/// An axis whose projection is injective on the plane of `a, b, c` (the nonzero normal
+/// component of largest magnitude), or `None` iff the points are exactly collinear.
+pub fn drop_axis(a: &P3, b: &P3, c: &P3) -> Option<usize> {
+    let mut best = None;
+    let mut best_mag = 0.0;
+    for k in 0..3 {
+        let m = orient2d(proj(a, k), proj(b, k), proj(c, k)).abs();
+        if m > best_mag {
+            best_mag = m;
+            best = Some(k);
+        }
+    }
+    best
+}
+
+/// All values `>= 0` or all `<= 0`.
+fn same_closed_sign(v: &[f64; 3]) -> bool {
+    v.iter().all(|&x| x >= 0.0) || v.iter().all(|&x| x <= 0.0)
+}
+
+fn lex_lt(a: &P3, b: &P3) -> bool {
+    a[0] < b[0] || (a[0] == b[0] && (a[1] < b[1] || (a[1] == b[1] && a[2] < b[2])))
+}
+
+fn lex_le(a: &P3, b: &P3) -> bool {
+    !lex_lt(b, a)
+}
+
+fn lex_sorted<'a>(a: &'a P3, b: &'a P3) -> (&'a P3, &'a P3) {
+    if lex_lt(b, a) { (b, a) } else { (a, b) }
+}
+
+#[cfg(test)]
+mod tests;
