@@ -187,6 +187,33 @@ pub fn format_poses(poses: &[Pose]) -> String {
     s
 }
 
+/// Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5): one full turn of B about
+/// z and about x together in `n` steps (pose `i` rotates by `2πi/n` about both: first x,
+/// then z), about B's point `center`, which is moved to `center + t`.
+pub fn tumbling_poses(n: usize, center: [f64; 3], t: [f64; 3]) -> Vec<Pose> {
+    (0..n)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / n.max(1) as f64;
+            let (s, c) = (a * 0.5).sin_cos();
+            // q = q_z(a) · q_x(a)
+            let (qz, qx) = ([c, 0.0, 0.0, s], [c, s, 0.0, 0.0]);
+            let rot = Pose::new(quat_mul(qz, qx), [0.0; 3]);
+            let rc = rot.apply_f64(center);
+            Pose::new(rot.q, [0, 1, 2].map(|k| center[k] + t[k] - rc[k]))
+        })
+        .collect()
+}
+
+/// Hamilton product of quaternions `(w, x, y, z)`.
+pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,31 +256,23 @@ mod tests {
         let rhs: f64 = (0..3).map(|k| di[k] * x[k] as f64).sum();
         assert!((lhs - rhs).abs() < 1e-12);
     }
-}
 
-/// Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5): one full turn of B about
-/// z and about x together in `n` steps (pose `i` rotates by `2πi/n` about both: first x,
-/// then z), about B's point `center`, which is moved to `center + t`.
-pub fn tumbling_poses(n: usize, center: [f64; 3], t: [f64; 3]) -> Vec<Pose> {
-    (0..n)
-        .map(|i| {
-            let a = std::f64::consts::TAU * i as f64 / n.max(1) as f64;
-            let (s, c) = (a * 0.5).sin_cos();
-            // q = q_z(a) · q_x(a)
-            let (qz, qx) = ([c, 0.0, 0.0, s], [c, s, 0.0, 0.0]);
-            let rot = Pose::new(quat_mul(qz, qx), [0.0; 3]);
-            let rc = rot.apply_f64(center);
-            Pose::new(rot.q, [0, 1, 2].map(|k| center[k] + t[k] - rc[k]))
-        })
-        .collect()
-}
-
-/// Hamilton product of quaternions `(w, x, y, z)`.
-pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
-    [
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-    ]
+    #[test]
+    fn tumbling_turns_about_the_centre() {
+        let c = [0.5, -1.0, 2.0];
+        let t = [0.1, 0.2, 0.3];
+        let poses = tumbling_poses(8, c, t);
+        for p in &poses {
+            let m = p.apply_f64(c);
+            for k in 0..3 {
+                assert!((m[k] - c[k] - t[k]).abs() < 1e-12);
+            }
+        }
+        // Half way round: a half-turn about z after one about x is a half-turn about y.
+        let h = poses[4].apply_f64([c[0] + 1.0, c[1] + 2.0, c[2] + 3.0]);
+        let want = [c[0] - 1.0 + t[0], c[1] + 2.0 + t[1], c[2] - 3.0 + t[2]];
+        for k in 0..3 {
+            assert!((h[k] - want[k]).abs() < 1e-12, "{h:?} vs {want:?}");
+        }
+    }
 }

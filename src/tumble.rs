@@ -159,7 +159,7 @@ impl<const H: usize> FlyingHierarchy<H> {
                 moves += m;
                 let p = self.hull.vertices()[v as usize];
                 let x = project(ax[i], pose.apply_f64(p));
-                if slot % 2 == 0 {
+                if slot.is_multiple_of(2) {
                     hi[i] = x;
                 } else {
                     lo[i] = x;
@@ -176,7 +176,7 @@ impl<const H: usize> FlyingHierarchy<H> {
 /// Direction `d` of the 2H extremal queries (`2i`: max along slab i, `2i + 1`: min), in
 /// B's own frame at `pose`.
 fn direction<const H: usize>(d: usize, pose: &Pose) -> [f64; 3] {
-    let sign = if d % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = if d.is_multiple_of(2) { 1.0 } else { -1.0 };
     pose.rotate_inverse(axes(H)[d / 2].map(|c| sign * c as f64))
 }
 

@@ -520,7 +520,7 @@ fn read_ascii_ply_gz_vertices(path: &str) -> Option<Vec<[f64; 3]>> {
 }
 
 #[test]
-#[ignore]
+#[ignore = "timing only: run with --release -- --ignored --nocapture"]
 fn timing() {
     let time = |name: &str, pts: &[[f64; 3]]| {
         let t = std::time::Instant::now();

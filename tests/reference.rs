@@ -10,7 +10,7 @@ fn cases() -> usize {
     std::env::var("MESHCOLLIDE_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(400)
+        .unwrap_or(3000)
 }
 
 /// Random triangles on a small integer grid (many coplanar, touching and degenerate ones).

@@ -29,8 +29,8 @@ pub fn validate<const H: usize>(bvh: &Bvh<H>) -> Result<(), String> {
             if b > n_tris {
                 return Err(format!("leaf {i} range {a}..{b} beyond {n_tris} triangles"));
             }
-            for p in a..b {
-                if std::mem::replace(&mut seen_tri[p], true) {
+            for (p, seen) in seen_tri.iter_mut().enumerate().take(b).skip(a) {
+                if std::mem::replace(seen, true) {
                     return Err(format!("triangle position {p} in two leaves"));
                 }
                 for c in bvh.tri_corners[p] {
