@@ -28,3 +28,4 @@ pub use query::{Collider, PoseResult, QueryOptions, brute_force};
 pub use traverse::{Counters, Mode};
 pub use tumble::TumbleMethod;
 pub mod formats;
+pub mod gpu;

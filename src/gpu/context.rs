@@ -1,0 +1,177 @@
+//! Headless device setup (no window, no surface) and buffer readback.
+
+use wgpu::util::DeviceExt;
+
+/// Errors of the GPU path.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found (wgpu backends: {backends}); install a Vulkan driver such as Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`) or use --backend cpu"
+    )]
+    NoAdapter { backends: String },
+    #[error("GPU device request failed: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+    #[error("GPU buffer readback failed: {0}")]
+    Map(#[from] wgpu::BufferAsyncError),
+    #[error("GPU buffer view failed: {0}")]
+    MapRange(String),
+    #[error("GPU poll failed: {0}")]
+    Poll(#[from] wgpu::PollError),
+    #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
+    TooLarge { needed: u64, limit: u64 },
+}
+
+/// A device and its queue, created once and passed to everything that runs kernels.
+pub struct GpuContext {
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("info", &self.info)
+            .finish()
+    }
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+/// Every adapter wgpu can see (for `meshcollide info`).
+pub fn adapters() -> Vec<wgpu::AdapterInfo> {
+    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
+        .iter()
+        .map(|a| a.get_info())
+        .collect()
+}
+
+impl GpuContext {
+    /// Picks the best adapter (discrete, then integrated, then others, lavapipe last) and
+    /// opens a device with the adapter's own limits (large storage buffers matter here).
+    pub fn new() -> Result<GpuContext, GpuError> {
+        let inst = instance();
+        let mut list = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
+        let rank = |t: wgpu::DeviceType| match t {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Cpu => 3,
+            wgpu::DeviceType::Other => 4,
+        };
+        list.sort_by_key(|a| rank(a.get_info().device_type));
+        let adapter = list.into_iter().next().ok_or_else(|| GpuError::NoAdapter {
+            backends: format!("{:?}", wgpu::Backends::all()),
+        })?;
+        let info = adapter.get_info();
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("meshcollide"),
+                required_features: wgpu::Features::empty(),
+                required_limits: adapter.limits(),
+                ..Default::default()
+            }))?;
+        Ok(GpuContext {
+            adapter,
+            device,
+            queue,
+            info,
+        })
+    }
+
+    /// `"name (backend, type)"`, as reported in stats.json.
+    pub fn adapter_name(&self) -> String {
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
+    }
+
+    /// A storage buffer initialised with `data` (at least 4 bytes, as wgpu requires).
+    pub fn storage(&self, label: &str, data: &[u8], extra: wgpu::BufferUsages) -> wgpu::Buffer {
+        let padded;
+        let contents = if data.len() < 4 {
+            padded = [0u8; 4];
+            &padded[..]
+        } else {
+            data
+        };
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST
+                    | extra,
+            })
+    }
+
+    /// An uninitialised (zeroed) storage buffer of `size` bytes.
+    pub fn storage_empty(
+        &self,
+        label: &str,
+        size: u64,
+        extra: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let limit = self.device.limits().max_storage_buffer_binding_size;
+        let size = size.max(4).next_multiple_of(4);
+        if size > limit {
+            return Err(GpuError::TooLarge {
+                needed: size,
+                limit,
+            });
+        }
+        Ok(self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST
+                | extra,
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// Copies `size` bytes of `buffer` back to the host (one staging buffer, one wait).
+    pub fn read(&self, buffer: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, GpuError> {
+        let size = size.max(4).next_multiple_of(4);
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let slice = staging.slice(..);
+        let (tx, rx) = std::sync::mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device.poll(wgpu::PollType::wait_indefinitely())?;
+        rx.recv().unwrap_or(Ok(()))?;
+        let data = slice
+            .get_mapped_range()
+            .map_err(|e| GpuError::MapRange(e.to_string()))?
+            .to_vec();
+        staging.unmap();
+        Ok(data)
+    }
+
+    /// Reads a buffer back as Pod values.
+    pub fn read_pod<T: bytemuck::Pod>(
+        &self,
+        buffer: &wgpu::Buffer,
+        count: usize,
+    ) -> Result<Vec<T>, GpuError> {
+        let bytes = self.read(buffer, (count * std::mem::size_of::<T>()) as u64)?;
+        Ok(bytemuck::pod_collect_to_vec(
+            &bytes[..count * std::mem::size_of::<T>()],
+        ))
+    }
+}
