@@ -95,7 +95,7 @@ pub fn collide_pose<const H: usize>(
         let (e, f) = (e as usize, f as usize);
         let ne = &env.nodes[e];
         c.bv_tests += 1;
-        if !ne.bv.overlaps(ws.tumble.node_bv(fly, pose, f)) {
+        if !ne.bv.overlaps(ws.tumble.node_bv(fly, f)) {
             continue;
         }
         if !ne.is_leaf() {

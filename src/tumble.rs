@@ -12,10 +12,19 @@
 //! [`TumbleMethod::Exact`] refits every node from the transformed triangle corners, bottom
 //! up (Nu = all nodes): the tightest k-DOPs, at the cost of touching every vertex per pose.
 //!
-//! Conservativeness: the triangle tests run on `Pose::apply` of B's corners in f64. Every
-//! tumbled k-DOP is widened by [`margin`] (which covers the f32 storage of bounding points,
-//! the polytope tolerance and the f64 rounding of the transform) and then rounded outward
-//! to f32, so it contains those f64 points and the culling never loses a contact.
+//! The approximation method runs in f32 with one fixed formula, [`tumble_points`], shared
+//! bit for bit with the GPU kernel `shaders/kdop_tumble.wgsl`: per pose the host computes a
+//! [`PoseFrame`] (the slab directions rotated into B's frame, rounded to f32, and each
+//! slab's offset `axis·t` widened by a margin and rounded outward); per node and slab the
+//! kernel takes the min and max of `(d.x·p.x + d.y·p.y) + d.z·p.z` over the bounding points
+//! and adds the offsets. The expression has no common factors, so no compiler may
+//! refactor it (Mesa's NIR does factor `a·b + a·c`, see `examples/fma_probe.rs`).
+//!
+//! Conservativeness: the triangle tests run on `Pose::apply` of B's corners in f64. The
+//! margin of [`PoseFrame`] covers the f32 rounding of directions, bounding points, products,
+//! sums and offsets (about 24·2⁻²⁴ of B's scale, we take 4·10⁻⁶) and the root's and the exact
+//! refit's f64 paths round outward, so every tumbled k-DOP contains the f64 points the
+//! triangle tests use and the culling never loses a contact.
 
 use crate::build::Bvh;
 use crate::bv::Kdop;
@@ -51,14 +60,84 @@ impl TumbleMethod {
     }
 }
 
-/// Relative widening of tumbled k-DOPs: ≥ 20× the f32 rounding of stored bounding points.
-pub const TUMBLE_MARGIN_REL: f64 = 1e-6;
+/// Widening of tumbled k-DOPs relative to B's coordinate scale: above the worst-case f32
+/// error of [`tumble_points`] (≈ 24·2⁻²⁴ ≈ 1.4·10⁻⁶).
+pub const TUMBLE_MARGIN_REL: f64 = 4e-6;
 
-/// The absolute widening for a flying object of coordinate scale `scale` at pose `pose`.
+/// The absolute widening for a flying object of coordinate scale `scale` at pose `pose`
+/// (f64 paths: the root by hill climbing and the exact refit).
 #[inline]
 pub fn margin(scale: f64, pose: &Pose) -> f64 {
     let t = pose.t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     TUMBLE_MARGIN_REL * scale + 1e-12 * t
+}
+
+/// Everything a tumbling kernel needs of one pose, computed once on the host and uploaded
+/// as is. WGSL twin: `struct PoseFrame` in `shaders/kdop_tumble.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoseFrame<const H: usize> {
+    /// Rotation (row-major) and translation rounded to f32: the GPU transforms triangles.
+    pub r: [f32; 9],
+    pub t: [f32; 3],
+    /// Slab direction `i` rotated into B's frame (`R^T a_i`), rounded to f32.
+    pub dir: [[f32; 3]; H],
+    /// `a_i·t − margin` rounded down and `a_i·t + margin` rounded up.
+    pub off_lo: [f32; H],
+    pub off_hi: [f32; H],
+    /// The root's exact k-DOP (hill climbing).
+    pub root: Kdop<H>,
+}
+
+// SAFETY: repr(C), only f32 fields and arrays (4-byte aligned): no padding.
+unsafe impl<const H: usize> bytemuck::Zeroable for PoseFrame<H> {}
+unsafe impl<const H: usize> bytemuck::Pod for PoseFrame<H> {}
+
+impl<const H: usize> PoseFrame<H> {
+    /// The frame of `pose` for a flying object of coordinate scale `scale`.
+    pub fn new(pose: &Pose, scale: f64, root: Kdop<H>) -> PoseFrame<H> {
+        let ax = axes(H);
+        let mut f = PoseFrame {
+            r: [0.0; 9],
+            t: pose.t.map(|c| c as f32),
+            dir: [[0.0; 3]; H],
+            off_lo: [0.0; H],
+            off_hi: [0.0; H],
+            root,
+        };
+        for i in 0..9 {
+            f.r[i] = pose.r[i / 3][i % 3] as f32;
+        }
+        for i in 0..H {
+            let a = ax[i].map(f64::from);
+            f.dir[i] = pose.rotate_inverse(a).map(|c| c as f32);
+            let o = project(ax[i], pose.t);
+            let m = TUMBLE_MARGIN_REL * scale + o.abs() * (1.0 / (1u64 << 21) as f64);
+            f.off_lo[i] = crate::bv::kdop::round_down(o - m);
+            f.off_hi[i] = crate::bv::kdop::round_up(o + m);
+        }
+        f
+    }
+}
+
+/// The approximation method's k-DOP of bounding points (B's frame, f32) under a pose
+/// frame. The one formula; the WGSL twin is `tumble_points` in `shaders/kdop_tumble.wgsl`.
+#[inline]
+pub fn tumble_points<const H: usize>(frame: &PoseFrame<H>, points: &[[f32; 3]]) -> Kdop<H> {
+    let mut k = Kdop::EMPTY;
+    for i in 0..H {
+        let d = frame.dir[i];
+        let mut lo = f32::INFINITY;
+        let mut hi = f32::NEG_INFINITY;
+        for p in points {
+            let v = (d[0] * p[0] + d[1] * p[1]) + d[2] * p[2];
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        k.min[i] = lo + frame.off_lo[i];
+        k.max[i] = hi + frame.off_hi[i];
+    }
+    k
 }
 
 /// The flying hierarchy with what tumbling needs, built once per mesh.
@@ -135,10 +214,9 @@ impl<const H: usize> FlyingHierarchy<H> {
     }
 
     /// Approximation method for one node: the k-DOP of its transformed bounding points.
-    pub fn tumble_node(&self, node: usize, pose: &Pose) -> Kdop<H> {
-        let (lo, hi) =
-            Kdop::<H>::extents_f64(self.node_points(node).iter().map(|&p| pose.apply(p)));
-        Kdop::from_extents(&lo, &hi, margin(self.scale, pose))
+    #[inline]
+    pub fn tumble_node(&self, node: usize, frame: &PoseFrame<H>) -> Kdop<H> {
+        tumble_points(frame, self.node_points(node))
     }
 
     /// The exact k-DOP of all of B at `pose` by hill climbing on the hull, starting from
@@ -191,6 +269,8 @@ pub struct TumbleWorkspace<const H: usize> {
     tri_world: Vec<[[f64; 3]; 3]>,
     /// Hill-climbing start vertices, carried from pose to pose (coherence).
     pub climb_start: Vec<u32>,
+    /// The current pose's frame.
+    pub frame: Option<PoseFrame<H>>,
     /// Nodes tumbled in the current pose (Nu).
     pub updates: u64,
     /// Hill-climbing moves in the current pose.
@@ -207,6 +287,7 @@ impl<const H: usize> TumbleWorkspace<H> {
             leaf_stamp: vec![0; n],
             tri_world: vec![[[0.0; 3]; 3]; fly.bvh.triangle_count()],
             climb_start: fly.hull_start.clone(),
+            frame: None,
             updates: 0,
             climb_moves: 0,
         }
@@ -226,6 +307,7 @@ impl<const H: usize> TumbleWorkspace<H> {
         match method {
             TumbleMethod::Approximate => {
                 let (root, moves) = fly.tumble_root(pose, &mut self.climb_start);
+                self.frame = Some(PoseFrame::new(pose, fly.scale, root));
                 self.node_bv[0] = root;
                 self.node_stamp[0] = self.stamp;
                 self.updates = 1;
@@ -261,9 +343,13 @@ impl<const H: usize> TumbleWorkspace<H> {
 
     /// The tumbled k-DOP of `node` at `pose`, computed on first use in this pose.
     #[inline]
-    pub fn node_bv(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose, node: usize) -> &Kdop<H> {
+    pub fn node_bv(&mut self, fly: &FlyingHierarchy<H>, node: usize) -> &Kdop<H> {
         if self.node_stamp[node] != self.stamp {
-            self.node_bv[node] = fly.tumble_node(node, pose);
+            let frame = self
+                .frame
+                .as_ref()
+                .expect("begin() sets the frame before any node");
+            self.node_bv[node] = fly.tumble_node(node, frame);
             self.node_stamp[node] = self.stamp;
             self.updates += 1;
         }

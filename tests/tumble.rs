@@ -42,7 +42,7 @@ fn check_mesh<const H: usize>(mesh: &Mesh, rng: &mut Rng, poses: usize, label: &
             for method in [TumbleMethod::Approximate, TumbleMethod::Exact] {
                 ws.begin(&fly, &pose, method);
                 for (i, &(a, b)) in ranges.iter().enumerate() {
-                    let bv = *ws.node_bv(&fly, &pose, i);
+                    let bv = *ws.node_bv(&fly, i);
                     assert!(
                         contains_all(&bv, &fly.bvh.tri_corners[a..b], &pose),
                         "{label} H={H} leaf_size={leaf_size} {method:?} node {i} ({} tris, leaf={}) misses a corner",
@@ -76,5 +76,16 @@ fn tumbled_kdops_contain_their_triangles() {
         check_mesh::<7>(&m, &mut rng, 5, "grid");
         check_mesh::<9>(&m, &mut rng, 5, "grid");
         check_mesh::<13>(&m, &mut rng, 5, "grid");
+        // Far from the origin and tiny: the margins must scale with the coordinates.
+        let far = m.map_positions(|p| {
+            [
+                p[0] * 1e-3 + 1000.0,
+                p[1] * 1e-3 - 500.0,
+                p[2] * 1e-3 + 20.0,
+            ]
+        });
+        check_mesh::<9>(&far, &mut rng, 5, "far");
+        let big = m.map_positions(|p| [p[0] * 1e4, p[1] * 1e4, p[2] * 1e4]);
+        check_mesh::<13>(&big, &mut rng, 5, "big");
     }
 }
