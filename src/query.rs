@@ -26,10 +26,7 @@ pub struct PoseResult {
     pub counters: Counters,
 }
 
-/// Poses processed in order by one worker, so hill climbing at the root starts from the
-/// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
-/// the results independent of the number of threads.
-pub const POSE_CHUNK: usize = 16;
+pub use crate::tumble::POSE_CHUNK;
 
 /// Both hierarchies of a scene, for one k.
 #[derive(Debug)]

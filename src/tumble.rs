@@ -60,6 +60,11 @@ impl TumbleMethod {
     }
 }
 
+/// Poses processed in order by one worker, so hill climbing at the root starts from the
+/// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
+/// the results independent of the number of threads.
+pub const POSE_CHUNK: usize = 16;
+
 /// Widening of tumbled k-DOPs relative to B's coordinate scale: above the worst-case f32
 /// error of [`tumble_points`] (≈ 24·2⁻²⁴ ≈ 1.4·10⁻⁶).
 pub const TUMBLE_MARGIN_REL: f64 = 4e-6;
@@ -217,6 +222,25 @@ impl<const H: usize> FlyingHierarchy<H> {
     #[inline]
     pub fn tumble_node(&self, node: usize, frame: &PoseFrame<H>) -> Kdop<H> {
         tumble_points(frame, self.node_points(node))
+    }
+
+    /// The frames of many poses as the CPU reference computes them: hill climbing restarts
+    /// from [`FlyingHierarchy::hull_start`] every [`POSE_CHUNK`] poses and carries its
+    /// extremal vertices from pose to pose within a chunk.
+    pub fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<H>> {
+        poses
+            .par_chunks(POSE_CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut start = self.hull_start.clone();
+                chunk
+                    .iter()
+                    .map(|p| {
+                        let (root, _) = self.tumble_root(p, &mut start);
+                        PoseFrame::new(p, self.scale, root)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     /// The exact k-DOP of all of B at `pose` by hill climbing on the hull, starting from

@@ -63,3 +63,113 @@ mod tests {
         check_kdop::<13>();
     }
 }
+
+/// A node pair (or triangle-position pair) of one pose. WGSL twin: `FrontPair` in
+/// `shaders/front.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FrontPair {
+    pub pose: u32,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// Append counters, capacities and flags of the batch pipeline. WGSL twin: `Counters` in
+/// `shaders/front.wgsl` (atomics there are plain u32 here).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuCounters {
+    pub n_in: u32,
+    pub n_out: u32,
+    pub n_leaf: u32,
+    pub n_contact: u32,
+    pub n_unsure: u32,
+    /// Bit 1: front, 2: leaf pairs, 4: contacts, 8: unsure pairs ran out of room.
+    pub overflow: u32,
+    pub cap_front: u32,
+    pub cap_leaf: u32,
+    pub cap_contact: u32,
+    pub cap_unsure: u32,
+    pub max_front: u32,
+    pub max_leaf: u32,
+    pub level: u32,
+    pub n_fly: u32,
+    pub mode_first: u32,
+    pub pad: u32,
+}
+
+#[cfg(test)]
+mod pipeline_layout_tests {
+    use super::*;
+    use crate::tumble::PoseFrame;
+    use std::mem::{offset_of, size_of};
+
+    fn names_offsets(src: &str, name: &str) -> (u32, Vec<(String, u32)>) {
+        wgsl_struct_layout(src, name).unwrap()
+    }
+
+    #[test]
+    fn front_pair_and_counters_match_wgsl() {
+        let src = crate::gpu::shader::source("front_expand.wgsl", 9);
+        let (size, m) = names_offsets(&src, "FrontPair");
+        assert_eq!(size as usize, size_of::<FrontPair>());
+        assert_eq!(
+            m,
+            vec![
+                ("pose".into(), offset_of!(FrontPair, pose) as u32),
+                ("a".into(), offset_of!(FrontPair, a) as u32),
+                ("b".into(), offset_of!(FrontPair, b) as u32),
+            ]
+        );
+        let (size, m) = names_offsets(&src, "Counters");
+        assert_eq!(size as usize, size_of::<GpuCounters>());
+        let rust: Vec<(String, u32)> = [
+            ("n_in", offset_of!(GpuCounters, n_in)),
+            ("n_out", offset_of!(GpuCounters, n_out)),
+            ("n_leaf", offset_of!(GpuCounters, n_leaf)),
+            ("n_contact", offset_of!(GpuCounters, n_contact)),
+            ("n_unsure", offset_of!(GpuCounters, n_unsure)),
+            ("overflow", offset_of!(GpuCounters, overflow)),
+            ("cap_front", offset_of!(GpuCounters, cap_front)),
+            ("cap_leaf", offset_of!(GpuCounters, cap_leaf)),
+            ("cap_contact", offset_of!(GpuCounters, cap_contact)),
+            ("cap_unsure", offset_of!(GpuCounters, cap_unsure)),
+            ("max_front", offset_of!(GpuCounters, max_front)),
+            ("max_leaf", offset_of!(GpuCounters, max_leaf)),
+            ("level", offset_of!(GpuCounters, level)),
+            ("n_fly", offset_of!(GpuCounters, n_fly)),
+            ("mode_first", offset_of!(GpuCounters, mode_first)),
+            ("pad", offset_of!(GpuCounters, pad)),
+        ]
+        .iter()
+        .map(|(n, o)| (n.to_string(), *o as u32))
+        .collect();
+        assert_eq!(m, rust);
+    }
+
+    fn check_frame<const H: usize>() {
+        let src = crate::gpu::shader::source("kdop_tumble.wgsl", H);
+        let (size, m) = names_offsets(&src, "PoseFrame");
+        assert_eq!(size as usize, size_of::<PoseFrame<H>>(), "H={H}");
+        let rust: Vec<(String, u32)> = [
+            ("r", offset_of!(PoseFrame<H>, r)),
+            ("t", offset_of!(PoseFrame<H>, t)),
+            ("dir", offset_of!(PoseFrame<H>, dir)),
+            ("off_lo", offset_of!(PoseFrame<H>, off_lo)),
+            ("off_hi", offset_of!(PoseFrame<H>, off_hi)),
+            ("root", offset_of!(PoseFrame<H>, root)),
+        ]
+        .iter()
+        .map(|(n, o)| (n.to_string(), *o as u32))
+        .collect();
+        assert_eq!(m, rust, "H={H}");
+    }
+
+    #[test]
+    fn pose_frame_matches_wgsl() {
+        check_frame::<3>();
+        check_frame::<7>();
+        check_frame::<9>();
+        check_frame::<13>();
+    }
+}

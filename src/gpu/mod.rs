@@ -4,6 +4,7 @@
 //! Every struct shared with WGSL lives in [`layout`] with a test against its WGSL twin;
 //! every shader is validated by naga in the tests.
 
+pub mod collide;
 pub mod context;
 pub mod layout;
 pub mod shader;

@@ -22,3 +22,19 @@ pub fn shared_meshes_dir() -> Option<PathBuf> {
     );
     None
 }
+
+/// The GPU context, or `None` with a loud "SKIP" when no adapter exists. With
+/// `MESHCOLLIDE_REQUIRE_GPU=1` (CI, on lavapipe) a missing adapter is a failure instead.
+#[allow(dead_code)] // not every test file uses the GPU
+pub fn gpu() -> Option<meshcollide::gpu::GpuContext> {
+    match meshcollide::gpu::GpuContext::new() {
+        Ok(ctx) => Some(ctx),
+        Err(e) if std::env::var("MESHCOLLIDE_REQUIRE_GPU").as_deref() == Ok("1") => {
+            panic!("no GPU but MESHCOLLIDE_REQUIRE_GPU=1: {e}")
+        }
+        Err(e) => {
+            eprintln!("SKIP: no GPU adapter ({e}); set MESHCOLLIDE_REQUIRE_GPU=1 to fail instead");
+            None
+        }
+    }
+}

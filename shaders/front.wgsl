@@ -1,0 +1,43 @@
+// Shared structs of the batch pipeline. Rust twins in src/gpu/layout.rs:
+// FrontPair ↔ gpu::layout::FrontPair, Counters ↔ gpu::layout::GpuCounters,
+// PoseFrame ↔ tumble::PoseFrame.
+
+// A pair of node (or triangle position) indices of one pose.
+struct FrontPair {
+    pose: u32,
+    a: u32,
+    b: u32,
+}
+
+struct Counters {
+    n_in: u32,
+    n_out: atomic<u32>,
+    n_leaf: atomic<u32>,
+    n_contact: atomic<u32>,
+    n_unsure: atomic<u32>,
+    overflow: atomic<u32>,
+    cap_front: u32,
+    cap_leaf: u32,
+    cap_contact: u32,
+    cap_unsure: u32,
+    max_front: atomic<u32>,
+    max_leaf: atomic<u32>,
+    level: u32,
+    n_fly: u32,
+    mode_first: u32,
+    pad: u32,
+}
+
+struct PoseFrame {
+    r: array<f32, 9>,
+    t: array<f32, 3>,
+    dir: array<f32, H * 3u>,
+    off_lo: array<f32, H>,
+    off_hi: array<f32, H>,
+    root: Kdop,
+}
+
+// Index of this invocation in a 2-D dispatch of at most DISPATCH_X groups per row.
+fn linear_index(gid: vec3<u32>) -> u32 {
+    return gid.y * (DISPATCH_X * WORKGROUP_SIZE) + gid.x;
+}

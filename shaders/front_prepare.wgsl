@@ -1,0 +1,45 @@
+// One-invocation kernels between levels: dispatch sizes for the next kernel, written on the
+// GPU (indirect dispatch), and the counter hand-over from one level to the next.
+
+@group(0) @binding(0) var<storage, read_write> counters: Counters;
+@group(0) @binding(1) var<storage, read_write> args: array<u32, 6>;
+@group(0) @binding(2) var<storage, read_write> level_sizes: array<u32>;
+
+fn groups(n: u32) -> vec2<u32> {
+    let g = (n + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    if (g <= DISPATCH_X) {
+        return vec2<u32>(g, 1u);
+    }
+    return vec2<u32>(DISPATCH_X, (g + DISPATCH_X - 1u) / DISPATCH_X);
+}
+
+// After `expand`: size the triangle-test dispatch by this level's leaf pairs.
+@compute @workgroup_size(1)
+fn prepare_tri() {
+    let n = min(atomicLoad(&counters.n_leaf), counters.cap_leaf);
+    atomicMax(&counters.max_leaf, atomicLoad(&counters.n_leaf));
+    let g = groups(n);
+    args[3] = g.x;
+    args[4] = g.y;
+    args[5] = 1u;
+}
+
+// After the triangle tests: the output front becomes the next input; reset the appends.
+@compute @workgroup_size(1)
+fn prepare_next() {
+    let produced = atomicLoad(&counters.n_out);
+    atomicMax(&counters.max_front, produced);
+    let level = counters.level;
+    if (level < arrayLength(&level_sizes)) {
+        level_sizes[level] = counters.n_in;
+    }
+    counters.level = level + 1u;
+    let n = min(produced, counters.cap_front);
+    counters.n_in = n;
+    atomicStore(&counters.n_out, 0u);
+    atomicStore(&counters.n_leaf, 0u);
+    let g = groups(n);
+    args[0] = g.x;
+    args[1] = g.y;
+    args[2] = 1u;
+}

@@ -1,0 +1,82 @@
+// Triangle tests of one level's leaf pairs. B's corners are moved into A's frame in f32 and
+// the certified filter (tri_filter.wgsl) decides HIT or MISS when the f32 error bound
+// allows; UNSURE pairs go to a list the host decides with the exact f64 test, so the result
+// equals the CPU reference exactly. Outputs carry triangle positions (reordered arrays).
+
+@group(0) @binding(0) var<storage, read> env_nodes: array<KdopNode>;
+@group(0) @binding(1) var<storage, read> fly_nodes: array<KdopNode>;
+@group(0) @binding(2) var<storage, read> env_tris: array<f32>;
+@group(0) @binding(3) var<storage, read> fly_tris: array<f32>;
+@group(0) @binding(4) var<storage, read> frames: array<PoseFrame>;
+@group(0) @binding(5) var<storage, read> leaves: array<FrontPair>;
+@group(0) @binding(6) var<storage, read_write> counters: Counters;
+@group(0) @binding(7) var<storage, read_write> np: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> done: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> contacts: array<FrontPair>;
+@group(0) @binding(10) var<storage, read_write> unsure: array<FrontPair>;
+
+fn env_corner(t: u32, c: u32) -> vec3<f32> {
+    let o = 9u * t + 3u * c;
+    return vec3<f32>(env_tris[o], env_tris[o + 1u], env_tris[o + 2u]);
+}
+
+fn fly_corner(t: u32, c: u32) -> vec3<f32> {
+    let o = 9u * t + 3u * c;
+    return vec3<f32>(fly_tris[o], fly_tris[o + 1u], fly_tris[o + 2u]);
+}
+
+fn push_contact(p: FrontPair) {
+    let k = atomicAdd(&counters.n_contact, 1u);
+    if (k < counters.cap_contact) {
+        contacts[k] = p;
+    } else {
+        atomicOr(&counters.overflow, 4u);
+    }
+}
+
+fn push_unsure(p: FrontPair) {
+    let k = atomicAdd(&counters.n_unsure, 1u);
+    if (k < counters.cap_unsure) {
+        unsure[k] = p;
+    } else {
+        atomicOr(&counters.overflow, 8u);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= min(atomicLoad(&counters.n_leaf), counters.cap_leaf)) {
+        return;
+    }
+    let p = leaves[i];
+    if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
+        return;
+    }
+    let na = env_nodes[p.a];
+    let nb = fly_nodes[p.b];
+    atomicAdd(&np[p.pose], na.count * nb.count);
+    let r = frames[p.pose].r;
+    let t = vec3<f32>(frames[p.pose].t[0], frames[p.pose].t[1], frames[p.pose].t[2]);
+    for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {
+        let b0 = fly_corner(ib, 0u);
+        let b1 = fly_corner(ib, 1u);
+        let b2 = fly_corner(ib, 2u);
+        let q0 = transform_f32(r, t, b0);
+        let q1 = transform_f32(r, t, b1);
+        let q2 = transform_f32(r, t, b2);
+        let eps = max(max(transform_error_bound(b0, t), transform_error_bound(b1, t)), transform_error_bound(b2, t));
+        for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
+            let verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
+            if (verdict == HIT) {
+                push_contact(FrontPair(p.pose, ia, ib));
+                if (counters.mode_first != 0u) {
+                    atomicOr(&done[p.pose], 1u);
+                    return;
+                }
+            } else if (verdict == UNSURE) {
+                push_unsure(FrontPair(p.pose, ia, ib));
+            }
+        }
+    }
+}

@@ -1,0 +1,452 @@
+//! The batch pipeline on the GPU: per batch of poses, one submission of
+//! tumble → (expand → prepare_tri → tri_test → prepare_next) × levels, then one readback.
+//!
+//! The front is breadth first and stackless: `(pose, a, b)` pairs in, child pairs out,
+//! leaf pairs to a list, appends by atomics, dispatch sizes written on the GPU. The descent
+//! rule and the tumbled k-DOPs are the CPU reference's, bit for bit, so the set of node
+//! pairs tested (Nv) is the same. Triangle pairs the f32 filter cannot certify come back as
+//! UNSURE and are decided here with the exact test: the pairs equal the reference's.
+//!
+//! Capacities are finite: every append checks its capacity and raises an overflow flag
+//! instead of writing; after the submission the host reads the flags once and, on overflow,
+//! grows the buffers to the sizes the counters asked for and runs the batch again.
+
+use super::context::{GpuContext, GpuError};
+use super::layout::{FrontPair, GpuCounters};
+use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
+use crate::Pose;
+use crate::bv::Kdop;
+use crate::query::{PoseResult, Scene};
+use crate::traverse::{Counters, Mode};
+use crate::tri::tri_tri_intersect;
+use crate::tumble::PoseFrame;
+use wgpu::BufferUsages as U;
+
+/// What one batch call did, for stats and benchmarks.
+#[derive(Debug, Clone, Default)]
+pub struct GpuStats {
+    /// Front size (node pairs entering each level), summed over batches.
+    pub level_sizes: Vec<u64>,
+    /// Compute dispatches recorded (indirect ones included).
+    pub dispatches: u64,
+    /// Bytes written to the device (static arrays once, then per batch).
+    pub bytes_uploaded: u64,
+    /// Triangle pairs the f32 filter left to the exact CPU test.
+    pub unsure: u64,
+    /// Submissions (batches plus re-runs after overflow).
+    pub submissions: u64,
+    /// Re-runs caused by exhausted capacity.
+    pub reruns: u64,
+}
+
+/// Initial capacities; they grow on overflow.
+#[derive(Debug, Clone, Copy)]
+pub struct Capacities {
+    pub front: u32,
+    pub leaf: u32,
+    pub contact: u32,
+    pub unsure: u32,
+}
+
+impl Default for Capacities {
+    fn default() -> Self {
+        Capacities {
+            front: 1 << 16,
+            leaf: 1 << 14,
+            contact: 1 << 14,
+            unsure: 1 << 12,
+        }
+    }
+}
+
+struct Pipelines {
+    tumble: wgpu::ComputePipeline,
+    expand: wgpu::ComputePipeline,
+    prepare_tri: wgpu::ComputePipeline,
+    prepare_next: wgpu::ComputePipeline,
+    tri_test: wgpu::ComputePipeline,
+}
+
+fn pipeline(ctx: &GpuContext, file: &str, entry: &str, h: usize) -> wgpu::ComputePipeline {
+    let module = ctx
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(file),
+            source: wgpu::ShaderSource::Wgsl(shader::source(file, h).into()),
+        });
+    ctx.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+}
+
+/// The scene's static arrays on the device, and the pipelines, built once.
+pub struct GpuScene<const H: usize> {
+    env_nodes: wgpu::Buffer,
+    fly_nodes: wgpu::Buffer,
+    env_tris: wgpu::Buffer,
+    fly_tris: wgpu::Buffer,
+    fly_offsets: wgpu::Buffer,
+    fly_points: wgpu::Buffer,
+    pipelines: Pipelines,
+    n_fly: u32,
+    levels: u32,
+    /// Bytes of the static upload.
+    pub static_bytes: u64,
+    /// Initial capacities of the next batch (tests shrink them to force overflow).
+    pub capacities: Capacities,
+    /// Largest batch of poses per submission (bounded by the tumbled k-DOP array).
+    pub max_batch: usize,
+}
+
+fn groups(n: u64) -> (u32, u32) {
+    let g = n.div_ceil(WORKGROUP_SIZE as u64).max(1);
+    if g <= DISPATCH_X as u64 {
+        (g as u32, 1)
+    } else {
+        (DISPATCH_X, g.div_ceil(DISPATCH_X as u64) as u32)
+    }
+}
+
+impl<const H: usize> GpuScene<H> {
+    /// Uploads the scene's node arrays, triangles and bounding points as the same bytes.
+    pub fn new(ctx: &GpuContext, scene: &Scene<H>) -> Result<Self, GpuError> {
+        let env = &scene.env;
+        let fly = &scene.fly;
+        let bytes = |s: &[u8]| s.to_vec();
+        let arrays: [(&str, Vec<u8>); 6] = [
+            ("env_nodes", bytes(bytemuck::cast_slice(&env.nodes))),
+            ("fly_nodes", bytes(bytemuck::cast_slice(&fly.bvh.nodes))),
+            ("env_tris", bytes(bytemuck::cast_slice(&env.tri_corners))),
+            (
+                "fly_tris",
+                bytes(bytemuck::cast_slice(&fly.bvh.tri_corners)),
+            ),
+            ("fly_offsets", bytes(bytemuck::cast_slice(&fly.offsets))),
+            ("fly_points", bytes(bytemuck::cast_slice(&fly.points))),
+        ];
+        let limit = ctx.device.limits().max_storage_buffer_binding_size;
+        let mut static_bytes = 0;
+        let mut bufs = Vec::new();
+        for (name, data) in &arrays {
+            if data.len() as u64 > limit {
+                return Err(GpuError::TooLarge {
+                    needed: data.len() as u64,
+                    limit,
+                });
+            }
+            static_bytes += data.len() as u64;
+            bufs.push(ctx.storage(name, data, U::empty()));
+        }
+        let [
+            env_nodes,
+            fly_nodes,
+            env_tris,
+            fly_tris,
+            fly_offsets,
+            fly_points,
+        ]: [wgpu::Buffer; 6] = bufs.try_into().expect("six buffers");
+        let n_fly = fly.bvh.nodes.len() as u32;
+        let kdop_bytes = std::mem::size_of::<Kdop<H>>() as u64;
+        let budget = limit.min(256 << 20);
+        let max_batch = ((budget / (n_fly as u64 * kdop_bytes)).max(1) as usize).min(4096);
+        Ok(GpuScene {
+            env_nodes,
+            fly_nodes,
+            env_tris,
+            fly_tris,
+            fly_offsets,
+            fly_points,
+            pipelines: Pipelines {
+                tumble: pipeline(ctx, "kdop_tumble.wgsl", "tumble", H),
+                expand: pipeline(ctx, "front_expand.wgsl", "expand", H),
+                prepare_tri: pipeline(ctx, "front_prepare.wgsl", "prepare_tri", H),
+                prepare_next: pipeline(ctx, "front_prepare.wgsl", "prepare_next", H),
+                tri_test: pipeline(ctx, "tri_tri.wgsl", "tri_test", H),
+            },
+            n_fly,
+            levels: env.depth + fly.bvh.depth - 1,
+            static_bytes,
+            capacities: Capacities::default(),
+            max_batch,
+        })
+    }
+
+    /// All poses, in batches of at most [`GpuScene::max_batch`]; results per pose in the
+    /// order given, like [`Scene::collide_batch`].
+    pub fn collide_batch(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &Scene<H>,
+        poses: &[Pose],
+        mode: Mode,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> Result<(Vec<PoseResult>, GpuStats), GpuError> {
+        let frames = scene.fly.pose_frames(poses);
+        let mut stats = GpuStats {
+            bytes_uploaded: self.static_bytes,
+            level_sizes: vec![0; self.levels as usize],
+            ..Default::default()
+        };
+        let mut results = Vec::with_capacity(poses.len());
+        for (b, chunk) in frames.chunks(self.max_batch).enumerate() {
+            let first_pose = b * self.max_batch;
+            let batch = loop {
+                match self.run_batch(ctx, chunk, mode, &mut stats)? {
+                    Ok(r) => break r,
+                    Err(needed) => {
+                        stats.reruns += 1;
+                        self.capacities = needed;
+                    }
+                }
+            };
+            results.extend(self.finish(
+                scene,
+                &poses[first_pose..first_pose + chunk.len()],
+                batch,
+                mode,
+                &mut stats,
+            ));
+            progress(first_pose + chunk.len());
+        }
+        Ok((results, stats))
+    }
+
+    /// One submission. `Ok(Err(caps))`: a capacity ran out; `caps` are large enough for
+    /// what the counters asked for.
+    fn run_batch(
+        &self,
+        ctx: &GpuContext,
+        frames: &[PoseFrame<H>],
+        mode: Mode,
+        stats: &mut GpuStats,
+    ) -> Result<Result<BatchOutput, Capacities>, GpuError> {
+        let p = frames.len() as u32;
+        let caps = Capacities {
+            front: self.capacities.front.max(2 * p),
+            ..self.capacities
+        };
+        let pair = std::mem::size_of::<FrontPair>() as u64;
+        let kdop = std::mem::size_of::<Kdop<H>>() as u64;
+        let frames_buf = ctx.storage("frames", bytemuck::cast_slice(frames), U::empty());
+        let tumbled =
+            ctx.storage_empty("tumbled", p as u64 * self.n_fly as u64 * kdop, U::empty())?;
+        let initial: Vec<FrontPair> = (0..p).map(|pose| FrontPair { pose, a: 0, b: 0 }).collect();
+        let mut front_a_bytes = vec![0u8; (caps.front as u64 * pair) as usize];
+        front_a_bytes[..initial.len() * pair as usize]
+            .copy_from_slice(bytemuck::cast_slice(&initial));
+        let front_a = ctx.storage("front_a", &front_a_bytes, U::empty());
+        let front_b = ctx.storage_empty("front_b", caps.front as u64 * pair, U::empty())?;
+        let leaves = ctx.storage_empty("leaves", caps.leaf as u64 * pair, U::empty())?;
+        let contacts = ctx.storage_empty("contacts", caps.contact as u64 * pair, U::empty())?;
+        let unsure = ctx.storage_empty("unsure", caps.unsure as u64 * pair, U::empty())?;
+        let counters0 = GpuCounters {
+            n_in: p,
+            cap_front: caps.front,
+            cap_leaf: caps.leaf,
+            cap_contact: caps.contact,
+            cap_unsure: caps.unsure,
+            n_fly: self.n_fly,
+            mode_first: (mode == Mode::First) as u32,
+            ..Default::default()
+        };
+        let counters = ctx.storage("counters", bytemuck::bytes_of(&counters0), U::empty());
+        let per_pose = |name| ctx.storage_empty(name, p as u64 * 4, U::empty());
+        let (nv, np, done) = (per_pose("nv")?, per_pose("np")?, per_pose("done")?);
+        let (gx, gy) = groups(p as u64);
+        let args = ctx.storage(
+            "args",
+            bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1]),
+            U::INDIRECT,
+        );
+        let level_sizes = ctx.storage_empty("level_sizes", self.levels as u64 * 4, U::empty())?;
+        let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("tumble_params"),
+            size: 16,
+            usage: U::UNIFORM | U::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue
+            .write_buffer(&params, 0, bytemuck::cast_slice(&[self.n_fly, p, 0, 0]));
+        stats.bytes_uploaded += (frames.len() * std::mem::size_of::<PoseFrame<H>>()) as u64
+            + front_a_bytes.len() as u64
+            + std::mem::size_of::<GpuCounters>() as u64
+            + 40;
+
+        let bind = |pipe: &wgpu::ComputePipeline, bufs: &[&wgpu::Buffer]| {
+            let entries: Vec<wgpu::BindGroupEntry> = bufs
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipe.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        let pl = &self.pipelines;
+        let bg_tumble = bind(
+            &pl.tumble,
+            &[
+                &frames_buf,
+                &self.fly_offsets,
+                &self.fly_points,
+                &tumbled,
+                &params,
+            ],
+        );
+        let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
+            bind(
+                &pl.expand,
+                &[
+                    &self.env_nodes,
+                    &self.fly_nodes,
+                    &tumbled,
+                    fin,
+                    fout,
+                    &leaves,
+                    &counters,
+                    &nv,
+                    &done,
+                ],
+            )
+        };
+        let bg_expand = [expand_bg(&front_a, &front_b), expand_bg(&front_b, &front_a)];
+        let bg_prep_tri = bind(&pl.prepare_tri, &[&counters, &args]);
+        let bg_prep_next = bind(&pl.prepare_next, &[&counters, &args, &level_sizes]);
+        let bg_tri = bind(
+            &pl.tri_test,
+            &[
+                &self.env_nodes,
+                &self.fly_nodes,
+                &self.env_tris,
+                &self.fly_tris,
+                &frames_buf,
+                &leaves,
+                &counters,
+                &np,
+                &done,
+                &contacts,
+                &unsure,
+            ],
+        );
+
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            let (tx, ty) = groups(p as u64 * self.n_fly as u64);
+            pass.set_pipeline(&pl.tumble);
+            pass.set_bind_group(0, &bg_tumble, &[]);
+            pass.dispatch_workgroups(tx, ty, 1);
+            stats.dispatches += 1;
+            for level in 0..self.levels as usize {
+                pass.set_pipeline(&pl.expand);
+                pass.set_bind_group(0, &bg_expand[level % 2], &[]);
+                pass.dispatch_workgroups_indirect(&args, 0);
+                pass.set_pipeline(&pl.prepare_tri);
+                pass.set_bind_group(0, &bg_prep_tri, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&pl.tri_test);
+                pass.set_bind_group(0, &bg_tri, &[]);
+                pass.dispatch_workgroups_indirect(&args, 12);
+                pass.set_pipeline(&pl.prepare_next);
+                pass.set_bind_group(0, &bg_prep_next, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                stats.dispatches += 4;
+            }
+        }
+        ctx.queue.submit([enc.finish()]);
+        stats.submissions += 1;
+        let c: GpuCounters = ctx.read_pod(&counters, 1)?[0];
+        debug_assert_eq!(c.n_in, 0, "depth(A) + depth(B) - 1 levels empty the front");
+        if c.overflow != 0 {
+            // Grow every exhausted capacity to what was asked for, with room to spare. A
+            // truncated run under-reports later levels, so repeat until nothing overflows.
+            let grow = |cap: u32, need: u32, bit: u32| {
+                if c.overflow & bit != 0 {
+                    need.max(cap).saturating_mul(2)
+                } else {
+                    cap
+                }
+            };
+            return Ok(Err(Capacities {
+                front: grow(caps.front, c.max_front, 1),
+                leaf: grow(caps.leaf, c.max_leaf, 2),
+                contact: grow(caps.contact, c.n_contact, 4),
+                unsure: grow(caps.unsure, c.n_unsure, 8),
+            }));
+        }
+        let sizes: Vec<u32> = ctx.read_pod(&level_sizes, self.levels as usize)?;
+        for (s, v) in stats.level_sizes.iter_mut().zip(&sizes) {
+            *s += *v as u64;
+        }
+        Ok(Ok(BatchOutput {
+            nv: ctx.read_pod(&nv, p as usize)?,
+            np: ctx.read_pod(&np, p as usize)?,
+            contacts: ctx.read_pod(&contacts, c.n_contact as usize)?,
+            unsure: ctx.read_pod(&unsure, c.n_unsure as usize)?,
+        }))
+    }
+
+    /// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
+    fn finish(
+        &self,
+        scene: &Scene<H>,
+        poses: &[Pose],
+        out: BatchOutput,
+        mode: Mode,
+        stats: &mut GpuStats,
+    ) -> Vec<PoseResult> {
+        let env = &scene.env;
+        let fly = &scene.fly.bvh;
+        let mut results: Vec<PoseResult> = (0..poses.len())
+            .map(|i| PoseResult {
+                pairs: Vec::new(),
+                counters: Counters {
+                    bv_tests: out.nv[i] as u64,
+                    tri_tests: out.np[i] as u64,
+                    bv_updates: self.n_fly as u64,
+                },
+            })
+            .collect();
+        for c in &out.contacts {
+            results[c.pose as usize]
+                .pairs
+                .push((env.tri_index[c.a as usize], fly.tri_index[c.b as usize]));
+        }
+        stats.unsure += out.unsure.len() as u64;
+        for u in &out.unsure {
+            let ta = env.tri_corners[u.a as usize].map(|p| p.map(f64::from));
+            let tb = fly.tri_corners[u.b as usize].map(|p| poses[u.pose as usize].apply(p));
+            if tri_tri_intersect(&ta, &tb) {
+                results[u.pose as usize]
+                    .pairs
+                    .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));
+            }
+        }
+        for r in &mut results {
+            r.pairs.sort_unstable();
+            r.pairs.dedup();
+            if mode == Mode::First {
+                r.pairs.truncate(1);
+            }
+        }
+        results
+    }
+}
+
+struct BatchOutput {
+    nv: Vec<u32>,
+    np: Vec<u32>,
+    contacts: Vec<FrontPair>,
+    unsure: Vec<FrontPair>,
+}
