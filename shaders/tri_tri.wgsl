@@ -68,13 +68,13 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
         let eps = max(max(transform_error_bound(b0, t), transform_error_bound(b1, t)), transform_error_bound(b2, t));
         for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
             let verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
-            if (verdict == HIT) {
+            if (verdict == TF_HIT) {
                 push_contact(FrontPair(p.pose, ia, ib));
                 if (counters.mode_first != 0u) {
                     atomicOr(&done[p.pose], 1u);
                     return;
                 }
-            } else if (verdict == UNSURE) {
+            } else if (verdict == TF_UNSURE) {
                 push_unsure(FrontPair(p.pose, ia, ib));
             }
         }

@@ -34,6 +34,7 @@
 
 use robust::{Coord, Coord3D, orient2d, orient3d};
 
+pub mod filter;
 pub mod oracle;
 
 /// A point in 3D.
