@@ -81,6 +81,8 @@ pub enum Error {
     Mesh(#[from] MeshError),
     #[error(transparent)]
     Pose(#[from] PoseError),
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
     #[error("invalid option: {0}")]
     InvalidOption(String),
     #[error("{path}: cannot write: {source}")]

@@ -71,6 +71,22 @@ pub struct Stats {
     pub depth_b: u32,
     pub poses_in_contact: usize,
     pub load_ms: f64,
+    /// What the GPU did (GPU backend only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuStatsJson>,
+}
+
+/// The GPU part of `stats.json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GpuStatsJson {
+    pub dispatches: u64,
+    pub bytes_uploaded: u64,
+    pub submissions: u64,
+    pub reruns: u64,
+    /// Triangle pairs the f32 filter left to the exact CPU test.
+    pub unsure_pairs: u64,
+    /// Node pairs entering each level of the breadth-first front, summed over poses.
+    pub front_sizes_per_level: Vec<u64>,
 }
 
 /// Sums the counters of many poses.

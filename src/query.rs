@@ -153,6 +153,21 @@ impl Collider {
         with_scene!(self, s => s.collide_batch(poses, opts, progress))
     }
 
+    /// The same batch on the GPU: pairs equal to [`Collider::collide_batch`]'s, plus what
+    /// the GPU did. Uploads the hierarchies (once per call) and runs batches of poses.
+    pub fn collide_batch_gpu(
+        &self,
+        ctx: &crate::gpu::GpuContext,
+        poses: &[Pose],
+        mode: Mode,
+        progress: &(dyn Fn(usize) + Sync),
+    ) -> crate::Result<(Vec<PoseResult>, crate::gpu::collide::GpuStats)> {
+        with_scene!(self, s => {
+            let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
+            Ok(g.collide_batch(ctx, s, poses, mode, progress)?)
+        })
+    }
+
     /// `(nodes, bytes)` of A's and B's node arrays.
     pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
         with_scene!(self, s => [

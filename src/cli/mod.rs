@@ -27,6 +27,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Writes a poses.csv of Zachmann's tumbling protocol (one turn about z and x).
     Poses(PosesArgs),
+    /// Lists the GPU adapters found and what each backend supports.
+    Info,
 }
 
 #[derive(clap::Args)]
@@ -133,10 +135,15 @@ impl From<TumbleArg> for TumbleMethod {
     }
 }
 
-/// Execution backend (`--backend`); this build has the CPU reference.
-#[derive(Clone, Copy, ValueEnum)]
+/// Execution backend (`--backend`).
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BackendArg {
+    /// A hardware GPU if there is one, else the CPU (a software adapter such as lavapipe
+    /// is slower than the CPU path, so `auto` does not pick it).
+    Auto,
     Cpu,
+    /// The GPU pipeline on whatever adapter wgpu finds (lavapipe included); an error if none.
+    Gpu,
 }
 
 /// Exit status 2: the input (files, poses, options) is at fault; 1: anything else.
@@ -157,6 +164,7 @@ pub fn run() -> ExitCode {
         Command::Query(a) => query::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Poses(a) => poses(&a),
+        Command::Info => info(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -169,6 +177,23 @@ pub fn run() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn info() -> Result<(), Failure> {
+    println!("meshcollide {}", env!("CARGO_PKG_VERSION"));
+    let list = meshcollide::gpu::adapters();
+    if list.is_empty() {
+        println!("GPU adapters: none (the GPU backend needs a Vulkan, Metal or DX12 driver; on Linux without a GPU, Mesa's lavapipe: apt-get install mesa-vulkan-drivers)");
+    } else {
+        println!("GPU adapters:");
+        for a in &list {
+            println!("  {} ({:?}, {:?}, driver {} {})", a.name, a.backend, a.device_type, a.driver, a.driver_info);
+        }
+    }
+    println!("backends: cpu (reference: kdop6, kdop14, kdop18, kdop26; all and first modes; approx and exact tumbling)");
+    println!("          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)");
+    println!("--backend auto uses a hardware GPU when present, otherwise the CPU");
+    Ok(())
 }
 
 fn poses(a: &PosesArgs) -> Result<(), Failure> {

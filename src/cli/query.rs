@@ -40,7 +40,7 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value = "approx")]
     pub tumble: TumbleArg,
     /// Execution backend.
-    #[arg(long, value_enum, default_value = "cpu")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
     /// Output pairs.csv.
     #[arg(long)]
@@ -60,7 +60,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
-    let BackendArg::Cpu = a.backend;
+    let gpu = choose_backend(a.backend, a.tumble)?;
     let t0 = Instant::now();
     let (ma, mb) = rayon::join(
         || meshcollide::mesh::load(&a.a),
@@ -103,7 +103,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .progress_chars("=> "),
     );
     let t2 = Instant::now();
-    let results = collider.collide_batch(&poses, &opts, &|done| bar.set_position(done as u64));
+    let progress = |done: usize| bar.set_position(done as u64);
+    let (results, gpu_stats) = match &gpu {
+        Some(ctx) => {
+            let (r, s) = collider.collide_batch_gpu(ctx, &poses, opts.mode, &progress)?;
+            (r, Some(s))
+        }
+        None => (collider.collide_batch(&poses, &opts, &progress), None),
+    };
     let query_ms = ms(t2);
     bar.finish_and_clear();
 
@@ -117,7 +124,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let [(nodes_a, bytes_a), (nodes_b, bytes_b)] = collider.hierarchy_sizes();
     let [depth_a, depth_b] = collider.depths();
     let stats = Stats {
-        backend: "cpu".into(),
+        backend: match &gpu {
+            Some(ctx) => format!("gpu: {}", ctx.adapter_name()),
+            None => "cpu".into(),
+        },
         bv: bv.name().into(),
         poses: poses.len(),
         build_ms,
@@ -144,6 +154,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         depth_b,
         poses_in_contact: results.iter().filter(|r| !r.pairs.is_empty()).count(),
         load_ms,
+        gpu: gpu_stats.map(|g| meshcollide::formats::GpuStatsJson {
+            dispatches: g.dispatches,
+            bytes_uploaded: g.bytes_uploaded,
+            submissions: g.submissions,
+            reruns: g.reruns,
+            unsure_pairs: g.unsure,
+            front_sizes_per_level: g.level_sizes,
+        }),
     };
     if let Some(p) = &a.stats {
         let json =
@@ -163,6 +181,40 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         c.bv_updates
     );
     Ok(())
+}
+
+/// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
+fn choose_backend(
+    backend: BackendArg,
+    tumble: TumbleArg,
+) -> Result<Option<meshcollide::gpu::GpuContext>, Failure> {
+    if backend == BackendArg::Cpu {
+        return Ok(None);
+    }
+    if matches!(tumble, TumbleArg::Exact) {
+        return match backend {
+            BackendArg::Gpu => Err(Failure::Input(
+                "--tumble exact runs on the CPU only; use --backend cpu or auto".into(),
+            )),
+            _ => Ok(None),
+        };
+    }
+    match meshcollide::gpu::GpuContext::new() {
+        Ok(ctx) if backend == BackendArg::Gpu => Ok(Some(ctx)),
+        Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok(Some(ctx)),
+        Ok(ctx) => {
+            eprintln!(
+                "note: only a software GPU adapter ({}) found; using the faster CPU path (--backend gpu forces it)",
+                ctx.info.name
+            );
+            Ok(None)
+        }
+        Err(e) if backend == BackendArg::Gpu => Err(Failure::Internal(e.to_string())),
+        Err(e) => {
+            eprintln!("note: {e}; falling back to the CPU");
+            Ok(None)
+        }
+    }
 }
 
 pub fn ms(t: Instant) -> f64 {

@@ -43,7 +43,7 @@ fn instance() -> wgpu::Instance {
 
 /// Every adapter wgpu can see (for `meshcollide info`).
 pub fn adapters() -> Vec<wgpu::AdapterInfo> {
-    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
+    pollster::block_on(instance().enumerate_adapters(wgpu::Backends::PRIMARY))
         .iter()
         .map(|a| a.get_info())
         .collect()
@@ -54,7 +54,7 @@ impl GpuContext {
     /// opens a device with the adapter's own limits (large storage buffers matter here).
     pub fn new() -> Result<GpuContext, GpuError> {
         let inst = instance();
-        let mut list = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
+        let mut list = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::PRIMARY));
         let rank = |t: wgpu::DeviceType| match t {
             wgpu::DeviceType::DiscreteGpu => 0,
             wgpu::DeviceType::IntegratedGpu => 1,
@@ -64,7 +64,7 @@ impl GpuContext {
         };
         list.sort_by_key(|a| rank(a.get_info().device_type));
         let adapter = list.into_iter().next().ok_or_else(|| GpuError::NoAdapter {
-            backends: format!("{:?}", wgpu::Backends::all()),
+            backends: format!("{:?}", wgpu::Backends::PRIMARY),
         })?;
         let info = adapter.get_info();
         let (device, queue) =
