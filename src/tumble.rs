@@ -29,7 +29,7 @@
 use crate::build::Bvh;
 use crate::bv::Kdop;
 use crate::bv::axes::{axes, project};
-use crate::bv::polytope::Polytope;
+use crate::bv::polytope::kdop_vertices;
 use crate::hull::ConvexHull;
 use crate::pose::Pose;
 use rayon::prelude::*;
@@ -167,13 +167,13 @@ impl<const H: usize> FlyingHierarchy<H> {
         let per_node: Vec<Vec<[f32; 3]>> = bvh
             .nodes
             .par_iter()
-            .map(|node| {
+            .map_init(Vec::new, |poly, node| {
                 let own = node.first as usize..(node.first + node.count) as usize;
                 // A leaf of one triangle is always cheaper (and exact) with its own corners.
                 if node.is_leaf() && node.count == 1 {
                     return bvh.tri_corners[own.start].to_vec();
                 }
-                let poly = Polytope::of_kdop(&node.bv).vertices();
+                kdop_vertices(&node.bv, poly);
                 if node.is_leaf() && 3 * own.len() <= poly.len() {
                     bvh.tri_corners[own].iter().flatten().copied().collect()
                 } else {

@@ -183,15 +183,24 @@ fn info() -> Result<(), Failure> {
     println!("meshcollide {}", env!("CARGO_PKG_VERSION"));
     let list = meshcollide::gpu::adapters();
     if list.is_empty() {
-        println!("GPU adapters: none (the GPU backend needs a Vulkan, Metal or DX12 driver; on Linux without a GPU, Mesa's lavapipe: apt-get install mesa-vulkan-drivers)");
+        println!(
+            "GPU adapters: none (the GPU backend needs a Vulkan, Metal or DX12 driver; on Linux without a GPU, Mesa's lavapipe: apt-get install mesa-vulkan-drivers)"
+        );
     } else {
         println!("GPU adapters:");
         for a in &list {
-            println!("  {} ({:?}, {:?}, driver {} {})", a.name, a.backend, a.device_type, a.driver, a.driver_info);
+            println!(
+                "  {} ({:?}, {:?}, driver {} {})",
+                a.name, a.backend, a.device_type, a.driver, a.driver_info
+            );
         }
     }
-    println!("backends: cpu (reference: kdop6, kdop14, kdop18, kdop26; all and first modes; approx and exact tumbling)");
-    println!("          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)");
+    println!(
+        "backends: cpu (reference: kdop6, kdop14, kdop18, kdop26; all and first modes; approx and exact tumbling)"
+    );
+    println!(
+        "          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)"
+    );
     println!("--backend auto uses a hardware GPU when present, otherwise the CPU");
     Ok(())
 }
