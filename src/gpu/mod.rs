@@ -6,6 +6,8 @@
 
 pub mod context;
 pub mod layout;
+pub mod refit;
 pub mod shader;
 
 pub use context::{GpuContext, GpuError, adapters};
+pub use refit::GpuRefit;
