@@ -1,9 +1,112 @@
-// placeholder kernel so the module list is not empty (replaced by the refit kernel)
-@group(0) @binding(0) var<storage, read_write> nodes: array<KdopNode>;
+// Bottom-up refit of a k-DOP hierarchy to deformed vertices ("BVHs for deformable objects",
+// 004_d8337bc93db14070.txt). Rust twins: meshcollide::build::{slab_bounds_f32,
+// kdop_of_corners} and Bvh::refit (bit-identical by construction: same operations in the
+// same order, merges by exact min/max), host side meshcollide::gpu::refit.
+//
+// Bindings (the table REFIT_LEAVES_BINDINGS / REFIT_INTERNAL_BINDINGS in src/gpu/refit.rs):
+//   0 nodes       the hierarchy, same bytes as Bvh::nodes (only `bv` is written)
+//   1 positions   3 f32 per vertex (flat: a vec3 array would be padded to 16 bytes)
+//   2 tri_verts   3 vertex indices per reordered triangle position
+//   3 node_list   the leaves, then the internal nodes level by level, deepest first
+//   4 range       the slice of node_list of this dispatch (dynamic uniform offset)
 
+struct RefitRange {
+    start: u32,
+    count: u32,
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read_write> nodes: array<KdopNode>;
+@group(0) @binding(1) var<storage, read> positions: array<f32>;
+@group(0) @binding(2) var<storage, read> tri_verts: array<u32>;
+@group(0) @binding(3) var<storage, read> node_list: array<u32>;
+@group(0) @binding(4) var<uniform> range: RefitRange;
+
+const F32_MIN_POSITIVE: f32 = 1.1754943508222875e-38; // 2^-126
+const F32_MAX: f32 = 3.4028234663852886e38;
+const SLAB_REL_MARGIN: f32 = 2.384185791015625e-7; // 2^-22
+const SLAB_ABS_MARGIN: f32 = 7.888609052210118e-31; // 2^-100
+
+// Twin of build::refit::ftz: subnormals and -0 become +0, whatever the device's float mode.
+fn ftz(x: f32) -> f32 {
+    return select(x, 0.0, abs(x) < F32_MIN_POSITIVE);
+}
+
+// Twin of build::refit::slab_bounds_f32 (see there for why [lo, hi] contains axis · p).
+fn slab_bounds(axis: vec3<f32>, p: vec3<f32>) -> vec2<f32> {
+    let s = axis * 0.25;
+    let x = ftz(p.x * s.x);
+    let y = ftz(p.y * s.y);
+    let z = ftz(p.z * s.z);
+    let v = ftz(ftz(x + y) + z);
+    let m = ftz(ftz(abs(x) + abs(y)) + abs(z));
+    let d = max(m * SLAB_REL_MARGIN, SLAB_ABS_MARGIN);
+    let lo = min(ftz(v - d) * 4.0, F32_MAX);
+    let hi = max(ftz(v + d) * 4.0, -F32_MAX);
+    return vec2<f32>(lo, hi);
+}
+
+// 1-D index over a possibly 2-D grid (more than max_compute_workgroups_per_dimension groups).
+fn thread_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * WORKGROUP_SIZE;
+}
+
+fn vertex(v: u32) -> vec3<f32> {
+    return vec3<f32>(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+}
+
+// One thread per leaf: per slab, min of lo and max of hi over its triangles' corners.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x < arrayLength(&nodes)) {
-        nodes[gid.x].count = nodes[gid.x].count;
+fn refit_leaves(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let t = thread_index(gid, nwg);
+    if (t >= range.count) {
+        return;
     }
+    let n = node_list[range.start + t];
+    let first = nodes[n].first;
+    let count = nodes[n].count;
+    var bv: Kdop;
+    // The first corner initialises the bounds (no infinities: a leaf has count > 0).
+    let p0 = vertex(tri_verts[3u * first]);
+    for (var i = 0u; i < H; i = i + 1u) {
+        let b = slab_bounds(AXES[i], p0);
+        bv.min[i] = b.x;
+        bv.max[i] = b.y;
+    }
+    for (var c = 3u * first; c < 3u * (first + count); c = c + 1u) {
+        let p = vertex(tri_verts[c]);
+        for (var i = 0u; i < H; i = i + 1u) {
+            let b = slab_bounds(AXES[i], p);
+            bv.min[i] = min(bv.min[i], b.x);
+            bv.max[i] = max(bv.max[i], b.y);
+        }
+    }
+    nodes[n].bv = bv;
+}
+
+// One thread per internal node of one level: the slab-wise union of its two children, which
+// the previous dispatch (leaves or the level below) has finished.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn refit_internal(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let t = thread_index(gid, nwg);
+    if (t >= range.count) {
+        return;
+    }
+    let n = node_list[range.start + t];
+    let c = nodes[n].first;
+    let a = nodes[c].bv;
+    let b = nodes[c + 1u].bv;
+    var bv: Kdop;
+    for (var i = 0u; i < H; i = i + 1u) {
+        bv.min[i] = min(a.min[i], b.min[i]);
+        bv.max[i] = max(a.max[i], b.max[i]);
+    }
+    nodes[n].bv = bv;
 }

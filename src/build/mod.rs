@@ -7,11 +7,13 @@
 //! `first` and `first + 1`) and the triangles reordered so that every leaf is one contiguous
 //! range — the same bytes the GPU stage uploads.
 
+mod refit;
 mod split;
 mod validate;
 
 use crate::bv::{Kdop, KdopNode};
 use crate::mesh::Mesh;
+pub use refit::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN, ftz, kdop_of_corners, slab_bounds_f32};
 pub use split::{SplitPoint, SplitRule};
 
 /// How to build a hierarchy. The default is the paper's recommendation: splatter at the mean.

@@ -10,17 +10,17 @@ pub fn wgsl_struct_layout(source: &str, name: &str) -> Result<(u32, Vec<(String,
         .update(module.to_ctx())
         .map_err(|e| format!("layout: {e:?}"))?;
     for (handle, ty) in module.types.iter() {
-        if ty.name.as_deref() == Some(name) {
-            if let naga::TypeInner::Struct { members, span } = &ty.inner {
-                let _ = layouter[handle];
-                return Ok((
-                    *span,
-                    members
-                        .iter()
-                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
-                        .collect(),
-                ));
-            }
+        if ty.name.as_deref() == Some(name)
+            && let naga::TypeInner::Struct { members, span } = &ty.inner
+        {
+            let _ = layouter[handle];
+            return Ok((
+                *span,
+                members
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                    .collect(),
+            ));
         }
     }
     Err(format!("no struct {name}"))
@@ -51,6 +51,23 @@ mod tests {
                 ("bv".into(), offset_of!(KdopNode<H>, bv) as u32),
                 ("first".into(), offset_of!(KdopNode<H>, first) as u32),
                 ("count".into(), offset_of!(KdopNode<H>, count) as u32),
+            ]
+        );
+    }
+
+    #[test]
+    fn refit_range_matches_wgsl() {
+        use crate::gpu::refit::RefitRange;
+        let src = crate::gpu::shader::source("kdop_refit.wgsl", 9);
+        let (size, m) = wgsl_struct_layout(&src, "RefitRange").unwrap();
+        assert_eq!(size as usize, size_of::<RefitRange>());
+        assert_eq!(
+            m,
+            vec![
+                ("start".into(), offset_of!(RefitRange, start) as u32),
+                ("count".into(), offset_of!(RefitRange, count) as u32),
+                ("pad0".into(), offset_of!(RefitRange, pad0) as u32),
+                ("pad1".into(), offset_of!(RefitRange, pad1) as u32),
             ]
         );
     }

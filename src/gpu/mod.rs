@@ -7,6 +7,8 @@
 pub mod collide;
 pub mod context;
 pub mod layout;
+pub mod refit;
 pub mod shader;
 
 pub use context::{GpuContext, GpuError, adapters};
+pub use refit::GpuRefit;

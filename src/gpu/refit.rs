@@ -1,0 +1,390 @@
+//! GPU refit of a k-DOP hierarchy to deformed vertices ("BVHs for deformable objects",
+//! bottom-up update, `004_d8337bc93db14070.txt`): one dispatch for all leaves, then one per
+//! level from the deepest internal level up to the root, all in one submission (dispatches
+//! of one compute pass are ordered, so a level sees its children finished).
+//!
+//! The result is bit-identical to [`crate::Bvh::refit`] by construction; see
+//! [`crate::build::slab_bounds_f32`] and `shaders/kdop_refit.wgsl`.
+
+use super::context::{GpuContext, GpuError};
+use super::shader::{WORKGROUP_SIZE, source};
+use crate::bv::KdopNode;
+use crate::{Bvh, Mesh};
+use bytemuck::{Pod, Zeroable};
+
+/// Which `node_list` slice a dispatch covers. WGSL twin: `struct RefitRange` in
+/// `shaders/kdop_refit.wgsl` (16 bytes, a uniform-friendly size); bound with a dynamic offset.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct RefitRange {
+    pub start: u32,
+    pub count: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Slot {
+    StorageRw,
+    StorageRo,
+    UniformDynamic,
+}
+
+/// Binding lists of the two kernels (binding, kind), the single source of the bind group
+/// layouts; they must match the `@binding`s the entry points use in `kdop_refit.wgsl`.
+const REFIT_LEAVES_BINDINGS: &[(u32, Slot)] = &[
+    (0, Slot::StorageRw),
+    (1, Slot::StorageRo),
+    (2, Slot::StorageRo),
+    (3, Slot::StorageRo),
+    (4, Slot::UniformDynamic),
+];
+const REFIT_INTERNAL_BINDINGS: &[(u32, Slot)] = &[
+    (0, Slot::StorageRw),
+    (3, Slot::StorageRo),
+    (4, Slot::UniformDynamic),
+];
+
+struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+}
+
+/// A hierarchy resident on the GPU, ready to be refitted many times. Built once per
+/// hierarchy: uploads the nodes, the vertex triples of the reordered triangles and the
+/// dispatch order, and builds both pipelines.
+pub struct GpuRefit<const H: usize> {
+    nodes: wgpu::Buffer,
+    positions: wgpu::Buffer,
+    leaves: Kernel,
+    internal: Kernel,
+    /// Ranges in dispatch order: the leaves, then the levels deepest first.
+    dispatches: Vec<RefitRange>,
+    range_stride: u32,
+    node_count: usize,
+    vertex_count: usize,
+}
+
+impl<const H: usize> std::fmt::Debug for GpuRefit<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuRefit")
+            .field("nodes", &self.node_count)
+            .field("vertices", &self.vertex_count)
+            .field("dispatches", &self.dispatches.len())
+            .finish()
+    }
+}
+
+fn check_size(ctx: &GpuContext, bytes: usize) -> Result<(), GpuError> {
+    let limit = ctx.device.limits().max_storage_buffer_binding_size;
+    if bytes as u64 > limit {
+        return Err(GpuError::TooLarge {
+            needed: bytes as u64,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+fn kernel(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    slots: &[(u32, Slot)],
+    buffers: &[(u32, &wgpu::Buffer)],
+) -> Kernel {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
+        .iter()
+        .map(|&(binding, slot)| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match slot {
+                    Slot::StorageRw => wgpu::BufferBindingType::Storage { read_only: false },
+                    Slot::StorageRo => wgpu::BufferBindingType::Storage { read_only: true },
+                    Slot::UniformDynamic => wgpu::BufferBindingType::Uniform,
+                },
+                has_dynamic_offset: matches!(slot, Slot::UniformDynamic),
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    let layout = ctx
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(entry),
+            entries: &entries,
+        });
+    let bind_entries: Vec<wgpu::BindGroupEntry> = slots
+        .iter()
+        .map(|&(binding, slot)| {
+            let buffer = buffers
+                .iter()
+                .find(|(b, _)| *b == binding)
+                .map(|(_, buf)| *buf)
+                .unwrap_or_else(|| panic!("{entry}: no buffer for binding {binding}"));
+            let resource = match slot {
+                Slot::UniformDynamic => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(std::mem::size_of::<RefitRange>() as u64),
+                }),
+                _ => buffer.as_entire_binding(),
+            };
+            wgpu::BindGroupEntry { binding, resource }
+        })
+        .collect();
+    let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(entry),
+        layout: &layout,
+        entries: &bind_entries,
+    });
+    let pipeline_layout = ctx
+        .device
+        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(entry),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+    let pipeline = ctx
+        .device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: Some(&pipeline_layout),
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+    Kernel {
+        pipeline,
+        bind_group,
+    }
+}
+
+impl<const H: usize> GpuRefit<H> {
+    /// Uploads `bvh` (built over `mesh`) and builds the pipelines.
+    ///
+    /// # Panics
+    /// If `bvh` was not built over `mesh` (triangle counts differ) or a triangle names a
+    /// missing vertex (a [`Mesh`] built by `Mesh::new` or a loader never does).
+    pub fn new(ctx: &GpuContext, bvh: &Bvh<H>, mesh: &Mesh) -> Result<GpuRefit<H>, GpuError> {
+        assert_eq!(
+            bvh.tri_index.len(),
+            mesh.triangles.len(),
+            "GpuRefit::new: the hierarchy was not built over this mesh"
+        );
+        let vertex_count = mesh.positions.len();
+        let tri_verts: Vec<u32> = bvh
+            .tri_index
+            .iter()
+            .flat_map(|&t| mesh.triangles[t as usize])
+            .collect();
+        assert!(
+            tri_verts.iter().all(|&v| (v as usize) < vertex_count),
+            "GpuRefit::new: a triangle names a missing vertex"
+        );
+        // Dispatch order: all leaves, then internal levels deepest first.
+        let levels = bvh.levels();
+        let is_leaf = |&&i: &&u32| bvh.nodes[i as usize].is_leaf();
+        let mut node_list: Vec<u32> = levels.iter().flatten().filter(is_leaf).copied().collect();
+        let mut dispatches = vec![RefitRange {
+            start: 0,
+            count: node_list.len() as u32,
+            pad0: 0,
+            pad1: 0,
+        }];
+        for level in levels.iter().rev() {
+            let start = node_list.len() as u32;
+            node_list.extend(level.iter().filter(|i| !is_leaf(i)));
+            let count = node_list.len() as u32 - start;
+            if count > 0 {
+                dispatches.push(RefitRange {
+                    start,
+                    count,
+                    pad0: 0,
+                    pad1: 0,
+                });
+            }
+        }
+        let align = ctx.device.limits().min_uniform_buffer_offset_alignment;
+        let range_stride = (std::mem::size_of::<RefitRange>() as u32).next_multiple_of(align);
+        let mut range_bytes = vec![0u8; range_stride as usize * dispatches.len()];
+        for (i, r) in dispatches.iter().enumerate() {
+            let at = i * range_stride as usize;
+            range_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(r));
+        }
+
+        let node_bytes: &[u8] = bytemuck::cast_slice(&bvh.nodes);
+        check_size(ctx, node_bytes.len())?;
+        check_size(ctx, 12 * vertex_count)?;
+        check_size(ctx, 4 * tri_verts.len())?;
+        let nodes = ctx.storage("refit nodes", node_bytes, wgpu::BufferUsages::empty());
+        let positions = ctx.storage_empty(
+            "refit positions",
+            12 * vertex_count as u64,
+            wgpu::BufferUsages::empty(),
+        )?;
+        let tri_verts = ctx.storage(
+            "refit tri_verts",
+            bytemuck::cast_slice(&tri_verts),
+            wgpu::BufferUsages::empty(),
+        );
+        let node_list = ctx.storage(
+            "refit node_list",
+            bytemuck::cast_slice(&node_list),
+            wgpu::BufferUsages::empty(),
+        );
+        let ranges = ctx.storage("refit ranges", &range_bytes, wgpu::BufferUsages::UNIFORM);
+
+        let module = ctx
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("kdop_refit.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(source("kdop_refit.wgsl", H).into()),
+            });
+        let leaves = kernel(
+            ctx,
+            &module,
+            "refit_leaves",
+            REFIT_LEAVES_BINDINGS,
+            &[
+                (0, &nodes),
+                (1, &positions),
+                (2, &tri_verts),
+                (3, &node_list),
+                (4, &ranges),
+            ],
+        );
+        let internal = kernel(
+            ctx,
+            &module,
+            "refit_internal",
+            REFIT_INTERNAL_BINDINGS,
+            &[(0, &nodes), (3, &node_list), (4, &ranges)],
+        );
+        Ok(GpuRefit {
+            nodes,
+            positions,
+            leaves,
+            internal,
+            dispatches,
+            range_stride,
+            node_count: bvh.nodes.len(),
+            vertex_count,
+        })
+    }
+
+    /// Number of dispatches per refit (1 for the leaves + one per internal level).
+    pub fn dispatch_count(&self) -> usize {
+        self.dispatches.len()
+    }
+
+    /// Uploads new positions (same vertex count as the mesh given to [`GpuRefit::new`]) and
+    /// refits every node, in one submission. Coordinates must be finite (as
+    /// [`crate::Bvh::refit`] checks; here they are not checked, to keep the upload the only
+    /// pass over the data).
+    ///
+    /// # Panics
+    /// If `positions.len()` differs from the mesh's vertex count.
+    pub fn refit(&mut self, ctx: &GpuContext, positions: &[[f32; 3]]) -> Result<(), GpuError> {
+        assert_eq!(
+            positions.len(),
+            self.vertex_count,
+            "GpuRefit::refit: vertex count differs from the mesh's"
+        );
+        if !positions.is_empty() {
+            ctx.queue
+                .write_buffer(&self.positions, 0, bytemuck::cast_slice(positions));
+        }
+        let max_groups = ctx.device.limits().max_compute_workgroups_per_dimension;
+        let mut enc = ctx
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("refit"),
+            });
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("refit"),
+                timestamp_writes: None,
+            });
+            for (i, r) in self.dispatches.iter().enumerate() {
+                let k = if i == 0 { &self.leaves } else { &self.internal };
+                let groups = r.count.div_ceil(WORKGROUP_SIZE);
+                if groups == 0 {
+                    continue;
+                }
+                // 2-D grid past the per-dimension limit; the kernel flattens it back.
+                let x = groups.min(max_groups);
+                let y = groups.div_ceil(x);
+                pass.set_pipeline(&k.pipeline);
+                pass.set_bind_group(0, &k.bind_group, &[i as u32 * self.range_stride]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        ctx.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    /// Reads the node array back (same bytes as `Bvh::nodes` after a CPU refit).
+    pub fn read_nodes(&self, ctx: &GpuContext) -> Result<Vec<KdopNode<H>>, GpuError> {
+        ctx.read_pod(&self.nodes, self.node_count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::build::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN};
+
+    /// The WGSL constants of the slab formula are the Rust ones, bit for bit.
+    #[test]
+    fn wgsl_constants_match_rust() {
+        let src = include_str!("../../shaders/kdop_refit.wgsl");
+        for (name, want) in [
+            ("SLAB_REL_MARGIN", SLAB_REL_MARGIN),
+            ("SLAB_ABS_MARGIN", SLAB_ABS_MARGIN),
+            ("F32_MAX", f32::MAX),
+            ("F32_MIN_POSITIVE", f32::MIN_POSITIVE),
+        ] {
+            let decl = format!("const {name}: f32 = ");
+            let at = src.find(&decl).unwrap_or_else(|| panic!("no {name}")) + decl.len();
+            let lit = &src[at..at + src[at..].find(';').unwrap()];
+            let got = lit.parse::<f64>().unwrap() as f32;
+            assert_eq!(got.to_bits(), want.to_bits(), "{name} = {lit}");
+        }
+    }
+
+    #[test]
+    fn binding_tables_cover_the_kernels() {
+        use super::*;
+        let src = source("kdop_refit.wgsl", 3);
+        let module = naga::front::wgsl::parse_str(&src).unwrap();
+        let info = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::empty(),
+        )
+        .validate(&module)
+        .unwrap();
+        for (entry, table) in [
+            ("refit_leaves", REFIT_LEAVES_BINDINGS),
+            ("refit_internal", REFIT_INTERNAL_BINDINGS),
+        ] {
+            let idx = module
+                .entry_points
+                .iter()
+                .position(|e| e.name == entry)
+                .unwrap();
+            let ep = info.get_entry_point(idx);
+            let mut used: Vec<u32> = module
+                .global_variables
+                .iter()
+                .filter(|(h, _)| !ep[*h].is_empty())
+                .filter_map(|(_, g)| g.binding.as_ref().map(|b| b.binding))
+                .collect();
+            used.sort();
+            let declared: Vec<u32> = table.iter().map(|(b, _)| *b).collect();
+            assert_eq!(used, declared, "{entry}");
+        }
+    }
+}
