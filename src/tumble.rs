@@ -113,10 +113,9 @@ impl<const H: usize> PoseFrame<H> {
         for i in 0..9 {
             f.r[i] = pose.r[i / 3][i % 3] as f32;
         }
-        for i in 0..H {
-            let a = ax[i].map(f64::from);
-            f.dir[i] = pose.rotate_inverse(a).map(|c| c as f32);
-            let o = project(ax[i], pose.t);
+        for (i, &axis) in ax.iter().enumerate() {
+            f.dir[i] = pose.rotate_inverse(axis.map(f64::from)).map(|c| c as f32);
+            let o = project(axis, pose.t);
             let m = TUMBLE_MARGIN_REL * scale + o.abs() * (1.0 / (1u64 << 21) as f64);
             f.off_lo[i] = crate::bv::kdop::round_down(o - m);
             f.off_hi[i] = crate::bv::kdop::round_up(o + m);

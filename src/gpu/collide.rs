@@ -273,7 +273,7 @@ impl<const H: usize> GpuScene<H> {
         });
         ctx.queue
             .write_buffer(&params, 0, bytemuck::cast_slice(&[self.n_fly, p, 0, 0]));
-        stats.bytes_uploaded += (frames.len() * std::mem::size_of::<PoseFrame<H>>()) as u64
+        stats.bytes_uploaded += std::mem::size_of_val(frames) as u64
             + front_a_bytes.len() as u64
             + std::mem::size_of::<GpuCounters>() as u64
             + 40;
