@@ -9,7 +9,10 @@ use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
 use std::time::Instant;
 
 fn main() -> Result<(), meshcollide::Error> {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let n_poses = args.first().copied().unwrap_or(2000);
     let tris = args.get(1).copied().unwrap_or(8000);
     let n_minor = ((tris as f64 / 5.0).sqrt() as u32).max(3);
@@ -21,7 +24,12 @@ fn main() -> Result<(), meshcollide::Error> {
 
     let ctx = meshcollide::gpu::GpuContext::new()?;
     println!("adapter: {}", ctx.adapter_name());
-    println!("scene: {} + {} triangles, {} poses", a.triangle_count(), b.triangle_count(), poses.len());
+    println!(
+        "scene: {} + {} triangles, {} poses",
+        a.triangle_count(),
+        b.triangle_count(),
+        poses.len()
+    );
     let t = Instant::now();
     let (gpu, stats) = collider.collide_batch_gpu(&ctx, &poses, Mode::All, &|_| {})?;
     let gpu_s = t.elapsed().as_secs_f64();
@@ -29,10 +37,24 @@ fn main() -> Result<(), meshcollide::Error> {
     let cpu = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
     let cpu_s = t.elapsed().as_secs_f64();
     let pairs: usize = gpu.iter().map(|r| r.pairs.len()).sum();
-    println!("gpu: {gpu_s:.2} s = {:.0} poses/s; {} submissions, {} dispatches, {} bytes uploaded, {} unsure pairs decided on the CPU", n_poses as f64 / gpu_s, stats.submissions, stats.dispatches, stats.bytes_uploaded, stats.unsure);
-    println!("cpu: {cpu_s:.2} s = {:.0} poses/s on {} threads", n_poses as f64 / cpu_s, rayon::current_num_threads());
+    println!(
+        "gpu: {gpu_s:.2} s = {:.0} poses/s; {} submissions, {} dispatches, {} bytes uploaded, {} unsure pairs decided on the CPU",
+        n_poses as f64 / gpu_s,
+        stats.submissions,
+        stats.dispatches,
+        stats.bytes_uploaded,
+        stats.unsure
+    );
+    println!(
+        "cpu: {cpu_s:.2} s = {:.0} poses/s on {} threads",
+        n_poses as f64 / cpu_s,
+        rayon::current_num_threads()
+    );
     println!("front size per level: {:?}", stats.level_sizes);
-    let same = gpu.iter().zip(&cpu).all(|(g, c)| g.pairs == c.pairs && g.counters.bv_tests == c.counters.bv_tests);
+    let same = gpu
+        .iter()
+        .zip(&cpu)
+        .all(|(g, c)| g.pairs == c.pairs && g.counters.bv_tests == c.counters.bv_tests);
     println!("{pairs} pairs; GPU equals CPU reference (pairs and Nv): {same}");
     if !same {
         std::process::exit(1);

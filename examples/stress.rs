@@ -12,9 +12,11 @@ fn peak_rss_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<f64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|v| v.parse::<f64>().ok())
+            })
         })
         .map_or(f64::NAN, |kib| kib / 1024.0)
 }
@@ -23,18 +25,28 @@ fn main() -> Result<(), meshcollide::Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let gpu = args.iter().any(|a| a == "--gpu");
     let rest: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
-    let default = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/meshes/dragon-vrip.ply.gz");
+    let default = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/meshes/dragon-vrip.ply.gz"
+    );
     let path = rest.first().map_or(default, |s| s.as_str());
     let n_poses: usize = rest.get(1).and_then(|s| s.parse().ok()).unwrap_or(20);
 
     let t = Instant::now();
     let m = meshcollide::mesh::load(path.as_ref())?;
-    println!("{path}: {} triangles, loaded in {:.2} s", m.triangle_count(), t.elapsed().as_secs_f64());
+    println!(
+        "{path}: {} triangles, loaded in {:.2} s",
+        m.triangle_count(),
+        t.elapsed().as_secs_f64()
+    );
     let (lo, hi) = m.bounds();
     let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
     let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
     let poses = tumbling_poses(n_poses, c, [0.25 * size, 0.0, 0.0]);
-    let o = BuildOptions { leaf_size: 4, ..Default::default() };
+    let o = BuildOptions {
+        leaf_size: 4,
+        ..Default::default()
+    };
     let t = Instant::now();
     let collider = Collider::build(&m, &m, BvKind::Kdop18, &o, &o);
     let [(na, ba), (nb, bb)] = collider.hierarchy_sizes();
@@ -49,7 +61,10 @@ fn main() -> Result<(), meshcollide::Error> {
     let r = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
     let s = t.elapsed().as_secs_f64();
     let pairs: usize = r.iter().map(|x| x.pairs.len()).sum();
-    println!("cpu: {n_poses} poses in {s:.2} s ({:.1} poses/s), {pairs} pairs", n_poses as f64 / s);
+    println!(
+        "cpu: {n_poses} poses in {s:.2} s ({:.1} poses/s), {pairs} pairs",
+        n_poses as f64 / s
+    );
     if gpu {
         let ctx = meshcollide::gpu::GpuContext::new()?;
         let t = Instant::now();

@@ -1,7 +1,8 @@
 // Triangle tests of one level's leaf pairs. B's corners are moved into A's frame in f32 and
 // the certified filter (tri_filter.wgsl) decides HIT or MISS when the f32 error bound
 // allows; UNSURE pairs go to a list the host decides with the exact f64 test, so the result
-// equals the CPU reference exactly. Outputs carry triangle positions (reordered arrays).
+// equals the CPU reference exactly. Contacts carry the meshes' own triangle numbers (file
+// order); UNSURE pairs carry positions in the reordered arrays, for the host's exact test.
 
 @group(0) @binding(0) var<storage, read> env_nodes: array<KdopNode>;
 @group(0) @binding(1) var<storage, read> fly_nodes: array<KdopNode>;
@@ -14,6 +15,8 @@
 @group(0) @binding(8) var<storage, read_write> done: array<atomic<u32>>;
 @group(0) @binding(9) var<storage, read_write> contacts: array<FrontPair>;
 @group(0) @binding(10) var<storage, read_write> unsure: array<FrontPair>;
+@group(0) @binding(11) var<storage, read> env_tri_index: array<u32>;
+@group(0) @binding(12) var<storage, read> fly_tri_index: array<u32>;
 
 fn env_corner(t: u32, c: u32) -> vec3<f32> {
     let o = 9u * t + 3u * c;
@@ -69,7 +72,7 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
         for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
             let verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
             if (verdict == TF_HIT) {
-                push_contact(FrontPair(p.pose, ia, ib));
+                push_contact(FrontPair(p.pose, env_tri_index[ia], fly_tri_index[ib]));
                 if (counters.mode_first != 0u) {
                     atomicOr(&done[p.pose], 1u);
                     return;

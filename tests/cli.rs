@@ -246,14 +246,20 @@ mod common;
 #[test]
 fn gpu_and_cpu_backends_write_identical_pairs() {
     let Some(_ctx) = common::gpu() else { return };
-    let Some(dir) = common::shared_meshes_dir() else { return };
+    let Some(dir) = common::shared_meshes_dir() else {
+        return;
+    };
     let d = tmp_dir("backends");
-    for (a, b) in [("beetle.obj", "beetle.obj"), ("spot.obj", "featuretype.stl")] {
+    for (a, b) in [
+        ("beetle.obj", "beetle.obj"),
+        ("spot.obj", "featuretype.stl"),
+    ] {
         let ma = meshcollide::mesh::load(&dir.join(a)).unwrap();
         let (lo, hi) = ma.bounds();
         let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
         let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
-        let poses = meshcollide::pose::tumbling_poses(12, [0.0; 3], [c[0] + 0.2 * size, c[1], c[2]]);
+        let poses =
+            meshcollide::pose::tumbling_poses(12, [0.0; 3], [c[0] + 0.2 * size, c[1], c[2]]);
         std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
         let mut outputs = Vec::new();
         for backend in ["cpu", "gpu"] {
@@ -266,10 +272,20 @@ fn gpu_and_cpu_backends_write_identical_pairs() {
                 .current_dir(&d)
                 .output()
                 .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             outputs.push(std::fs::read(d.join(format!("pairs-{backend}.csv"))).unwrap());
         }
-        assert!(outputs[0].len() > "pose,tri_a,tri_b\n".len(), "{a}/{b}: no contacts");
-        assert!(outputs[0] == outputs[1], "{a}/{b}: GPU and CPU pairs.csv differ");
+        assert!(
+            outputs[0].len() > "pose,tri_a,tri_b\n".len(),
+            "{a}/{b}: no contacts"
+        );
+        assert!(
+            outputs[0] == outputs[1],
+            "{a}/{b}: GPU and CPU pairs.csv differ"
+        );
     }
 }

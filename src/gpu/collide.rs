@@ -93,6 +93,8 @@ pub struct GpuScene<const H: usize> {
     fly_tris: wgpu::Buffer,
     fly_offsets: wgpu::Buffer,
     fly_points: wgpu::Buffer,
+    env_tri_index: wgpu::Buffer,
+    fly_tri_index: wgpu::Buffer,
     pipelines: Pipelines,
     n_fly: u32,
     levels: u32,
@@ -119,7 +121,7 @@ impl<const H: usize> GpuScene<H> {
         let env = &scene.env;
         let fly = &scene.fly;
         let bytes = |s: &[u8]| s.to_vec();
-        let arrays: [(&str, Vec<u8>); 6] = [
+        let arrays: [(&str, Vec<u8>); 8] = [
             ("env_nodes", bytes(bytemuck::cast_slice(&env.nodes))),
             ("fly_nodes", bytes(bytemuck::cast_slice(&fly.bvh.nodes))),
             ("env_tris", bytes(bytemuck::cast_slice(&env.tri_corners))),
@@ -129,6 +131,11 @@ impl<const H: usize> GpuScene<H> {
             ),
             ("fly_offsets", bytes(bytemuck::cast_slice(&fly.offsets))),
             ("fly_points", bytes(bytemuck::cast_slice(&fly.points))),
+            ("env_tri_index", bytes(bytemuck::cast_slice(&env.tri_index))),
+            (
+                "fly_tri_index",
+                bytes(bytemuck::cast_slice(&fly.bvh.tri_index)),
+            ),
         ];
         let limit = ctx.device.limits().max_storage_buffer_binding_size;
         let mut static_bytes = 0;
@@ -150,7 +157,9 @@ impl<const H: usize> GpuScene<H> {
             fly_tris,
             fly_offsets,
             fly_points,
-        ]: [wgpu::Buffer; 6] = bufs.try_into().expect("six buffers");
+            env_tri_index,
+            fly_tri_index,
+        ]: [wgpu::Buffer; 8] = bufs.try_into().expect("eight buffers");
         let n_fly = fly.bvh.nodes.len() as u32;
         let kdop_bytes = std::mem::size_of::<Kdop<H>>() as u64;
         let budget = limit.min(256 << 20);
@@ -162,6 +171,8 @@ impl<const H: usize> GpuScene<H> {
             fly_tris,
             fly_offsets,
             fly_points,
+            env_tri_index,
+            fly_tri_index,
             pipelines: Pipelines {
                 tumble: pipeline(ctx, "kdop_tumble.wgsl", "tumble", H),
                 expand: pipeline(ctx, "front_expand.wgsl", "expand", H),
@@ -205,7 +216,7 @@ impl<const H: usize> GpuScene<H> {
                     }
                 }
             };
-            results.extend(self.finish(
+            results.extend(finish(
                 scene,
                 &poses[first_pose..first_pose + chunk.len()],
                 batch,
@@ -337,6 +348,8 @@ impl<const H: usize> GpuScene<H> {
                 &done,
                 &contacts,
                 &unsure,
+                &self.env_tri_index,
+                &self.fly_tri_index,
             ],
         );
 
@@ -396,57 +409,56 @@ impl<const H: usize> GpuScene<H> {
             unsure: ctx.read_pod(&unsure, c.n_unsure as usize)?,
         }))
     }
-
-    /// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
-    fn finish(
-        &self,
-        scene: &Scene<H>,
-        poses: &[Pose],
-        out: BatchOutput,
-        mode: Mode,
-        stats: &mut GpuStats,
-    ) -> Vec<PoseResult> {
-        let env = &scene.env;
-        let fly = &scene.fly.bvh;
-        let mut results: Vec<PoseResult> = (0..poses.len())
-            .map(|i| PoseResult {
-                pairs: Vec::new(),
-                counters: Counters {
-                    bv_tests: out.nv[i] as u64,
-                    tri_tests: out.np[i] as u64,
-                    bv_updates: self.n_fly as u64,
-                },
-            })
-            .collect();
-        for c in &out.contacts {
-            results[c.pose as usize]
-                .pairs
-                .push((env.tri_index[c.a as usize], fly.tri_index[c.b as usize]));
-        }
-        stats.unsure += out.unsure.len() as u64;
-        for u in &out.unsure {
-            let ta = env.tri_corners[u.a as usize].map(|p| p.map(f64::from));
-            let tb = fly.tri_corners[u.b as usize].map(|p| poses[u.pose as usize].apply(p));
-            if tri_tri_intersect(&ta, &tb) {
-                results[u.pose as usize]
-                    .pairs
-                    .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));
-            }
-        }
-        for r in &mut results {
-            r.pairs.sort_unstable();
-            r.pairs.dedup();
-            if mode == Mode::First {
-                r.pairs.truncate(1);
-            }
-        }
-        results
-    }
 }
 
-struct BatchOutput {
-    nv: Vec<u32>,
-    np: Vec<u32>,
-    contacts: Vec<FrontPair>,
-    unsure: Vec<FrontPair>,
+/// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
+pub(crate) fn finish<const H: usize>(
+    scene: &Scene<H>,
+    poses: &[Pose],
+    out: BatchOutput,
+    mode: Mode,
+    stats: &mut GpuStats,
+) -> Vec<PoseResult> {
+    let env = &scene.env;
+    let fly = &scene.fly.bvh;
+    let mut results: Vec<PoseResult> = (0..poses.len())
+        .map(|i| PoseResult {
+            pairs: Vec::new(),
+            counters: Counters {
+                bv_tests: out.nv[i] as u64,
+                tri_tests: out.np[i] as u64,
+                bv_updates: scene.fly.bvh.nodes.len() as u64,
+            },
+        })
+        .collect();
+    for c in &out.contacts {
+        results[c.pose as usize].pairs.push((c.a, c.b));
+    }
+    stats.unsure += out.unsure.len() as u64;
+    for u in &out.unsure {
+        let ta = env.tri_corners[u.a as usize].map(|p| p.map(f64::from));
+        let tb = fly.tri_corners[u.b as usize].map(|p| poses[u.pose as usize].apply(p));
+        if tri_tri_intersect(&ta, &tb) {
+            results[u.pose as usize]
+                .pairs
+                .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));
+        }
+    }
+    for r in &mut results {
+        r.pairs.sort_unstable();
+        r.pairs.dedup();
+        if mode == Mode::First {
+            r.pairs.truncate(1);
+        }
+    }
+    results
+}
+
+/// What one batch produced: contacts in the meshes' own triangle numbering, undecided
+/// pairs as positions in the reordered triangle arrays.
+pub(crate) struct BatchOutput {
+    pub nv: Vec<u32>,
+    pub np: Vec<u32>,
+    pub contacts: Vec<FrontPair>,
+    pub unsure: Vec<FrontPair>,
 }

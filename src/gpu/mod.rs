@@ -7,6 +7,7 @@
 pub mod collide;
 pub mod context;
 pub mod layout;
+pub mod mirror;
 pub mod refit;
 pub mod shader;
 
