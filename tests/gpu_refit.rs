@@ -198,3 +198,18 @@ fn gpu_refit_repeated_and_timed() {
         t_read / f * 1e3,
     );
 }
+
+/// Mismatched inputs are typed errors, not panics.
+#[test]
+fn gpu_refit_rejects_mismatched_inputs() {
+    let Some(ctx) = gpu("gpu_refit_rejects_mismatched_inputs") else {
+        return;
+    };
+    let mesh = torus([0.0, 0.0, 0.0], 1.0, 0.3, 12, 6);
+    let other = torus([0.0, 0.0, 0.0], 1.0, 0.3, 10, 6);
+    let bvh = Bvh::<9>::build(&mesh, &BuildOptions::default());
+    assert!(GpuRefit::new(&ctx, &bvh, &other).is_err());
+    let mut g = GpuRefit::new(&ctx, &bvh, &mesh).unwrap();
+    assert!(g.refit(&ctx, &mesh.positions[1..]).is_err());
+    assert!(g.refit(&ctx, &mesh.positions).is_ok());
+}

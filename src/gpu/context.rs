@@ -17,6 +17,8 @@ pub enum GpuError {
     MapRange(String),
     #[error("GPU poll failed: {0}")]
     Poll(#[from] wgpu::PollError),
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
     #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { needed: u64, limit: u64 },
 }

@@ -164,27 +164,27 @@ fn kernel(
 }
 
 impl<const H: usize> GpuRefit<H> {
-    /// Uploads `bvh` (built over `mesh`) and builds the pipelines.
-    ///
-    /// # Panics
-    /// If `bvh` was not built over `mesh` (triangle counts differ) or a triangle names a
-    /// missing vertex (a [`Mesh`] built by `Mesh::new` or a loader never does).
+    /// Uploads `bvh` (built over `mesh`) and builds the pipelines. An error if `bvh` was
+    /// not built over `mesh` (triangle counts differ) or a triangle names a missing vertex.
     pub fn new(ctx: &GpuContext, bvh: &Bvh<H>, mesh: &Mesh) -> Result<GpuRefit<H>, GpuError> {
-        assert_eq!(
-            bvh.tri_index.len(),
-            mesh.triangles.len(),
-            "GpuRefit::new: the hierarchy was not built over this mesh"
-        );
+        if bvh.tri_index.len() != mesh.triangles.len() {
+            return Err(GpuError::InvalidInput(format!(
+                "GpuRefit::new: the hierarchy has {} triangles, the mesh {}",
+                bvh.tri_index.len(),
+                mesh.triangles.len()
+            )));
+        }
         let vertex_count = mesh.positions.len();
         let tri_verts: Vec<u32> = bvh
             .tri_index
             .iter()
             .flat_map(|&t| mesh.triangles[t as usize])
             .collect();
-        assert!(
-            tri_verts.iter().all(|&v| (v as usize) < vertex_count),
-            "GpuRefit::new: a triangle names a missing vertex"
-        );
+        if let Some(v) = tri_verts.iter().find(|&&v| v as usize >= vertex_count) {
+            return Err(GpuError::InvalidInput(format!(
+                "GpuRefit::new: a triangle names vertex {v}, the mesh has {vertex_count}"
+            )));
+        }
         // Dispatch order: all leaves, then internal levels deepest first.
         let levels = bvh.levels();
         let is_leaf = |&&i: &&u32| bvh.nodes[i as usize].is_leaf();
@@ -285,15 +285,15 @@ impl<const H: usize> GpuRefit<H> {
     /// refits every node, in one submission. Coordinates must be finite (as
     /// [`crate::Bvh::refit`] checks; here they are not checked, to keep the upload the only
     /// pass over the data).
-    ///
-    /// # Panics
-    /// If `positions.len()` differs from the mesh's vertex count.
+    /// An error if `positions.len()` differs from the mesh's vertex count.
     pub fn refit(&mut self, ctx: &GpuContext, positions: &[[f32; 3]]) -> Result<(), GpuError> {
-        assert_eq!(
-            positions.len(),
-            self.vertex_count,
-            "GpuRefit::refit: vertex count differs from the mesh's"
-        );
+        if positions.len() != self.vertex_count {
+            return Err(GpuError::InvalidInput(format!(
+                "GpuRefit::refit: {} positions, the mesh has {} vertices",
+                positions.len(),
+                self.vertex_count
+            )));
+        }
         if !positions.is_empty() {
             ctx.queue
                 .write_buffer(&self.positions, 0, bytemuck::cast_slice(positions));
