@@ -5,7 +5,7 @@
 
 use meshcollide::mesh::generate;
 use meshcollide::pose::tumbling_poses;
-use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
+use meshcollide::{BuildOptions, BvKind, Collider, QueryOptions};
 use std::time::Instant;
 
 fn main() -> Result<(), meshcollide::Error> {
@@ -31,7 +31,8 @@ fn main() -> Result<(), meshcollide::Error> {
         poses.len()
     );
     let t = Instant::now();
-    let (gpu, stats) = collider.collide_batch_gpu(&ctx, &poses, Mode::All, &|_| {})?;
+    let (gpu, stats) =
+        collider.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), &|_| {})?;
     let gpu_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let cpu = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});

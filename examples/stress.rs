@@ -5,7 +5,7 @@
 //! (default mesh: `../shared/meshes/dragon-vrip.ply.gz`)
 
 use meshcollide::pose::tumbling_poses;
-use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
+use meshcollide::{BuildOptions, BvKind, Collider, QueryOptions};
 use std::time::Instant;
 
 fn peak_rss_mib() -> f64 {
@@ -68,7 +68,8 @@ fn main() -> Result<(), meshcollide::Error> {
     if gpu {
         let ctx = meshcollide::gpu::GpuContext::new()?;
         let t = Instant::now();
-        let (g, stats) = collider.collide_batch_gpu(&ctx, &poses, Mode::All, &|_| {})?;
+        let (g, stats) =
+            collider.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), &|_| {})?;
         let s = t.elapsed().as_secs_f64();
         let same = g.iter().zip(&r).all(|(a, b)| a.pairs == b.pairs);
         println!(

@@ -13,12 +13,15 @@ use meshcollide::gpu::{GpuContext, GpuRefit};
 use meshcollide::pose::tumbling_poses;
 use meshcollide::query::Scene;
 use meshcollide::tumble::tumble_points;
-use meshcollide::{BuildOptions, Bvh, Mode, Pose};
+use meshcollide::{BuildOptions, Bvh, Mode, Pose, TumbleMethod};
 use std::time::Instant;
 
 fn main() -> Result<(), meshcollide::Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let default = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/meshes/stanford-bunny.obj");
+    let default = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/meshes/stanford-bunny.obj"
+    );
     let path = args.first().map_or(default, |s| s.as_str());
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(64);
     let m = meshcollide::mesh::load(path.as_ref())?;
@@ -28,7 +31,10 @@ fn main() -> Result<(), meshcollide::Error> {
     let nodes = fly.bvh.nodes.len();
     // Far away: B never meets A, so only tumbling costs.
     let poses: Vec<Pose> = tumbling_poses(n, [0.0; 3], [1e3, 0.0, 0.0]);
-    println!("{path}: {} triangles, {nodes} flying nodes (kdop18, leaf 1), {n} poses", m.triangle_count());
+    println!(
+        "{path}: {} triangles, {nodes} flying nodes (kdop18, leaf 1), {n} poses",
+        m.triangle_count()
+    );
 
     let t = Instant::now();
     let frames = fly.pose_frames(&poses);
@@ -43,26 +49,54 @@ fn main() -> Result<(), meshcollide::Error> {
     let mut bvh: Bvh<9> = fly.bvh.clone();
     let t = Instant::now();
     for p in &poses {
-        let moved: Vec<[f32; 3]> = m.positions.iter().map(|&v| p.apply(v).map(|c| c as f32)).collect();
+        let moved: Vec<[f32; 3]> = m
+            .positions
+            .iter()
+            .map(|&v| p.apply(v).map(|c| c as f32))
+            .collect();
         bvh.refit(&moved, &m.triangles)?;
         sink += bvh.nodes[0].bv.max[0];
     }
     let cpu_exact = t.elapsed().as_secs_f64() / n as f64;
-    println!("cpu (1 thread): approximation {:.2} ms/pose, exact refit {:.2} ms/pose", cpu_approx * 1e3, cpu_exact * 1e3);
+    println!(
+        "cpu (1 thread): approximation {:.2} ms/pose, exact refit {:.2} ms/pose",
+        cpu_approx * 1e3,
+        cpu_exact * 1e3
+    );
 
     let ctx = GpuContext::new()?;
     let mut gscene = meshcollide::gpu::collide::GpuScene::new(&ctx, &scene)?;
-    let _ = gscene.collide_batch(&ctx, &scene, &poses[..1], Mode::All, &|_| {})?; // warm-up
+    let _ = gscene.collide_batch(
+        &ctx,
+        &scene,
+        &poses[..1],
+        Mode::All,
+        TumbleMethod::Approximate,
+        &|_| {},
+    )?; // warm-up
     let t = Instant::now();
-    let (_, stats) = gscene.collide_batch(&ctx, &scene, &poses, Mode::All, &|_| {})?;
+    let (_, stats) = gscene.collide_batch(
+        &ctx,
+        &scene,
+        &poses,
+        Mode::All,
+        TumbleMethod::Approximate,
+        &|_| {},
+    )?;
     let gpu_approx = t.elapsed().as_secs_f64() / n as f64;
     let mut refit = GpuRefit::new(&ctx, &fly.bvh, &m)?;
     let t = Instant::now();
     for p in &poses {
-        let moved: Vec<[f32; 3]> = m.positions.iter().map(|&v| p.apply(v).map(|c| c as f32)).collect();
+        let moved: Vec<[f32; 3]> = m
+            .positions
+            .iter()
+            .map(|&v| p.apply(v).map(|c| c as f32))
+            .collect();
         refit.refit(&ctx, &moved)?;
     }
-    ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(meshcollide::gpu::GpuError::from)?;
+    ctx.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(meshcollide::gpu::GpuError::from)?;
     let gpu_exact = t.elapsed().as_secs_f64() / n as f64;
     println!(
         "gpu ({}): approximation (dense kernel, {} submissions) {:.2} ms/pose, exact refit {:.2} ms/pose",

@@ -23,29 +23,7 @@ struct RefitRange {
 @group(0) @binding(3) var<storage, read> node_list: array<u32>;
 @group(0) @binding(4) var<uniform> range: RefitRange;
 
-const F32_MIN_POSITIVE: f32 = 1.1754943508222875e-38; // 2^-126
-const F32_MAX: f32 = 3.4028234663852886e38;
-const SLAB_REL_MARGIN: f32 = 2.384185791015625e-7; // 2^-22
-const SLAB_ABS_MARGIN: f32 = 7.888609052210118e-31; // 2^-100
-
-// Twin of build::refit::ftz: subnormals and -0 become +0, whatever the device's float mode.
-fn ftz(x: f32) -> f32 {
-    return select(x, 0.0, abs(x) < F32_MIN_POSITIVE);
-}
-
-// Twin of build::refit::slab_bounds_f32 (see there for why [lo, hi] contains axis · p).
-fn slab_bounds(axis: vec3<f32>, p: vec3<f32>) -> vec2<f32> {
-    let s = axis * 0.25;
-    let x = ftz(p.x * s.x);
-    let y = ftz(p.y * s.y);
-    let z = ftz(p.z * s.z);
-    let v = ftz(ftz(x + y) + z);
-    let m = ftz(ftz(abs(x) + abs(y)) + abs(z));
-    let d = max(m * SLAB_REL_MARGIN, SLAB_ABS_MARGIN);
-    let lo = min(ftz(v - d) * 4.0, F32_MAX);
-    let hi = max(ftz(v + d) * 4.0, -F32_MAX);
-    return vec2<f32>(lo, hi);
-}
+// ftz, slab_bounds and their constants live in kdop.wgsl (shared with kdop_tumble.wgsl).
 
 // 1-D index over a possibly 2-D grid (more than max_compute_workgroups_per_dimension groups).
 fn thread_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {

@@ -49,3 +49,83 @@ fn tumble(@builtin(global_invocation_id) gid: vec3<u32>) {
         tumbled[i] = tumble_points(pose, node);
     }
 }
+
+// Exact refit per pose (TumbleMethod::Exact): leaves from their posed corners, then internal
+// nodes level by level, deepest first. CPU twin: tumble::posed_kdop and
+// TumbleWorkspace::refit_all, bit for bit.
+
+struct SliceParams {
+    start: u32,
+    count: u32,
+    n_poses: u32,
+    n_fly: u32,
+}
+
+@group(0) @binding(5) var<storage, read> fly_nodes: array<KdopNode>;
+@group(0) @binding(6) var<storage, read> fly_tris: array<f32>;
+@group(0) @binding(7) var<storage, read> node_list: array<u32>;
+@group(0) @binding(8) var<uniform> slice: SliceParams;
+
+fn fly_corner(t: u32, c: u32) -> vec3<f32> {
+    let o = 9u * t + 3u * c;
+    return vec3<f32>(fly_tris[o], fly_tris[o + 1u], fly_tris[o + 2u]);
+}
+
+// Twin of tumble::posed_kdop.
+fn posed_kdop(pose: u32, first: u32, count: u32) -> Kdop {
+    var k: Kdop;
+    let inf = bitcast<f32>(0x7f800000u);
+    for (var i = 0u; i < H; i = i + 1u) {
+        k.min[i] = inf;
+        k.max[i] = -inf;
+    }
+    let r = frames[pose].r;
+    let t = vec3<f32>(frames[pose].t[0], frames[pose].t[1], frames[pose].t[2]);
+    for (var tri = first; tri < first + count; tri = tri + 1u) {
+        for (var c = 0u; c < 3u; c = c + 1u) {
+            let p = fly_corner(tri, c);
+            let q = transform_f32(r, t, p);
+            let e = transform_error_bound(p, t);
+            for (var i = 0u; i < H; i = i + 1u) {
+                let a = AXES[i];
+                let b = slab_bounds(a, q);
+                let n1 = (abs(a.x) + abs(a.y)) + abs(a.z);
+                let w = (e * n1) * 2.0;
+                k.min[i] = min(k.min[i], b.x - w);
+                k.max[i] = max(k.max[i], b.y + w);
+            }
+        }
+    }
+    return k;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn tumble_exact_leaves(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= slice.count * slice.n_poses) {
+        return;
+    }
+    let pose = i / slice.count;
+    let node = node_list[slice.start + i % slice.count];
+    let n = fly_nodes[node];
+    tumbled[pose * slice.n_fly + node] = posed_kdop(pose, n.first, n.count);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= slice.count * slice.n_poses) {
+        return;
+    }
+    let pose = i / slice.count;
+    let node = node_list[slice.start + i % slice.count];
+    let c = fly_nodes[node].first;
+    let a = tumbled[pose * slice.n_fly + c];
+    let b = tumbled[pose * slice.n_fly + c + 1u];
+    var k: Kdop;
+    for (var s = 0u; s < H; s = s + 1u) {
+        k.min[s] = min(a.min[s], b.min[s]);
+        k.max[s] = max(a.max[s], b.max[s]);
+    }
+    tumbled[pose * slice.n_fly + node] = k;
+}

@@ -159,12 +159,12 @@ impl Collider {
         &self,
         ctx: &crate::gpu::GpuContext,
         poses: &[Pose],
-        mode: Mode,
+        opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> crate::Result<(Vec<PoseResult>, crate::gpu::collide::GpuStats)> {
         with_scene!(self, s => {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
-            Ok(g.collide_batch(ctx, s, poses, mode, progress)?)
+            Ok(g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?)
         })
     }
 

@@ -124,6 +124,30 @@ impl<const H: usize> PoseFrame<H> {
     }
 }
 
+/// The exact refit's k-DOP of triangles of B under a pose frame, in f32 only: each corner
+/// moved by the triangle filter's `transform_f32` (error at most `transform_error_bound`
+/// against `Pose::apply`), bounded by the deforming refit's `slab_bounds_f32`, and widened
+/// by twice the transform error times `|axis|₁` (twice: the widening's own rounding stays
+/// far below the doubled bound). WGSL twin: `posed_kdop` in `shaders/kdop_tumble.wgsl`.
+pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) -> Kdop<H> {
+    use crate::build::slab_bounds_f32;
+    use crate::tri::filter::{transform_error_bound, transform_f32};
+    let ax = axes(H);
+    let mut k = Kdop::EMPTY;
+    for &p in tris.iter().flatten() {
+        let q = transform_f32(&frame.r, &frame.t, p);
+        let e = transform_error_bound(p, &frame.t);
+        for (i, &a) in ax.iter().enumerate() {
+            let (lo, hi) = slab_bounds_f32(a, q);
+            let n1 = (a[0].abs() + a[1].abs() + a[2].abs()) as f32;
+            let w = (e * n1) * 2.0;
+            k.min[i] = k.min[i].min(lo - w);
+            k.max[i] = k.max[i].max(hi + w);
+        }
+    }
+    k
+}
+
 /// The approximation method's k-DOP of bounding points (B's frame, f32) under a pose
 /// frame. The one formula; the WGSL twin is `tumble_points` in `shaders/kdop_tumble.wgsl`.
 #[inline]
@@ -340,21 +364,16 @@ impl<const H: usize> TumbleWorkspace<H> {
         }
     }
 
-    /// Exact refit: transform every corner, bound the leaves, merge upwards (children are
-    /// stored after their parents, so a reverse sweep visits children first).
+    /// Exact refit: bound every leaf's posed corners ([`posed_kdop`]), merge upwards
+    /// (children are stored after their parents, so a reverse sweep visits children first).
     fn refit_all(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose) {
         let bvh = &fly.bvh;
-        let m = margin(fly.scale, pose);
-        for (w, t) in self.tri_world.iter_mut().zip(&bvh.tri_corners) {
-            *w = t.map(|p| pose.apply(p));
-        }
+        let frame = PoseFrame::new(pose, fly.scale, Kdop::EMPTY);
         for i in (0..bvh.nodes.len()).rev() {
             let node = &bvh.nodes[i];
             self.node_bv[i] = if node.is_leaf() {
                 let r = node.first as usize..(node.first + node.count) as usize;
-                let (lo, hi) = Kdop::<H>::extents_f64(self.tri_world[r].iter().flatten().copied());
-                self.leaf_stamp[i] = self.stamp;
-                Kdop::from_extents(&lo, &hi, m)
+                posed_kdop(&frame, &bvh.tri_corners[r])
             } else {
                 let c = node.first as usize;
                 self.node_bv[c].merge(&self.node_bv[c + 1])

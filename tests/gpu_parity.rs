@@ -32,19 +32,34 @@ fn compare<const H: usize>(
         gpu.capacities = c;
     }
     let mut total = 0;
-    for mode in [Mode::All, Mode::First] {
-        let cpu = scene.collide_batch(
-            poses,
-            &QueryOptions {
-                mode,
-                tumble: TumbleMethod::Approximate,
-            },
-            &|_| {},
-        );
+    let runs = [
+        (Mode::All, TumbleMethod::Approximate),
+        (Mode::First, TumbleMethod::Approximate),
+        (Mode::All, TumbleMethod::Exact),
+    ];
+    for (mode, tumble) in runs {
+        let label = &format!("{label} {tumble:?}");
+        let cpu = scene.collide_batch(poses, &QueryOptions { mode, tumble }, &|_| {});
         let (got, stats) = gpu
-            .collide_batch(ctx, &scene, poses, mode, &|_| {})
+            .collide_batch(ctx, &scene, poses, mode, tumble, &|_| {})
             .unwrap();
         assert_eq!(got.len(), cpu.len());
+        if mode == Mode::All && tumble == TumbleMethod::Approximate {
+            // The breadth-first CPU mirror of the kernels: the same fronts level by level.
+            let (mirror, mstats) =
+                meshcollide::gpu::mirror::collide_batch_mirror(&scene, poses, mode);
+            assert_eq!(
+                mstats.level_sizes, stats.level_sizes,
+                "{label} H={H}: front sizes per level"
+            );
+            for (i, (m, c)) in mirror.iter().zip(&cpu).enumerate() {
+                assert_eq!(m.pairs, c.pairs, "{label} H={H} pose {i}: mirror pairs");
+                assert_eq!(
+                    m.counters.bv_tests, c.counters.bv_tests,
+                    "{label} H={H} pose {i}: mirror Nv"
+                );
+            }
+        }
         for (i, (g, c)) in got.iter().zip(&cpu).enumerate() {
             match mode {
                 Mode::All => {
@@ -90,7 +105,7 @@ fn compare<const H: usize>(
                 }
             }
         }
-        if caps.is_some() && mode == Mode::All {
+        if caps.is_some() && mode == Mode::All && tumble == TumbleMethod::Approximate {
             assert!(
                 stats.reruns > 0,
                 "{label}: tiny capacities must overflow and re-run"

@@ -60,7 +60,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
-    let gpu = choose_backend(a.backend, a.tumble)?;
+    let gpu = choose_backend(a.backend)?;
     let t0 = Instant::now();
     let (ma, mb) = rayon::join(
         || meshcollide::mesh::load(&a.a),
@@ -106,7 +106,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let progress = |done: usize| bar.set_position(done as u64);
     let (results, gpu_stats) = match &gpu {
         Some(ctx) => {
-            let (r, s) = collider.collide_batch_gpu(ctx, &poses, opts.mode, &progress)?;
+            let (r, s) = collider.collide_batch_gpu(ctx, &poses, &opts, &progress)?;
             (r, Some(s))
         }
         None => (collider.collide_batch(&poses, &opts, &progress), None),
@@ -184,20 +184,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
 }
 
 /// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
-fn choose_backend(
-    backend: BackendArg,
-    tumble: TumbleArg,
-) -> Result<Option<meshcollide::gpu::GpuContext>, Failure> {
+fn choose_backend(backend: BackendArg) -> Result<Option<meshcollide::gpu::GpuContext>, Failure> {
     if backend == BackendArg::Cpu {
         return Ok(None);
-    }
-    if matches!(tumble, TumbleArg::Exact) {
-        return match backend {
-            BackendArg::Gpu => Err(Failure::Input(
-                "--tumble exact runs on the CPU only; use --backend cpu or auto".into(),
-            )),
-            _ => Ok(None),
-        };
     }
     match meshcollide::gpu::GpuContext::new() {
         Ok(ctx) if backend == BackendArg::Gpu => Ok(Some(ctx)),

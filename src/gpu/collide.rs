@@ -19,7 +19,7 @@ use crate::bv::Kdop;
 use crate::query::{PoseResult, Scene};
 use crate::traverse::{Counters, Mode};
 use crate::tri::tri_tri_intersect;
-use crate::tumble::PoseFrame;
+use crate::tumble::{PoseFrame, TumbleMethod};
 use wgpu::BufferUsages as U;
 
 /// What one batch call did, for stats and benchmarks.
@@ -61,6 +61,8 @@ impl Default for Capacities {
 
 struct Pipelines {
     tumble: wgpu::ComputePipeline,
+    tumble_exact_leaves: wgpu::ComputePipeline,
+    tumble_exact_merge: wgpu::ComputePipeline,
     expand: wgpu::ComputePipeline,
     prepare_tri: wgpu::ComputePipeline,
     prepare_next: wgpu::ComputePipeline,
@@ -95,6 +97,10 @@ pub struct GpuScene<const H: usize> {
     fly_points: wgpu::Buffer,
     env_tri_index: wgpu::Buffer,
     fly_tri_index: wgpu::Buffer,
+    /// Flying leaves, then internal nodes level by level, deepest first (exact tumbling).
+    fly_node_list: wgpu::Buffer,
+    /// `(start, count)` slices of `fly_node_list`: the leaves, then each internal level.
+    fly_slices: Vec<(u32, u32)>,
     pipelines: Pipelines,
     n_fly: u32,
     levels: u32,
@@ -161,6 +167,23 @@ impl<const H: usize> GpuScene<H> {
             fly_tri_index,
         ]: [wgpu::Buffer; 8] = bufs.try_into().expect("eight buffers");
         let n_fly = fly.bvh.nodes.len() as u32;
+        let levels = fly.bvh.levels();
+        let is_leaf = |i: &&u32| fly.bvh.nodes[**i as usize].is_leaf();
+        let mut node_list: Vec<u32> = levels.iter().flatten().filter(is_leaf).copied().collect();
+        let mut fly_slices = vec![(0, node_list.len() as u32)];
+        for level in levels.iter().rev() {
+            let start = node_list.len() as u32;
+            node_list.extend(level.iter().filter(|i| !is_leaf(i)));
+            if node_list.len() as u32 > start {
+                fly_slices.push((start, node_list.len() as u32 - start));
+            }
+        }
+        let fly_node_list = ctx.storage(
+            "fly_node_list",
+            bytemuck::cast_slice(&node_list),
+            U::empty(),
+        );
+        static_bytes += 4 * node_list.len() as u64;
         let kdop_bytes = std::mem::size_of::<Kdop<H>>() as u64;
         let budget = limit.min(256 << 20);
         let max_batch = ((budget / (n_fly as u64 * kdop_bytes)).max(1) as usize).min(4096);
@@ -173,8 +196,12 @@ impl<const H: usize> GpuScene<H> {
             fly_points,
             env_tri_index,
             fly_tri_index,
+            fly_node_list,
+            fly_slices,
             pipelines: Pipelines {
                 tumble: pipeline(ctx, "kdop_tumble.wgsl", "tumble", H),
+                tumble_exact_leaves: pipeline(ctx, "kdop_tumble.wgsl", "tumble_exact_leaves", H),
+                tumble_exact_merge: pipeline(ctx, "kdop_tumble.wgsl", "tumble_exact_merge", H),
                 expand: pipeline(ctx, "front_expand.wgsl", "expand", H),
                 prepare_tri: pipeline(ctx, "front_prepare.wgsl", "prepare_tri", H),
                 prepare_next: pipeline(ctx, "front_prepare.wgsl", "prepare_next", H),
@@ -196,6 +223,7 @@ impl<const H: usize> GpuScene<H> {
         scene: &Scene<H>,
         poses: &[Pose],
         mode: Mode,
+        tumble: TumbleMethod,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<(Vec<PoseResult>, GpuStats), GpuError> {
         let frames = scene.fly.pose_frames(poses);
@@ -208,7 +236,7 @@ impl<const H: usize> GpuScene<H> {
         for (b, chunk) in frames.chunks(self.max_batch).enumerate() {
             let first_pose = b * self.max_batch;
             let batch = loop {
-                match self.run_batch(ctx, chunk, mode, &mut stats)? {
+                match self.run_batch(ctx, chunk, mode, tumble, &mut stats)? {
                     Ok(r) => break r,
                     Err(needed) => {
                         stats.reruns += 1;
@@ -235,6 +263,7 @@ impl<const H: usize> GpuScene<H> {
         ctx: &GpuContext,
         frames: &[PoseFrame<H>],
         mode: Mode,
+        tumble: TumbleMethod,
         stats: &mut GpuStats,
     ) -> Result<Result<BatchOutput, Capacities>, GpuError> {
         let p = frames.len() as u32;
@@ -315,6 +344,62 @@ impl<const H: usize> GpuScene<H> {
                 &params,
             ],
         );
+        // Exact tumbling: one uniform slot (aligned) and bind group per slice.
+        let slot = ctx
+            .device
+            .limits()
+            .min_uniform_buffer_offset_alignment
+            .max(16) as u64;
+        let slices = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("tumble_slices"),
+            size: slot * self.fly_slices.len() as u64,
+            usage: U::UNIFORM | U::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut exact_bgs = Vec::new();
+        if tumble == TumbleMethod::Exact {
+            for (k, &(start, count)) in self.fly_slices.iter().enumerate() {
+                let params = [start, count, p, self.n_fly];
+                ctx.queue
+                    .write_buffer(&slices, k as u64 * slot, bytemuck::cast_slice(&params));
+                let pipe = if k == 0 {
+                    &pl.tumble_exact_leaves
+                } else {
+                    &pl.tumble_exact_merge
+                };
+                fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+                    wgpu::BindGroupEntry {
+                        binding,
+                        resource: buffer.as_entire_binding(),
+                    }
+                }
+                // Auto layouts hold only the bindings an entry point uses: the merge
+                // reads neither the frames nor the triangles.
+                let mut entries = vec![
+                    entry(3, &tumbled),
+                    entry(5, &self.fly_nodes),
+                    entry(7, &self.fly_node_list),
+                ];
+                if k == 0 {
+                    entries.push(entry(0, &frames_buf));
+                    entries.push(entry(6, &self.fly_tris));
+                }
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 8,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &slices,
+                        offset: k as u64 * slot,
+                        size: std::num::NonZeroU64::new(16),
+                    }),
+                });
+                let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipe.get_bind_group_layout(0),
+                    entries: &entries,
+                });
+                exact_bgs.push((pipe, bg, count));
+            }
+        }
         let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
             bind(
                 &pl.expand,
@@ -356,11 +441,21 @@ impl<const H: usize> GpuScene<H> {
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            let (tx, ty) = groups(p as u64 * self.n_fly as u64);
-            pass.set_pipeline(&pl.tumble);
-            pass.set_bind_group(0, &bg_tumble, &[]);
-            pass.dispatch_workgroups(tx, ty, 1);
-            stats.dispatches += 1;
+            if tumble == TumbleMethod::Exact {
+                for (pipe, bg, count) in &exact_bgs {
+                    let (tx, ty) = groups(p as u64 * *count as u64);
+                    pass.set_pipeline(pipe);
+                    pass.set_bind_group(0, bg, &[]);
+                    pass.dispatch_workgroups(tx, ty, 1);
+                    stats.dispatches += 1;
+                }
+            } else {
+                let (tx, ty) = groups(p as u64 * self.n_fly as u64);
+                pass.set_pipeline(&pl.tumble);
+                pass.set_bind_group(0, &bg_tumble, &[]);
+                pass.dispatch_workgroups(tx, ty, 1);
+                stats.dispatches += 1;
+            }
             for level in 0..self.levels as usize {
                 pass.set_pipeline(&pl.expand);
                 pass.set_bind_group(0, &bg_expand[level % 2], &[]);

@@ -340,7 +340,7 @@ mod tests {
     /// The WGSL constants of the slab formula are the Rust ones, bit for bit.
     #[test]
     fn wgsl_constants_match_rust() {
-        let src = include_str!("../../shaders/kdop_refit.wgsl");
+        let src = include_str!("../../shaders/kdop.wgsl");
         for (name, want) in [
             ("SLAB_REL_MARGIN", SLAB_REL_MARGIN),
             ("SLAB_ABS_MARGIN", SLAB_ABS_MARGIN),
