@@ -122,14 +122,19 @@ impl From<ModeArg> for Mode {
 /// Tumbling method (`--tumble`).
 #[derive(Clone, Copy, ValueEnum)]
 pub enum TumbleArg {
+    /// Each backend's faster method: approx on the CPU (lazy), exact on the GPU (dense);
+    /// see BENCHMARKS.md, "Rigid tumbling".
+    Auto,
     Approx,
     Exact,
 }
 
-impl From<TumbleArg> for TumbleMethod {
-    fn from(t: TumbleArg) -> TumbleMethod {
-        match t {
-            TumbleArg::Approx => TumbleMethod::Approximate,
+impl TumbleArg {
+    /// The method for a backend (`gpu`: whether the GPU pipeline runs).
+    pub fn resolve(self, gpu: bool) -> TumbleMethod {
+        match self {
+            TumbleArg::Auto if gpu => TumbleMethod::Exact,
+            TumbleArg::Auto | TumbleArg::Approx => TumbleMethod::Approximate,
             TumbleArg::Exact => TumbleMethod::Exact,
         }
     }

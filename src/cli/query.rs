@@ -3,7 +3,7 @@
 use super::{BackendArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
 use indicatif::{ProgressBar, ProgressStyle};
 use meshcollide::formats::{Stats, total_counters, write_pairs};
-use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions, TumbleMethod};
+use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -35,9 +35,9 @@ pub struct QueryArgs {
     /// All contacts, or stop each pose at its first.
     #[arg(long, value_enum, default_value = "all")]
     pub mode: ModeArg,
-    /// How B's hierarchy follows a pose: the paper's approximation (hill climbing at the
-    /// root), or an exact refit of every node.
-    #[arg(long, value_enum, default_value = "approx")]
+    /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
+    /// the root), an exact refit of every node, or auto (approx on the CPU, exact on the GPU).
+    #[arg(long, value_enum, default_value = "auto")]
     pub tumble: TumbleArg,
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
@@ -92,7 +92,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
 
     let opts = QueryOptions {
         mode: a.mode.into(),
-        tumble: a.tumble.into(),
+        tumble: a.tumble.resolve(gpu.is_some()),
     };
     let bar = ProgressBar::new(poses.len() as u64);
     bar.set_style(
@@ -141,7 +141,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         split_point: meshcollide::SplitPoint::from(a.split_point).name().into(),
         leaf_size_a: opt_a.leaf_size,
         leaf_size_b: opt_b.leaf_size,
-        tumble: TumbleMethod::from(a.tumble).name().into(),
+        tumble: opts.tumble.name().into(),
         threads: rayon::current_num_threads(),
         triangles_a: ma.triangle_count(),
         triangles_b: mb.triangle_count(),
