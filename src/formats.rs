@@ -83,6 +83,8 @@ pub struct GpuStatsJson {
     pub bytes_uploaded: u64,
     pub submissions: u64,
     pub reruns: u64,
+    /// Batches split because a buffer would exceed the device's limit.
+    pub splits: u64,
     /// Triangle pairs the f32 filter left to the exact CPU test.
     pub unsure_pairs: u64,
     /// Node pairs entering each level of the breadth-first front, summed over poses.

@@ -13,6 +13,44 @@ use meshcollide::query::Scene;
 use meshcollide::rng::Rng;
 use meshcollide::*;
 
+/// A buffer budget far below what the batch needs: batches split down to single poses and
+/// the pairs and Nv stay those of the reference.
+#[test]
+fn small_buffer_budget_splits_batches() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = tori(12);
+    let poses = tumbling_poses(16, [0.0; 3], [1.0, 0.0, 0.0]);
+    let o = BuildOptions::default();
+    let scene = Scene::<9>::build(&a, &b, &o, &o);
+    let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
+    gpu.capacities = Capacities {
+        front: 8,
+        leaf: 4,
+        contact: 2,
+        unsure: 2,
+    };
+    gpu.max_buffer_bytes = 12 * 256;
+    let cpu = scene.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+    let (got, stats) = gpu
+        .collide_batch(
+            &ctx,
+            &scene,
+            &poses,
+            Mode::All,
+            TumbleMethod::Approximate,
+            &|_| {},
+        )
+        .unwrap();
+    assert!(stats.splits > 0, "the budget must force splits");
+    let mut pairs = 0;
+    for (i, (g, c)) in got.iter().zip(&cpu).enumerate() {
+        assert_eq!(g.pairs, c.pairs, "pose {i}");
+        assert_eq!(g.counters.bv_tests, c.counters.bv_tests, "pose {i}: Nv");
+        pairs += c.pairs.len();
+    }
+    assert!(pairs > 0);
+}
+
 fn compare<const H: usize>(
     ctx: &GpuContext,
     a: &Mesh,

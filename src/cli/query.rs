@@ -159,6 +159,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             bytes_uploaded: g.bytes_uploaded,
             submissions: g.submissions,
             reruns: g.reruns,
+            splits: g.splits,
             unsure_pairs: g.unsure,
             front_sizes_per_level: g.level_sizes,
         }),

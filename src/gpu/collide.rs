@@ -9,7 +9,8 @@
 //!
 //! Capacities are finite: every append checks its capacity and raises an overflow flag
 //! instead of writing; after the submission the host reads the flags once and, on overflow,
-//! grows the buffers to the sizes the counters asked for and runs the batch again.
+//! grows the buffers to the sizes the counters asked for and runs the batch again — or, when
+//! a buffer would exceed the device's limit, splits the batch in two. Nothing is lost.
 
 use super::context::{GpuContext, GpuError};
 use super::layout::{FrontPair, GpuCounters};
@@ -37,6 +38,8 @@ pub struct GpuStats {
     pub submissions: u64,
     /// Re-runs caused by exhausted capacity.
     pub reruns: u64,
+    /// Batches split in two because a buffer would exceed the device's limit.
+    pub splits: u64,
 }
 
 /// Initial capacities; they grow on overflow.
@@ -46,6 +49,19 @@ pub struct Capacities {
     pub leaf: u32,
     pub contact: u32,
     pub unsure: u32,
+}
+
+impl Capacities {
+    /// Each capacity cut to what fits in a buffer of `bytes`.
+    fn clamped(self, bytes: u64) -> Capacities {
+        let most = (bytes / std::mem::size_of::<FrontPair>() as u64).min(u32::MAX as u64) as u32;
+        Capacities {
+            front: self.front.min(most),
+            leaf: self.leaf.min(most),
+            contact: self.contact.min(most),
+            unsure: self.unsure.min(most),
+        }
+    }
 }
 
 impl Default for Capacities {
@@ -110,6 +126,9 @@ pub struct GpuScene<const H: usize> {
     pub capacities: Capacities,
     /// Largest batch of poses per submission (bounded by the tumbled k-DOP array).
     pub max_batch: usize,
+    /// Largest buffer the pipeline creates: the device's storage binding limit (tests lower
+    /// it to force batches to split).
+    pub max_buffer_bytes: u64,
 }
 
 fn groups(n: u64) -> (u32, u32) {
@@ -212,6 +231,7 @@ impl<const H: usize> GpuScene<H> {
             static_bytes,
             capacities: Capacities::default(),
             max_batch,
+            max_buffer_bytes: limit,
         })
     }
 
@@ -233,27 +253,55 @@ impl<const H: usize> GpuScene<H> {
             ..Default::default()
         };
         let mut results = Vec::with_capacity(poses.len());
-        for (b, chunk) in frames.chunks(self.max_batch).enumerate() {
-            let first_pose = b * self.max_batch;
+        // Ranges of poses still to run, as a stack (front of the list on top).
+        let mut pending: Vec<(usize, usize)> = (0..frames.len())
+            .step_by(self.max_batch.max(1))
+            .map(|s| (s, self.max_batch.min(frames.len() - s)))
+            .rev()
+            .collect();
+        while let Some((start, len)) = pending.pop() {
+            let chunk = &frames[start..start + len];
             let batch = loop {
-                match self.run_batch(ctx, chunk, mode, tumble, &mut stats)? {
-                    Ok(r) => break r,
-                    Err(needed) => {
+                match self.run_batch(ctx, chunk, mode, tumble, &mut stats) {
+                    Ok(Ok(r)) => break Some(r),
+                    Ok(Err(needed)) => {
                         stats.reruns += 1;
-                        self.capacities = needed;
+                        if self.fits(&needed) || len == 1 {
+                            // One pose is never split: the device's own limit decides.
+                            self.capacities = needed;
+                        } else {
+                            self.capacities = needed.clamped(self.max_buffer_bytes);
+                            break None;
+                        }
                     }
+                    // A buffer beyond the device's limit: fewer poses per submission.
+                    Err(GpuError::TooLarge { .. }) if len > 1 => break None,
+                    Err(e) => return Err(e),
                 }
             };
-            results.extend(finish(
-                scene,
-                &poses[first_pose..first_pose + chunk.len()],
-                batch,
-                mode,
-                &mut stats,
-            ));
-            progress(first_pose + chunk.len());
+            match batch {
+                Some(b) => {
+                    let chunk_poses = &poses[start..start + len];
+                    results.extend(finish(scene, chunk_poses, b, mode, &mut stats));
+                    progress(start + len);
+                }
+                None => {
+                    stats.splits += 1;
+                    let half = len / 2;
+                    pending.push((start + half, len - half));
+                    pending.push((start, half));
+                }
+            }
         }
         Ok((results, stats))
+    }
+
+    /// Whether buffers of these capacities stay within [`GpuScene::max_buffer_bytes`].
+    fn fits(&self, c: &Capacities) -> bool {
+        let pair = std::mem::size_of::<FrontPair>() as u64;
+        [c.front, c.leaf, c.contact, c.unsure]
+            .iter()
+            .all(|&n| n as u64 * pair <= self.max_buffer_bytes)
     }
 
     /// One submission. `Ok(Err(caps))`: a capacity ran out; `caps` are large enough for
