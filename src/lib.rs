@@ -5,6 +5,22 @@
 //! The pipeline: [`mesh`] → [`build`] (flat node arrays) → [`tumble`] (flying hierarchy
 //! into A's frame per pose) → [`traverse`] (Algorithm 1) → [`tri`] (exact triangle tests).
 //! [`query`] runs many poses in parallel.
+//!
+//! ```
+//! use meshcollide::{mesh::generate, pose::tumbling_poses, BuildOptions, BvKind, Collider, QueryOptions};
+//!
+//! let a = generate::torus([0.0; 3], 1.0, 0.3, 40, 16);
+//! let b = a.map_positions(|[x, y, z]| [x, z, y]); // the same ring, standing up
+//! let poses = tumbling_poses(32, [0.0; 3], [1.0, 0.0, 0.0]);
+//! let o = BuildOptions::default();
+//! let collider = Collider::build(&a, &b, BvKind::Kdop18, &o, &o);
+//! let results = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+//! // The reference equals brute force over all triangle pairs.
+//! for (pose, r) in poses.iter().zip(&results) {
+//!     assert_eq!(r.pairs, meshcollide::brute_force(&a, &b, pose));
+//! }
+//! assert!(results.iter().any(|r| !r.pairs.is_empty()));
+//! ```
 
 pub mod build;
 pub mod bv;
