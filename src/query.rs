@@ -33,6 +33,9 @@ pub use crate::tumble::POSE_CHUNK;
 pub struct Scene<const H: usize> {
     pub env: Bvh<H>,
     pub fly: FlyingHierarchy<H>,
+    /// Workspaces kept between single-pose calls: a workspace holds per-node and
+    /// per-triangle scratch arrays of B, too large to allocate for every pose.
+    pool: std::sync::Mutex<Vec<Workspace<H>>>,
 }
 
 impl<const H: usize> Scene<H> {
@@ -41,13 +44,22 @@ impl<const H: usize> Scene<H> {
         Scene {
             env,
             fly: FlyingHierarchy::new(fly),
+            pool: Default::default(),
         }
     }
 
     /// One pose, sequentially.
     pub fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
-        let mut ws = Workspace::new(&self.fly);
-        self.collide_with(pose, opts, &mut ws)
+        let take = || self.pool.lock().ok().and_then(|mut p| p.pop());
+        let mut ws = take().unwrap_or_else(|| Workspace::new(&self.fly));
+        // Each call starts hill climbing where a fresh workspace would: results do not
+        // depend on what ran before.
+        ws.tumble.climb_start.clone_from(&self.fly.hull_start);
+        let r = self.collide_with(pose, opts, &mut ws);
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(ws);
+        }
+        r
     }
 
     fn collide_with(&self, pose: &Pose, opts: &QueryOptions, ws: &mut Workspace<H>) -> PoseResult {
