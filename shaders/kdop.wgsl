@@ -12,6 +12,16 @@ struct KdopNode {
     count: u32,
 }
 
+// Twin of Kdop::merge: the slab-wise union (exact: min and max only).
+fn kdop_merge(a: Kdop, b: Kdop) -> Kdop {
+    var k: Kdop;
+    for (var i = 0u; i < H; i = i + 1u) {
+        k.min[i] = min(a.min[i], b.min[i]);
+        k.max[i] = max(a.max[i], b.max[i]);
+    }
+    return k;
+}
+
 // Twin of Kdop::overlaps: disjoint if one closed interval is disjoint, in slab order.
 fn kdop_overlaps(a: Kdop, b: Kdop) -> bool {
     for (var i = 0u; i < H; i = i + 1u) {

@@ -79,12 +79,5 @@ fn refit_internal(
     }
     let n = node_list[range.start + t];
     let c = nodes[n].first;
-    let a = nodes[c].bv;
-    let b = nodes[c + 1u].bv;
-    var bv: Kdop;
-    for (var i = 0u; i < H; i = i + 1u) {
-        bv.min[i] = min(a.min[i], b.min[i]);
-        bv.max[i] = max(a.max[i], b.max[i]);
-    }
-    nodes[n].bv = bv;
+    nodes[n].bv = kdop_merge(nodes[c].bv, nodes[c + 1u].bv);
 }

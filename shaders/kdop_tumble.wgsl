@@ -120,12 +120,6 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
     let pose = i / slice.count;
     let node = node_list[slice.start + i % slice.count];
     let c = fly_nodes[node].first;
-    let a = tumbled[pose * slice.n_fly + c];
-    let b = tumbled[pose * slice.n_fly + c + 1u];
-    var k: Kdop;
-    for (var s = 0u; s < H; s = s + 1u) {
-        k.min[s] = min(a.min[s], b.min[s]);
-        k.max[s] = max(a.max[s], b.max[s]);
-    }
-    tumbled[pose * slice.n_fly + node] = k;
+    let base = pose * slice.n_fly;
+    tumbled[base + node] = kdop_merge(tumbled[base + c], tumbled[base + c + 1u]);
 }
