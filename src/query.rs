@@ -28,7 +28,90 @@ pub struct PoseResult {
 
 pub use crate::tumble::POSE_CHUNK;
 
-/// Both hierarchies of a scene, for one k.
+/// What every hierarchy behind `--bv` provides: both hierarchies of a scene (A the
+/// environment, B the flying object) answering one pose at a time. [`Collider`] dispatches
+/// to the implementations; [`collide_batch`] runs any of them over many poses.
+///
+/// Counters mean the same for every hierarchy (ARCHITECTURE.md, "Counters"): Nv = overlap
+/// tests of two bounding volumes (a node pair, whatever the volume and however many
+/// sub-tests it takes), Np = exact triangle–triangle tests, Nu = bounding volumes of B
+/// brought into A's frame for the pose (each counted once per pose).
+pub trait PairScene: Sync + std::fmt::Debug {
+    /// Per-thread scratch state, reused across poses.
+    type Workspace: Send;
+    fn workspace(&self) -> Self::Workspace;
+    /// Called before each chunk of [`POSE_CHUNK`] poses of a batch, and before a single
+    /// pose: results must not depend on which poses a workspace saw before.
+    fn begin_chunk(&self, _ws: &mut Self::Workspace) {}
+    /// Appends the contacts of one pose as `(tri_a, tri_b)` in the meshes' own triangle
+    /// numbering, in any order, duplicates allowed.
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Self::Workspace,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters;
+    /// `(nodes, bytes)` of A's and B's hierarchies (node arrays only).
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2];
+    /// Depths of A's and B's hierarchies (a single leaf has depth 1).
+    fn depths(&self) -> [u32; 2];
+
+    /// One pose with its own workspace.
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
+        let mut ws = self.workspace();
+        collide_with(self, pose, opts, &mut ws)
+    }
+}
+
+fn collide_with<S: PairScene + ?Sized>(
+    s: &S,
+    pose: &Pose,
+    opts: &QueryOptions,
+    ws: &mut S::Workspace,
+) -> PoseResult {
+    let mut pairs = Vec::new();
+    s.begin_chunk(ws);
+    let counters = s.collide_into(pose, opts, ws, &mut pairs);
+    pairs.sort_unstable();
+    pairs.dedup();
+    PoseResult { pairs, counters }
+}
+
+/// Many poses in parallel over fixed chunks of [`POSE_CHUNK`] poses (so results do not
+/// depend on the thread count); `progress` is called with the number of poses finished.
+pub fn collide_batch<S: PairScene>(
+    s: &S,
+    poses: &[Pose],
+    opts: &QueryOptions,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Vec<PoseResult> {
+    let done = AtomicUsize::new(0);
+    poses
+        .par_chunks(POSE_CHUNK)
+        .map_init(
+            || s.workspace(),
+            |ws, chunk| {
+                s.begin_chunk(ws);
+                let out: Vec<PoseResult> = chunk
+                    .iter()
+                    .map(|p| {
+                        let mut pairs = Vec::new();
+                        let counters = s.collide_into(p, opts, ws, &mut pairs);
+                        pairs.sort_unstable();
+                        pairs.dedup();
+                        PoseResult { pairs, counters }
+                    })
+                    .collect();
+                progress(done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len());
+                out
+            },
+        )
+        .flatten_iter()
+        .collect()
+}
+
+/// Both k-DOP hierarchies of a scene, for one k.
 #[derive(Debug)]
 pub struct Scene<const H: usize> {
     pub env: Bvh<H>,
@@ -48,60 +131,59 @@ impl<const H: usize> Scene<H> {
         }
     }
 
-    /// One pose, sequentially.
-    pub fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
-        let take = || self.pool.lock().ok().and_then(|mut p| p.pop());
-        let mut ws = take().unwrap_or_else(|| Workspace::new(&self.fly));
-        // Each call starts hill climbing where a fresh workspace would: results do not
-        // depend on what ran before.
-        ws.tumble.climb_start.clone_from(&self.fly.hull_start);
-        let r = self.collide_with(pose, opts, &mut ws);
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(ws);
-        }
-        r
-    }
-
-    fn collide_with(&self, pose: &Pose, opts: &QueryOptions, ws: &mut Workspace<H>) -> PoseResult {
-        let mut pairs = Vec::new();
-        let counters = collide_pose(
-            &self.env,
-            &self.fly,
-            pose,
-            opts.mode,
-            opts.tumble,
-            ws,
-            &mut pairs,
-        );
-        pairs.sort_unstable();
-        pairs.dedup();
-        PoseResult { pairs, counters }
-    }
-
-    /// Many poses in parallel; `progress` is called with the number of poses finished.
+    /// Many poses in parallel; see [`collide_batch`].
     pub fn collide_batch(
         &self,
         poses: &[Pose],
         opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Vec<PoseResult> {
-        let done = AtomicUsize::new(0);
-        poses
-            .par_chunks(POSE_CHUNK)
-            .map_init(
-                || Workspace::new(&self.fly),
-                |ws, chunk| {
-                    ws.tumble.climb_start.clone_from(&self.fly.hull_start);
-                    let out: Vec<PoseResult> = chunk
-                        .iter()
-                        .map(|p| self.collide_with(p, opts, ws))
-                        .collect();
-                    progress(done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len());
-                    out
-                },
-            )
-            .flatten_iter()
-            .collect()
+        collide_batch(self, poses, opts, progress)
+    }
+}
+
+impl<const H: usize> PairScene for Scene<H> {
+    type Workspace = Workspace<H>;
+
+    fn workspace(&self) -> Workspace<H> {
+        Workspace::new(&self.fly)
+    }
+
+    fn begin_chunk(&self, ws: &mut Workspace<H>) {
+        // Hill climbing starts where a fresh workspace would.
+        ws.tumble.climb_start.clone_from(&self.fly.hull_start);
+    }
+
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace<H>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        collide_pose(&self.env, &self.fly, pose, opts.mode, opts.tumble, ws, out)
+    }
+
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        [
+            (self.env.nodes.len(), self.env.node_bytes()),
+            (self.fly.bvh.nodes.len(), self.fly.bvh.node_bytes()),
+        ]
+    }
+
+    fn depths(&self) -> [u32; 2] {
+        [self.env.depth, self.fly.bvh.depth]
+    }
+
+    /// One pose, sequentially, with a pooled workspace.
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
+        let take = || self.pool.lock().ok().and_then(|mut p| p.pop());
+        let mut ws = take().unwrap_or_else(|| self.workspace());
+        let r = collide_with(self, pose, opts, &mut ws);
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(ws);
+        }
+        r
     }
 }
 
@@ -162,7 +244,7 @@ impl Collider {
         opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Vec<PoseResult> {
-        with_scene!(self, s => s.collide_batch(poses, opts, progress))
+        with_scene!(self, s => collide_batch(s, poses, opts, progress))
     }
 
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch`]'s, plus what
@@ -182,15 +264,12 @@ impl Collider {
 
     /// `(nodes, bytes)` of A's and B's node arrays.
     pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
-        with_scene!(self, s => [
-            (s.env.nodes.len(), s.env.node_bytes()),
-            (s.fly.bvh.nodes.len(), s.fly.bvh.node_bytes()),
-        ])
+        with_scene!(self, s => s.hierarchy_sizes())
     }
 
     /// Depths of A's and B's hierarchies.
     pub fn depths(&self) -> [u32; 2] {
-        with_scene!(self, s => [s.env.depth, s.fly.bvh.depth])
+        with_scene!(self, s => s.depths())
     }
 }
 
