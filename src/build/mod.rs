@@ -14,6 +14,7 @@ mod validate;
 use crate::bv::{Kdop, KdopNode};
 use crate::mesh::Mesh;
 pub use refit::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN, ftz, kdop_of_corners, slab_bounds_f32};
+use split::Item;
 pub use split::{SplitPoint, SplitRule};
 
 /// How to build a hierarchy. The default is the paper's recommendation: splatter at the mean.
@@ -58,35 +59,42 @@ fn median_fallback_depth(n: usize) -> u32 {
 
 impl<const H: usize> Bvh<H> {
     /// Builds the hierarchy of `mesh` (which must be non-empty; `Mesh` validation ensures it).
+    ///
+    /// Top-down, one pass per level over contiguous [`Item`]s (centroid beside the triangle
+    /// index, so partitions stream through memory); node k-DOPs are merged bottom-up at the
+    /// end, O(n) merges in all. Min/max merging is exact, so the bytes equal a top-down merge.
     pub fn build(mesh: &Mesh, options: &BuildOptions) -> Bvh<H> {
         let n = mesh.triangle_count();
         let leaf_size = options.leaf_size.max(1) as usize;
-        let centroids: Vec<[f64; 3]> = (0..n)
+        let mut items: Vec<Item> = (0..n)
             .map(|i| {
                 let t = mesh.triangle_f64(i);
-                [0, 1, 2].map(|k| (t[0][k] + t[1][k] + t[2][k]) / 3.0)
+                Item {
+                    c: [0, 1, 2].map(|k| (t[0][k] + t[1][k] + t[2][k]) / 3.0),
+                    t: i as u32,
+                }
             })
             .collect();
-        let tri_bv: Vec<Kdop<H>> = (0..n)
-            .map(|i| Kdop::from_points(mesh.triangle_f64(i)))
-            .collect();
-        let mut idx: Vec<u32> = (0..n as u32).collect();
-        let mut nodes = vec![KdopNode {
+        // Triangle k-DOPs by mesh index, for the rules that bound candidate children.
+        let tri_bv: Vec<Kdop<H>> = match options.rule {
+            SplitRule::Splatter => Vec::new(),
+            _ => (0..n)
+                .map(|i| Kdop::from_points(mesh.triangle_f64(i)))
+                .collect(),
+        };
+        let mut nodes = Vec::with_capacity(2 * n.div_ceil(leaf_size));
+        nodes.push(KdopNode {
             bv: Kdop::EMPTY,
             first: 0,
             count: 0,
-        }];
+        });
         let mut stack = vec![(0usize, 0usize, n, 1u32)];
         let mut depth = 1;
         let fallback = median_fallback_depth(n);
-        let mut ctx = split::SplitContext::new(&centroids, &tri_bv, options.rule);
+        let mut ctx = split::SplitContext::new(&tri_bv, options.rule);
         while let Some((node, start, end, level)) = stack.pop() {
             depth = depth.max(level);
-            let range = &mut idx[start..end];
-            let bv = range
-                .iter()
-                .fold(Kdop::EMPTY, |acc, &t| acc.merge(&tri_bv[t as usize]));
-            nodes[node].bv = bv;
+            let range = &mut items[start..end];
             if range.len() <= leaf_size {
                 nodes[node].first = start as u32;
                 nodes[node].count = range.len() as u32;
@@ -97,7 +105,7 @@ impl<const H: usize> Bvh<H> {
             } else {
                 options.point
             };
-            let mid = start + ctx.split(range, &bv, point);
+            let mid = start + ctx.split(range, point);
             let c = nodes.len();
             nodes.push(nodes[node]);
             nodes.push(nodes[node]);
@@ -106,10 +114,31 @@ impl<const H: usize> Bvh<H> {
             stack.push((c + 1, mid, end, level + 1));
             stack.push((c, start, mid, level + 1));
         }
-        let tri_corners = idx.iter().map(|&t| mesh.triangle(t as usize)).collect();
+        drop(tri_bv);
+        let tri_index: Vec<u32> = items.iter().map(|it| it.t).collect();
+        drop(items);
+        let tri_corners: Vec<[[f32; 3]; 3]> = tri_index
+            .iter()
+            .map(|&t| mesh.triangle(t as usize))
+            .collect();
+        // Children have larger indices than their parent: one reverse sweep merges upward.
+        for i in (0..nodes.len()).rev() {
+            let nd = nodes[i];
+            nodes[i].bv = if nd.is_leaf() {
+                Kdop::from_points(
+                    tri_corners[nd.first as usize..(nd.first + nd.count) as usize]
+                        .iter()
+                        .flatten()
+                        .map(|p| p.map(f64::from)),
+                )
+            } else {
+                let f = nd.first as usize;
+                nodes[f].bv.merge(&nodes[f + 1].bv)
+            };
+        }
         Bvh {
             nodes,
-            tri_index: idx,
+            tri_index,
             tri_corners,
             depth,
             options: *options,

@@ -103,6 +103,35 @@ pub const fn axes(h: usize) -> &'static [[i8; 3]] {
     }
 }
 
+const fn to_f64<const N: usize>(a: [[i8; 3]; N]) -> [[f64; 3]; N] {
+    let mut out = [[0.0; 3]; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = [a[i][0] as f64, a[i][1] as f64, a[i][2] as f64];
+        i += 1;
+    }
+    out
+}
+
+static AXES_F64_6: [[f64; 3]; 3] = to_f64(AXES_6);
+static AXES_F64_14: [[f64; 3]; 7] = to_f64(AXES_14);
+static AXES_F64_18: [[f64; 3]; 9] = to_f64(AXES_18);
+static AXES_F64_26: [[f64; 3]; 13] = to_f64(AXES_26);
+
+/// [`axes`] as f64 arrays of exactly `H` directions, so hot loops over a k-DOP's slabs
+/// neither convert nor bounds-check.
+#[inline]
+pub fn axes_f64<const H: usize>() -> &'static [[f64; 3]; H] {
+    let s: &'static [[f64; 3]] = match H {
+        3 => &AXES_F64_6,
+        7 => &AXES_F64_14,
+        9 => &AXES_F64_18,
+        13 => &AXES_F64_26,
+        _ => panic!("k/2 must be 3, 7, 9 or 13"),
+    };
+    s.try_into().expect("table of H directions")
+}
+
 /// `axis · p` in f64 (exact for the {-1,0,1} directions up to one rounding of the sum).
 #[inline]
 pub fn project(axis: [i8; 3], p: [f64; 3]) -> f64 {

@@ -74,14 +74,15 @@ impl<const H: usize> Kdop<H> {
 
     /// Tight f64 extents of points along every direction (no rounding to f32 yet).
     pub fn extents_f64(points: impl IntoIterator<Item = [f64; 3]>) -> ([f64; H], [f64; H]) {
-        let ax = axes(H);
+        // The same sum as `project`, with the directions already in f64.
+        let ax = super::axes::axes_f64::<H>();
         let mut lo = [f64::INFINITY; H];
         let mut hi = [f64::NEG_INFINITY; H];
         for p in points {
             for i in 0..H {
-                let d = project(ax[i], p);
-                lo[i] = lo[i].min(d);
-                hi[i] = hi[i].max(d);
+                let d = ax[i][0] * p[0] + ax[i][1] * p[1] + ax[i][2] * p[2];
+                lo[i] = if d < lo[i] { d } else { lo[i] };
+                hi[i] = if d > hi[i] { d } else { hi[i] };
             }
         }
         (lo, hi)
