@@ -46,6 +46,9 @@ pub fn parse_pairs(text: &str) -> Result<Vec<(u32, u32, u32)>, String> {
 pub struct Stats {
     pub backend: String,
     pub bv: String,
+    /// `--box-test` (boxtree only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub box_test: Option<String>,
     pub poses: usize,
     pub build_ms: f64,
     pub query_ms: f64,

@@ -22,6 +22,7 @@
 //! assert!(results.iter().any(|r| !r.pairs.is_empty()));
 //! ```
 
+pub mod boxtree;
 pub mod build;
 pub mod bv;
 pub mod error;
@@ -38,6 +39,7 @@ pub mod query;
 pub mod traverse;
 pub mod tumble;
 
+pub use boxtree::BoxTest;
 pub use build::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use bv::BvKind;
 pub use query::{Collider, PoseResult, QueryOptions, brute_force};

@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct QueryOptions {
     pub mode: Mode,
     pub tumble: TumbleMethod,
+    /// The node-pair test of `--bv boxtree` (ignored by the k-DOPs).
+    pub box_test: crate::boxtree::BoxTest,
 }
 
 /// The contacts of one pose.
@@ -194,6 +196,8 @@ pub enum Collider {
     Kdop14(Scene<7>),
     Kdop18(Scene<9>),
     Kdop26(Scene<13>),
+    /// Zachmann's restricted boxtree (CPU only).
+    Boxtree(crate::boxtree::BoxtreeScene),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its k.
@@ -204,6 +208,20 @@ macro_rules! with_scene {
             Collider::Kdop14($s) => $body,
             Collider::Kdop18($s) => $body,
             Collider::Kdop26($s) => $body,
+            Collider::Boxtree($s) => $body,
+        }
+    };
+}
+
+/// Like `with_scene!` for the k-DOP scenes only (the GPU pipeline); `$other` for the rest.
+macro_rules! with_kdop_scene {
+    ($c:expr, $s:ident => $body:expr, $o:ident => $other:expr) => {
+        match $c {
+            Collider::Kdop6($s) => $body,
+            Collider::Kdop14($s) => $body,
+            Collider::Kdop18($s) => $body,
+            Collider::Kdop26($s) => $body,
+            $o => $other,
         }
     };
 }
@@ -222,6 +240,9 @@ impl Collider {
             BvKind::Kdop14 => Collider::Kdop14(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop18 => Collider::Kdop18(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop26 => Collider::Kdop26(Scene::build(a, b, opt_a, opt_b)),
+            BvKind::Boxtree => {
+                Collider::Boxtree(crate::boxtree::BoxtreeScene::build(a, b, opt_a, opt_b))
+            }
         }
     }
 
@@ -231,6 +252,7 @@ impl Collider {
             Collider::Kdop14(_) => BvKind::Kdop14,
             Collider::Kdop18(_) => BvKind::Kdop18,
             Collider::Kdop26(_) => BvKind::Kdop26,
+            Collider::Boxtree(_) => BvKind::Boxtree,
         }
     }
 
@@ -248,7 +270,7 @@ impl Collider {
     }
 
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch`]'s, plus what
-    /// the GPU did. Uploads the hierarchies (once per call) and runs batches of poses.
+    /// the GPU did; [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree. Uploads the hierarchies (once per call) and runs batches of poses.
     pub fn collide_batch_gpu(
         &self,
         ctx: &crate::gpu::GpuContext,
@@ -256,10 +278,10 @@ impl Collider {
         opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> crate::Result<(Vec<PoseResult>, crate::gpu::collide::GpuStats)> {
-        with_scene!(self, s => {
+        with_kdop_scene!(self, s => {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
             Ok(g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?)
-        })
+        }, other => Err(crate::gpu::GpuError::Unsupported(other.kind().name()).into()))
     }
 
     /// `(nodes, bytes)` of A's and B's node arrays.

@@ -20,9 +20,12 @@ pub enum BvKind {
     Kdop14,
     Kdop18,
     Kdop26,
+    /// Zachmann's restricted boxtree (`crate::boxtree`), not a k-DOP; CPU only.
+    Boxtree,
 }
 
 impl BvKind {
+    /// The four k-DOPs (tests and benches iterate over them); see also [`BvKind::Boxtree`].
     pub const ALL: [BvKind; 4] = [
         BvKind::Kdop6,
         BvKind::Kdop14,
@@ -30,13 +33,14 @@ impl BvKind {
         BvKind::Kdop26,
     ];
 
-    /// Number of slab directions, k/2.
+    /// Number of slab directions, k/2 (3 for the boxtree's axis-aligned boxes).
     pub fn half_k(self) -> usize {
         match self {
             BvKind::Kdop6 => 3,
             BvKind::Kdop14 => 7,
             BvKind::Kdop18 => 9,
             BvKind::Kdop26 => 13,
+            BvKind::Boxtree => 3,
         }
     }
 
@@ -47,11 +51,20 @@ impl BvKind {
             BvKind::Kdop14 => "kdop14",
             BvKind::Kdop18 => "kdop18",
             BvKind::Kdop26 => "kdop26",
+            BvKind::Boxtree => "boxtree",
         }
     }
 
     pub fn parse(s: &str) -> Option<BvKind> {
-        BvKind::ALL.into_iter().find(|k| k.name() == s)
+        BvKind::ALL
+            .into_iter()
+            .chain([BvKind::Boxtree])
+            .find(|k| k.name() == s)
+    }
+
+    /// Whether the GPU pipeline handles this volume (the boxtree is CPU-only).
+    pub fn on_gpu(self) -> bool {
+        self != BvKind::Boxtree
     }
 }
 

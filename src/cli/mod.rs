@@ -54,6 +54,8 @@ pub enum BvArg {
     Kdop14,
     Kdop18,
     Kdop26,
+    /// Zachmann's restricted boxtree (9 bytes per node; CPU only).
+    Boxtree,
 }
 
 impl From<BvArg> for BvKind {
@@ -63,6 +65,32 @@ impl From<BvArg> for BvKind {
             BvArg::Kdop14 => BvKind::Kdop14,
             BvArg::Kdop18 => BvKind::Kdop18,
             BvArg::Kdop26 => BvKind::Kdop26,
+            BvArg::Boxtree => BvKind::Boxtree,
+        }
+    }
+}
+
+/// Node-pair test of the boxtree (`--box-test`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum BoxTestArg {
+    /// Axis alignment (3.2.1).
+    Align,
+    /// SAT lite: the axes of both boxes (3.2.4).
+    Satlite,
+    /// Full separating axis test, 15 axes (3.2.3).
+    Sat,
+    /// Axis alignment with lookup tables (3.2.2).
+    Lut,
+}
+
+impl From<BoxTestArg> for meshcollide::BoxTest {
+    fn from(b: BoxTestArg) -> meshcollide::BoxTest {
+        use meshcollide::BoxTest;
+        match b {
+            BoxTestArg::Align => BoxTest::Align,
+            BoxTestArg::Satlite => BoxTest::SatLite,
+            BoxTestArg::Sat => BoxTest::Sat,
+            BoxTestArg::Lut => BoxTest::Lut,
         }
     }
 }
@@ -205,6 +233,9 @@ fn info() -> Result<(), Failure> {
     );
     println!(
         "          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)"
+    );
+    println!(
+        "          boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut): CPU only"
     );
     println!("--backend auto uses a hardware GPU when present, otherwise the CPU");
     Ok(())

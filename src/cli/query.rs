@@ -1,6 +1,6 @@
 //! `meshcollide query`.
 
-use super::{BackendArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
+use super::{BackendArg, BoxTestArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
 use indicatif::{ProgressBar, ProgressStyle};
 use meshcollide::formats::{Stats, total_counters, write_pairs};
 use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
@@ -20,7 +20,10 @@ pub struct QueryArgs {
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "kdop18")]
     pub bv: BvArg,
-    /// Splitting rule for the split axis.
+    /// Node-pair test of `--bv boxtree` (default: SAT lite, the fastest).
+    #[arg(long = "box-test", value_enum, default_value = "satlite")]
+    pub box_test: BoxTestArg,
+    /// Splitting rule for the split axis (k-DOPs; the boxtree has its own criterion).
     #[arg(long, value_enum, default_value = "splatter")]
     pub split: SplitArg,
     /// Split point along the chosen axis.
@@ -60,7 +63,16 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
-    let gpu = choose_backend(a.backend)?;
+    let bv: BvKind = a.bv.into();
+    let gpu = if bv.on_gpu() {
+        choose_backend(a.backend)?
+    } else if a.backend == BackendArg::Gpu {
+        return Err(
+            meshcollide::Error::from(meshcollide::gpu::GpuError::Unsupported(bv.name())).into(),
+        );
+    } else {
+        None
+    };
     let t0 = Instant::now();
     let (ma, mb) = rayon::join(
         || meshcollide::mesh::load(&a.a),
@@ -76,7 +88,6 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let out = std::fs::File::create(&a.out)
         .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
 
-    let bv: BvKind = a.bv.into();
     let opt_a = BuildOptions {
         rule: a.split.into(),
         point: a.split_point.into(),
@@ -93,6 +104,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let opts = QueryOptions {
         mode: a.mode.into(),
         tumble: a.tumble.resolve(gpu.is_some()),
+        box_test: a.box_test.into(),
     };
     let bar = ProgressBar::new(poses.len() as u64);
     bar.set_style(
@@ -129,6 +141,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             None => "cpu".into(),
         },
         bv: bv.name().into(),
+        box_test: (bv == BvKind::Boxtree).then(|| opts.box_test.name().into()),
         poses: poses.len(),
         build_ms,
         query_ms,

@@ -1,0 +1,237 @@
+//! The simultaneous traversal of two boxtrees (`000_ce88008c398d4cd9.txt`, section 3) with
+//! the node-specific work shifted up one level (3.3).
+//!
+//! Descent rule (the paper's scheme): when a pair overlaps, every child of A is paired with
+//! every child of B (a leaf stands for itself), first child first. The children's intervals
+//! are computed once per overlapping pair — two for A, two for B, the node-specific part
+//! `c₁` of 3.3 — and passed down to the (up to) four child pairs, whose own test (`c₂`)
+//! then compares only the interval ends that changed.
+//!
+//! Counters (ARCHITECTURE.md, "Counters"): Nv = node-pair box tests (the root pair
+//! included), Np = exact triangle tests, Nu = distinct nodes of B whose box was brought
+//! into A's frame for the pose (the root included).
+
+use super::BoxTree;
+use super::node::Node;
+use super::overlap::{Frame, Iv};
+use crate::query::{PairScene, QueryOptions};
+use crate::tri::tri_tri_intersect;
+use crate::{BoxTest, BuildOptions, Counters, Mesh, Mode, Pose};
+
+/// Both boxtrees of a scene: A the environment, B the flying object.
+#[derive(Debug)]
+pub struct BoxtreeScene {
+    pub env: BoxTree,
+    pub fly: BoxTree,
+    /// Workspaces kept between single-pose calls (they hold per-triangle arrays of B).
+    pool: std::sync::Mutex<Vec<Workspace>>,
+}
+
+impl BoxtreeScene {
+    /// Builds both trees (only `leaf_size` of the options applies: the boxtree has its own
+    /// splitting criterion, section 4).
+    pub fn build(a: &Mesh, b: &Mesh, opt_a: &BuildOptions, opt_b: &BuildOptions) -> Self {
+        let (env, fly) = rayon::join(
+            || BoxTree::build(a, opt_a.leaf_size),
+            || BoxTree::build(b, opt_b.leaf_size),
+        );
+        BoxtreeScene {
+            env,
+            fly,
+            pool: Default::default(),
+        }
+    }
+}
+
+/// Per-thread scratch state: B's triangles in A's frame (filled lazily per pose), stamps
+/// for Nu, and the lookup tables.
+#[derive(Debug)]
+pub struct Workspace {
+    pose: u32,
+    tri_stamp: Vec<u32>,
+    tris: Vec<[[f64; 3]; 3]>,
+    node_stamp: Vec<u32>,
+    lut: Vec<f64>,
+}
+
+struct Run<'a, const N: usize, const LUT: bool> {
+    env: &'a BoxTree,
+    fly: &'a BoxTree,
+    frame: &'a Frame<N>,
+    pose: &'a Pose,
+    mode: Mode,
+    ws: &'a mut Workspace,
+    c: Counters,
+    out: &'a mut Vec<(u32, u32)>,
+}
+
+impl<const N: usize, const LUT: bool> Run<'_, N, LUT> {
+    #[inline]
+    fn child_b(&mut self, parent: &Iv<N>, i: u32) -> Iv<N> {
+        let i = i as usize;
+        if self.ws.node_stamp[i] != self.ws.pose {
+            self.ws.node_stamp[i] = self.ws.pose;
+            self.c.bv_updates += 1;
+        }
+        let n = self.fly.nodes[i];
+        if LUT {
+            self.frame
+                .child_b_lut(parent, n, self.fly.lut_codes[i], &self.ws.lut)
+        } else {
+            self.frame.child_b(parent, n)
+        }
+    }
+
+    /// `(ai, bi)` overlap; returns true to stop (first contact found in `Mode::First`).
+    fn descend(&mut self, ai: u32, sa: &Iv<N>, bi: u32, sb: &Iv<N>) -> bool {
+        let na = self.env.nodes[ai as usize];
+        let nb = self.fly.nodes[bi as usize];
+        let (la, lb) = (na.is_leaf(), nb.is_leaf());
+        if la && lb {
+            return self.leaves(na, nb);
+        }
+        let mut ac = [(ai, sa.settled()); 2];
+        let mut n_a = 1;
+        if !la {
+            let f = na.child;
+            ac = [0, 1].map(|k| {
+                let n = self.env.nodes[(f + k) as usize];
+                (f + k, self.frame.child_a(sa, n))
+            });
+            n_a = 2;
+        }
+        let mut bc = [(bi, sb.settled()); 2];
+        let mut n_b = 1;
+        if !lb {
+            let f = nb.child;
+            bc = [(f, self.child_b(sb, f)), (f + 1, self.child_b(sb, f + 1))];
+            n_b = 2;
+        }
+        for (x, a) in ac.iter().take(n_a) {
+            for (y, b) in bc.iter().take(n_b) {
+                self.c.bv_tests += 1;
+                if self.frame.overlap_changed(a, b) && self.descend(*x, a, *y, b) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    fn leaves(&mut self, na: Node, nb: Node) -> bool {
+        for pa in na.child..na.child + na.count() {
+            let ta = self.env.tri_corners[pa as usize].map(|p| p.map(f64::from));
+            for pb in nb.child..nb.child + nb.count() {
+                let p = pb as usize;
+                if self.ws.tri_stamp[p] != self.ws.pose {
+                    self.ws.tri_stamp[p] = self.ws.pose;
+                    self.ws.tris[p] = self.fly.tri_corners[p].map(|q| self.pose.apply(q));
+                }
+                self.c.tri_tests += 1;
+                if tri_tri_intersect(&ta, &self.ws.tris[p]) {
+                    self.out
+                        .push((self.env.tri_index[pa as usize], self.fly.tri_index[p]));
+                    if self.mode == Mode::First {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+fn run<const N: usize, const LUT: bool>(
+    s: &BoxtreeScene,
+    pose: &Pose,
+    mode: Mode,
+    ws: &mut Workspace,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters {
+    let frame = Frame::<N>::new(pose, (&s.env.root, s.env.depth), (&s.fly.root, s.fly.depth));
+    if LUT {
+        frame.fill_lut(&s.fly, &mut ws.lut);
+    }
+    ws.pose = ws.pose.wrapping_add(1);
+    if ws.pose == 0 {
+        ws.tri_stamp.fill(0);
+        ws.node_stamp.fill(0);
+        ws.pose = 1;
+    }
+    ws.node_stamp[0] = ws.pose;
+    let ra = frame.root_a(&s.env.root);
+    let rb = frame.root_b(&s.fly.root);
+    let mut r = Run::<N, LUT> {
+        env: &s.env,
+        fly: &s.fly,
+        frame: &frame,
+        pose,
+        mode,
+        ws,
+        c: Counters {
+            bv_tests: 1,
+            tri_tests: 0,
+            bv_updates: 1,
+        },
+        out,
+    };
+    if frame.overlap_full(&ra, &rb) {
+        r.descend(0, &ra, 0, &rb);
+    }
+    r.c
+}
+
+impl PairScene for BoxtreeScene {
+    type Workspace = Workspace;
+
+    fn workspace(&self) -> Workspace {
+        let (nt, nn) = (self.fly.tri_index.len(), self.fly.nodes.len());
+        Workspace {
+            pose: 0,
+            tri_stamp: vec![0; nt],
+            tris: vec![[[0.0; 3]; 3]; nt],
+            node_stamp: vec![0; nn],
+            lut: Vec::new(),
+        }
+    }
+
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        match opts.box_test {
+            BoxTest::Align => run::<3, false>(self, pose, opts.mode, ws, out),
+            BoxTest::Lut => run::<3, true>(self, pose, opts.mode, ws, out),
+            BoxTest::SatLite => run::<6, false>(self, pose, opts.mode, ws, out),
+            BoxTest::Sat => run::<15, false>(self, pose, opts.mode, ws, out),
+        }
+    }
+
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        [
+            (self.env.nodes.len(), self.env.node_bytes()),
+            (self.fly.nodes.len(), self.fly.node_bytes()),
+        ]
+    }
+
+    fn depths(&self) -> [u32; 2] {
+        [self.env.depth, self.fly.depth]
+    }
+
+    /// One pose with a pooled workspace.
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> crate::PoseResult {
+        let take = || self.pool.lock().ok().and_then(|mut p| p.pop());
+        let mut ws = take().unwrap_or_else(|| self.workspace());
+        let mut pairs = Vec::new();
+        let counters = self.collide_into(pose, opts, &mut ws, &mut pairs);
+        pairs.sort_unstable();
+        pairs.dedup();
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(ws);
+        }
+        crate::PoseResult { pairs, counters }
+    }
+}
