@@ -45,3 +45,4 @@ pub use traverse::{Counters, Mode};
 pub use tumble::TumbleMethod;
 pub mod formats;
 pub mod gpu;
+pub mod rtree;

@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 pub struct QueryOptions {
     pub mode: Mode,
     pub tumble: TumbleMethod,
+    /// `--rtree-collide`: the R-tree's traversal (ignored by the other hierarchies).
+    pub rtree_collide: crate::rtree::RtreeCollide,
 }
 
 /// The contacts of one pose.
@@ -194,6 +196,7 @@ pub enum Collider {
     Kdop14(Scene<7>),
     Kdop18(Scene<9>),
     Kdop26(Scene<13>),
+    Rtree(crate::rtree::RtreeScene),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its k.
@@ -204,6 +207,7 @@ macro_rules! with_scene {
             Collider::Kdop14($s) => $body,
             Collider::Kdop18($s) => $body,
             Collider::Kdop26($s) => $body,
+            Collider::Rtree($s) => $body,
         }
     };
 }
@@ -222,7 +226,20 @@ impl Collider {
             BvKind::Kdop14 => Collider::Kdop14(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop18 => Collider::Kdop18(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop26 => Collider::Kdop26(Scene::build(a, b, opt_a, opt_b)),
+            BvKind::Rtree => Collider::build_rtree(a, b, &Default::default())
+                .expect("the default R-tree options are valid and meshes have triangles"),
         }
+    }
+
+    /// The R-tree scene with chosen fan-out (`--rtree-min`, `--rtree-max`).
+    pub fn build_rtree(
+        a: &Mesh,
+        b: &Mesh,
+        options: &crate::rtree::RtreeOptions,
+    ) -> crate::Result<Collider> {
+        Ok(Collider::Rtree(crate::rtree::RtreeScene::build(
+            a, b, options,
+        )?))
     }
 
     pub fn kind(&self) -> BvKind {
@@ -231,6 +248,7 @@ impl Collider {
             Collider::Kdop14(_) => BvKind::Kdop14,
             Collider::Kdop18(_) => BvKind::Kdop18,
             Collider::Kdop26(_) => BvKind::Kdop26,
+            Collider::Rtree(_) => BvKind::Rtree,
         }
     }
 
@@ -256,10 +274,19 @@ impl Collider {
         opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> crate::Result<(Vec<PoseResult>, crate::gpu::collide::GpuStats)> {
-        with_scene!(self, s => {
-            let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
-            Ok(g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?)
-        })
+        macro_rules! run {
+            ($s:expr) => {{
+                let mut g = crate::gpu::collide::GpuScene::new(ctx, $s)?;
+                Ok(g.collide_batch(ctx, $s, poses, opts.mode, opts.tumble, progress)?)
+            }};
+        }
+        match self {
+            Collider::Kdop6(s) => run!(s),
+            Collider::Kdop14(s) => run!(s),
+            Collider::Kdop18(s) => run!(s),
+            Collider::Kdop26(s) => run!(s),
+            Collider::Rtree(_) => Err(crate::gpu::GpuError::Unsupported { bv: "rtree" }.into()),
+        }
     }
 
     /// `(nodes, bytes)` of A's and B's node arrays.

@@ -77,7 +77,15 @@ fn compare<const H: usize>(
     ];
     for (mode, tumble) in runs {
         let label = &format!("{label} {tumble:?}");
-        let cpu = scene.collide_batch(poses, &QueryOptions { mode, tumble }, &|_| {});
+        let cpu = scene.collide_batch(
+            poses,
+            &QueryOptions {
+                mode,
+                tumble,
+                ..Default::default()
+            },
+            &|_| {},
+        );
         let (got, stats) = gpu
             .collide_batch(ctx, &scene, poses, mode, tumble, &|_| {})
             .unwrap();

@@ -98,6 +98,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    ..Default::default()
                 },
             );
             if all.pairs != truth {
@@ -112,6 +113,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
+                    ..Default::default()
                 },
             );
             assert!(first.pairs.len() <= 1);

@@ -83,6 +83,7 @@ fn small_models_equal_brute_force() {
                     &QueryOptions {
                         mode: Mode::All,
                         tumble,
+                        ..Default::default()
                     },
                     &|_| {},
                 );
@@ -92,6 +93,7 @@ fn small_models_equal_brute_force() {
                     &QueryOptions {
                         mode: Mode::First,
                         tumble,
+                        ..Default::default()
                     },
                     &|_| {},
                 );
@@ -172,6 +174,7 @@ fn large_models_agree_across_configurations() {
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    ..Default::default()
                 },
                 &|_| {},
             );

@@ -20,6 +20,9 @@ pub enum BvKind {
     Kdop14,
     Kdop18,
     Kdop26,
+    /// Figueiredo's R-tree of triangle AABBs (`crate::rtree`); not a k-DOP, so not in
+    /// [`BvKind::ALL`].
+    Rtree,
 }
 
 impl BvKind {
@@ -30,13 +33,14 @@ impl BvKind {
         BvKind::Kdop26,
     ];
 
-    /// Number of slab directions, k/2.
+    /// Number of slab directions, k/2 (an R-tree's boxes are AABBs: the 3 axes).
     pub fn half_k(self) -> usize {
         match self {
             BvKind::Kdop6 => 3,
             BvKind::Kdop14 => 7,
             BvKind::Kdop18 => 9,
             BvKind::Kdop26 => 13,
+            BvKind::Rtree => 3,
         }
     }
 
@@ -47,11 +51,20 @@ impl BvKind {
             BvKind::Kdop14 => "kdop14",
             BvKind::Kdop18 => "kdop18",
             BvKind::Kdop26 => "kdop26",
+            BvKind::Rtree => "rtree",
         }
     }
 
     pub fn parse(s: &str) -> Option<BvKind> {
-        BvKind::ALL.into_iter().find(|k| k.name() == s)
+        BvKind::ALL
+            .into_iter()
+            .chain([BvKind::Rtree])
+            .find(|k| k.name() == s)
+    }
+
+    /// Whether the GPU pipeline runs this hierarchy (the R-tree is CPU-only for now).
+    pub fn runs_on_gpu(self) -> bool {
+        self != BvKind::Rtree
     }
 }
 

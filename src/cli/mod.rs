@@ -54,6 +54,8 @@ pub enum BvArg {
     Kdop14,
     Kdop18,
     Kdop26,
+    /// Figueiredo's R-tree of triangle AABBs (CPU only).
+    Rtree,
 }
 
 impl From<BvArg> for BvKind {
@@ -63,6 +65,7 @@ impl From<BvArg> for BvKind {
             BvArg::Kdop14 => BvKind::Kdop14,
             BvArg::Kdop18 => BvKind::Kdop18,
             BvArg::Kdop26 => BvKind::Kdop26,
+            BvArg::Rtree => BvKind::Rtree,
         }
     }
 }
@@ -99,6 +102,24 @@ impl From<SplitPointArg> for SplitPoint {
         match s {
             SplitPointArg::Mean => SplitPoint::Mean,
             SplitPointArg::Median => SplitPoint::Median,
+        }
+    }
+}
+
+/// The R-tree's traversal (`--rtree-collide`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum RtreeCollideArg {
+    /// Figure 1: both objects filtered by the overlapping AABB, then all candidate pairs.
+    V1,
+    /// Figure 4: B's candidates descend A's R-tree, each node of A visited once.
+    V2,
+}
+
+impl From<RtreeCollideArg> for meshcollide::rtree::RtreeCollide {
+    fn from(c: RtreeCollideArg) -> Self {
+        match c {
+            RtreeCollideArg::V1 => meshcollide::rtree::RtreeCollide::V1,
+            RtreeCollideArg::V2 => meshcollide::rtree::RtreeCollide::V2,
         }
     }
 }
@@ -206,7 +227,10 @@ fn info() -> Result<(), Failure> {
     println!(
         "          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)"
     );
-    println!("--backend auto uses a hardware GPU when present, otherwise the CPU");
+    println!("hierarchies on the CPU only: rtree (--rtree-collide v1|v2)");
+    println!(
+        "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"
+    );
     Ok(())
 }
 

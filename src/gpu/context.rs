@@ -21,6 +21,8 @@ pub enum GpuError {
     InvalidInput(String),
     #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { needed: u64, limit: u64 },
+    #[error("the {bv} hierarchy runs on the CPU only (use --backend cpu or auto)")]
+    Unsupported { bv: &'static str },
 }
 
 /// A device and its queue, created once and passed to everything that runs kernels.
