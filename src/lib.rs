@@ -47,3 +47,4 @@ pub use traverse::{Counters, Mode};
 pub use tumble::TumbleMethod;
 pub mod formats;
 pub mod gpu;
+pub mod rtree;

@@ -18,6 +18,8 @@ pub struct QueryOptions {
     pub tumble: TumbleMethod,
     /// The node-pair test of `--bv boxtree` (ignored by the k-DOPs).
     pub box_test: crate::boxtree::BoxTest,
+    /// `--rtree-collide`: the R-tree's traversal (ignored by the other hierarchies).
+    pub rtree_collide: crate::rtree::RtreeCollide,
 }
 
 /// The contacts of one pose.
@@ -198,6 +200,7 @@ pub enum Collider {
     Kdop26(Scene<13>),
     /// Zachmann's restricted boxtree (CPU only).
     Boxtree(crate::boxtree::BoxtreeScene),
+    Rtree(crate::rtree::RtreeScene),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its k.
@@ -209,6 +212,7 @@ macro_rules! with_scene {
             Collider::Kdop18($s) => $body,
             Collider::Kdop26($s) => $body,
             Collider::Boxtree($s) => $body,
+            Collider::Rtree($s) => $body,
         }
     };
 }
@@ -243,7 +247,20 @@ impl Collider {
             BvKind::Boxtree => {
                 Collider::Boxtree(crate::boxtree::BoxtreeScene::build(a, b, opt_a, opt_b))
             }
+            BvKind::Rtree => Collider::build_rtree(a, b, &Default::default())
+                .expect("the default R-tree options are valid and meshes have triangles"),
         }
+    }
+
+    /// The R-tree scene with chosen fan-out (`--rtree-min`, `--rtree-max`).
+    pub fn build_rtree(
+        a: &Mesh,
+        b: &Mesh,
+        options: &crate::rtree::RtreeOptions,
+    ) -> crate::Result<Collider> {
+        Ok(Collider::Rtree(crate::rtree::RtreeScene::build(
+            a, b, options,
+        )?))
     }
 
     pub fn kind(&self) -> BvKind {
@@ -253,6 +270,7 @@ impl Collider {
             Collider::Kdop18(_) => BvKind::Kdop18,
             Collider::Kdop26(_) => BvKind::Kdop26,
             Collider::Boxtree(_) => BvKind::Boxtree,
+            Collider::Rtree(_) => BvKind::Rtree,
         }
     }
 
@@ -281,7 +299,7 @@ impl Collider {
         with_kdop_scene!(self, s => {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
             Ok(g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?)
-        }, other => Err(crate::gpu::GpuError::Unsupported(other.kind().name()).into()))
+        }, other => Err(crate::gpu::GpuError::Unsupported { bv: other.kind().name() }.into()))
     }
 
     /// `(nodes, bytes)` of A's and B's node arrays.

@@ -22,6 +22,9 @@ pub enum BvKind {
     Kdop26,
     /// Zachmann's restricted boxtree (`crate::boxtree`), not a k-DOP; CPU only.
     Boxtree,
+    /// Figueiredo's R-tree of triangle AABBs (`crate::rtree`); not a k-DOP, so not in
+    /// [`BvKind::ALL`].
+    Rtree,
 }
 
 impl BvKind {
@@ -33,7 +36,7 @@ impl BvKind {
         BvKind::Kdop26,
     ];
 
-    /// Number of slab directions, k/2 (3 for the boxtree's axis-aligned boxes).
+    /// Number of slab directions, k/2 (3 for the boxtree's and R-tree's axis-aligned boxes).
     pub fn half_k(self) -> usize {
         match self {
             BvKind::Kdop6 => 3,
@@ -41,6 +44,7 @@ impl BvKind {
             BvKind::Kdop18 => 9,
             BvKind::Kdop26 => 13,
             BvKind::Boxtree => 3,
+            BvKind::Rtree => 3,
         }
     }
 
@@ -52,19 +56,20 @@ impl BvKind {
             BvKind::Kdop18 => "kdop18",
             BvKind::Kdop26 => "kdop26",
             BvKind::Boxtree => "boxtree",
+            BvKind::Rtree => "rtree",
         }
     }
 
     pub fn parse(s: &str) -> Option<BvKind> {
         BvKind::ALL
             .into_iter()
-            .chain([BvKind::Boxtree])
+            .chain([BvKind::Boxtree, BvKind::Rtree])
             .find(|k| k.name() == s)
     }
 
-    /// Whether the GPU pipeline handles this volume (the boxtree is CPU-only).
+    /// Whether the GPU pipeline runs this hierarchy (the boxtree and R-tree are CPU-only).
     pub fn on_gpu(self) -> bool {
-        self != BvKind::Boxtree
+        !matches!(self, BvKind::Boxtree | BvKind::Rtree)
     }
 }
 

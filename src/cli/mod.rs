@@ -56,6 +56,8 @@ pub enum BvArg {
     Kdop26,
     /// Zachmann's restricted boxtree (9 bytes per node; CPU only).
     Boxtree,
+    /// Figueiredo's R-tree of triangle AABBs (CPU only).
+    Rtree,
 }
 
 impl From<BvArg> for BvKind {
@@ -66,6 +68,7 @@ impl From<BvArg> for BvKind {
             BvArg::Kdop18 => BvKind::Kdop18,
             BvArg::Kdop26 => BvKind::Kdop26,
             BvArg::Boxtree => BvKind::Boxtree,
+            BvArg::Rtree => BvKind::Rtree,
         }
     }
 }
@@ -127,6 +130,24 @@ impl From<SplitPointArg> for SplitPoint {
         match s {
             SplitPointArg::Mean => SplitPoint::Mean,
             SplitPointArg::Median => SplitPoint::Median,
+        }
+    }
+}
+
+/// The R-tree's traversal (`--rtree-collide`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum RtreeCollideArg {
+    /// Figure 1: both objects filtered by the overlapping AABB, then all candidate pairs.
+    V1,
+    /// Figure 4: B's candidates descend A's R-tree, each node of A visited once.
+    V2,
+}
+
+impl From<RtreeCollideArg> for meshcollide::rtree::RtreeCollide {
+    fn from(c: RtreeCollideArg) -> Self {
+        match c {
+            RtreeCollideArg::V1 => meshcollide::rtree::RtreeCollide::V1,
+            RtreeCollideArg::V2 => meshcollide::rtree::RtreeCollide::V2,
         }
     }
 }
@@ -235,9 +256,11 @@ fn info() -> Result<(), Failure> {
         "          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)"
     );
     println!(
-        "          boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut): CPU only"
+        "hierarchies on the CPU only: boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut), rtree (--rtree-collide v1|v2)"
     );
-    println!("--backend auto uses a hardware GPU when present, otherwise the CPU");
+    println!(
+        "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"
+    );
     Ok(())
 }
 

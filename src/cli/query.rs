@@ -1,6 +1,9 @@
 //! `meshcollide query`.
 
-use super::{BackendArg, BoxTestArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
+use super::{
+    BackendArg, BoxTestArg, BvArg, Failure, ModeArg, RtreeCollideArg, SplitArg, SplitPointArg,
+    TumbleArg,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use meshcollide::formats::{Stats, total_counters, write_pairs};
 use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
@@ -45,6 +48,15 @@ pub struct QueryArgs {
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
+    /// `--bv rtree`: Figueiredo's Collide version 1 or 2.
+    #[arg(long = "rtree-collide", value_enum, default_value = "v2")]
+    pub rtree_collide: RtreeCollideArg,
+    /// `--bv rtree`: fewest children of a non-root node (m ≤ M/2).
+    #[arg(long = "rtree-min", default_value_t = 4)]
+    pub rtree_min: u32,
+    /// `--bv rtree`: most children of a node (M).
+    #[arg(long = "rtree-max", default_value_t = 8)]
+    pub rtree_max: u32,
     /// Output pairs.csv.
     #[arg(long)]
     pub out: PathBuf,
@@ -64,15 +76,22 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
     let bv: BvKind = a.bv.into();
-    let gpu = if bv.on_gpu() {
-        choose_backend(a.backend)?
-    } else if a.backend == BackendArg::Gpu {
-        return Err(
-            meshcollide::Error::from(meshcollide::gpu::GpuError::Unsupported(bv.name())).into(),
-        );
-    } else {
-        None
+    let backend = match a.backend {
+        BackendArg::Auto if !bv.on_gpu() => BackendArg::Cpu,
+        BackendArg::Gpu if !bv.on_gpu() => {
+            return Err(
+                meshcollide::Error::from(meshcollide::gpu::GpuError::Unsupported { bv: bv.name() })
+                    .into(),
+            );
+        }
+        b => b,
     };
+    let rtree_options = meshcollide::rtree::RtreeOptions {
+        min_children: a.rtree_min,
+        max_children: a.rtree_max,
+    };
+    rtree_options.validate()?;
+    let gpu = choose_backend(backend)?;
     let t0 = Instant::now();
     let (ma, mb) = rayon::join(
         || meshcollide::mesh::load(&a.a),
@@ -98,13 +117,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ..opt_a
     };
     let t1 = Instant::now();
-    let collider = Collider::build(&ma, &mb, bv, &opt_a, &opt_b);
+    let collider = match bv {
+        BvKind::Rtree => Collider::build_rtree(&ma, &mb, &rtree_options)?,
+        _ => Collider::build(&ma, &mb, bv, &opt_a, &opt_b),
+    };
     let build_ms = ms(t1);
 
     let opts = QueryOptions {
         mode: a.mode.into(),
         tumble: a.tumble.resolve(gpu.is_some()),
         box_test: a.box_test.into(),
+        rtree_collide: a.rtree_collide.into(),
     };
     let bar = ProgressBar::new(poses.len() as u64);
     bar.set_style(

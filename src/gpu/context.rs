@@ -19,11 +19,10 @@ pub enum GpuError {
     Poll(#[from] wgpu::PollError),
     #[error("invalid input: {0}")]
     InvalidInput(String),
-    /// A hierarchy that has no GPU pipeline (the boxtree is CPU-only).
-    #[error("not supported on the GPU: {0}")]
-    Unsupported(&'static str),
     #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { needed: u64, limit: u64 },
+    #[error("the {bv} hierarchy runs on the CPU only (use --backend cpu or auto)")]
+    Unsupported { bv: &'static str },
 }
 
 /// A device and its queue, created once and passed to everything that runs kernels.
