@@ -24,6 +24,7 @@
 
 pub mod build;
 pub mod bv;
+pub mod dual;
 pub mod error;
 pub mod hull;
 pub mod mesh;

@@ -5,6 +5,7 @@
 use crate::Pose;
 use crate::build::{BuildOptions, Bvh};
 use crate::bv::BvKind;
+use crate::dual::{DualOptions, DualScene};
 use crate::mesh::Mesh;
 use crate::traverse::{Counters, Mode, Workspace, collide_pose};
 use crate::tumble::{FlyingHierarchy, TumbleMethod};
@@ -194,6 +195,11 @@ pub enum Collider {
     Kdop14(Scene<7>),
     Kdop18(Scene<9>),
     Kdop26(Scene<13>),
+    /// The dual k-DOP–sphere hierarchies (`dual`).
+    Dual6(DualScene<3>),
+    Dual14(DualScene<7>),
+    Dual18(DualScene<9>),
+    Dual26(DualScene<13>),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its k.
@@ -204,6 +210,10 @@ macro_rules! with_scene {
             Collider::Kdop14($s) => $body,
             Collider::Kdop18($s) => $body,
             Collider::Kdop26($s) => $body,
+            Collider::Dual6($s) => $body,
+            Collider::Dual14($s) => $body,
+            Collider::Dual18($s) => $body,
+            Collider::Dual26($s) => $body,
         }
     };
 }
@@ -217,11 +227,27 @@ impl Collider {
         opt_a: &BuildOptions,
         opt_b: &BuildOptions,
     ) -> Collider {
+        Collider::build_with(a, b, bv, opt_a, opt_b, &DualOptions::default())
+    }
+
+    /// [`Collider::build`] with the options of the dual hierarchy (ignored by the others).
+    pub fn build_with(
+        a: &Mesh,
+        b: &Mesh,
+        bv: BvKind,
+        opt_a: &BuildOptions,
+        opt_b: &BuildOptions,
+        dual: &DualOptions,
+    ) -> Collider {
         match bv {
             BvKind::Kdop6 => Collider::Kdop6(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop14 => Collider::Kdop14(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop18 => Collider::Kdop18(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop26 => Collider::Kdop26(Scene::build(a, b, opt_a, opt_b)),
+            BvKind::Dual6 => Collider::Dual6(DualScene::build(a, b, opt_a, opt_b, dual)),
+            BvKind::Dual14 => Collider::Dual14(DualScene::build(a, b, opt_a, opt_b, dual)),
+            BvKind::Dual18 => Collider::Dual18(DualScene::build(a, b, opt_a, opt_b, dual)),
+            BvKind::Dual26 => Collider::Dual26(DualScene::build(a, b, opt_a, opt_b, dual)),
         }
     }
 
@@ -231,6 +257,10 @@ impl Collider {
             Collider::Kdop14(_) => BvKind::Kdop14,
             Collider::Kdop18(_) => BvKind::Kdop18,
             Collider::Kdop26(_) => BvKind::Kdop26,
+            Collider::Dual6(_) => BvKind::Dual6,
+            Collider::Dual14(_) => BvKind::Dual14,
+            Collider::Dual18(_) => BvKind::Dual18,
+            Collider::Dual26(_) => BvKind::Dual26,
         }
     }
 
@@ -256,10 +286,25 @@ impl Collider {
         opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> crate::Result<(Vec<PoseResult>, crate::gpu::collide::GpuStats)> {
-        with_scene!(self, s => {
-            let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
-            Ok(g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?)
-        })
+        macro_rules! run {
+            ($s:expr) => {{
+                let mut g = crate::gpu::collide::GpuScene::new(ctx, $s)?;
+                Ok(g.collide_batch(ctx, $s, poses, opts.mode, opts.tumble, progress)?)
+            }};
+        }
+        match self {
+            Collider::Kdop6(s) => run!(s),
+            Collider::Kdop14(s) => run!(s),
+            Collider::Kdop18(s) => run!(s),
+            Collider::Kdop26(s) => run!(s),
+            Collider::Dual6(_)
+            | Collider::Dual14(_)
+            | Collider::Dual18(_)
+            | Collider::Dual26(_) => Err(crate::Error::InvalidOption(format!(
+                "--bv {} runs on the CPU only for now (use --backend cpu)",
+                self.kind().name()
+            ))),
+        }
     }
 
     /// `(nodes, bytes)` of A's and B's node arrays.

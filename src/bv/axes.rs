@@ -20,6 +20,11 @@ pub enum BvKind {
     Kdop14,
     Kdop18,
     Kdop26,
+    /// The dual k-DOP–sphere hierarchy (`dual`), k = 6, 14, 18, 26.
+    Dual6,
+    Dual14,
+    Dual18,
+    Dual26,
 }
 
 impl BvKind {
@@ -30,14 +35,28 @@ impl BvKind {
         BvKind::Kdop26,
     ];
 
-    /// Number of slab directions, k/2.
+    /// The dual k-DOP–sphere hierarchies (`ALL` stays the plain k-DOPs: its users build
+    /// k-DOP scenes).
+    pub const DUAL: [BvKind; 4] = [
+        BvKind::Dual6,
+        BvKind::Dual14,
+        BvKind::Dual18,
+        BvKind::Dual26,
+    ];
+
+    /// Number of slab directions, k/2 (of the k-DOP part for the dual hierarchies).
     pub fn half_k(self) -> usize {
         match self {
-            BvKind::Kdop6 => 3,
-            BvKind::Kdop14 => 7,
-            BvKind::Kdop18 => 9,
-            BvKind::Kdop26 => 13,
+            BvKind::Kdop6 | BvKind::Dual6 => 3,
+            BvKind::Kdop14 | BvKind::Dual14 => 7,
+            BvKind::Kdop18 | BvKind::Dual18 => 9,
+            BvKind::Kdop26 | BvKind::Dual26 => 13,
         }
+    }
+
+    /// Whether this is a dual k-DOP–sphere hierarchy.
+    pub fn is_dual(self) -> bool {
+        BvKind::DUAL.contains(&self)
     }
 
     /// The command-line name (`kdop18`).
@@ -47,11 +66,18 @@ impl BvKind {
             BvKind::Kdop14 => "kdop14",
             BvKind::Kdop18 => "kdop18",
             BvKind::Kdop26 => "kdop26",
+            BvKind::Dual6 => "dual6",
+            BvKind::Dual14 => "dual14",
+            BvKind::Dual18 => "dual18",
+            BvKind::Dual26 => "dual26",
         }
     }
 
     pub fn parse(s: &str) -> Option<BvKind> {
-        BvKind::ALL.into_iter().find(|k| k.name() == s)
+        BvKind::ALL
+            .into_iter()
+            .chain(BvKind::DUAL)
+            .find(|k| k.name() == s)
     }
 }
 

@@ -1,6 +1,8 @@
 //! `meshcollide query`.
 
-use super::{BackendArg, BvArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg};
+use super::{
+    BackendArg, BvArg, DualOrderArg, Failure, ModeArg, SplitArg, SplitPointArg, TumbleArg,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use meshcollide::formats::{Stats, total_counters, write_pairs};
 use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
@@ -20,6 +22,12 @@ pub struct QueryArgs {
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "kdop18")]
     pub bv: BvArg,
+    /// Dual hierarchies: centrally symmetric k-DOPs (001_86778863c2621338.txt, III.A).
+    #[arg(long = "dual-symmetric")]
+    pub dual_symmetric: bool,
+    /// Dual hierarchies: order of the k-DOP slab tests after the sphere test.
+    #[arg(long = "dual-order", value_enum, default_value = "pair")]
+    pub dual_order: DualOrderArg,
     /// Splitting rule for the split axis.
     #[arg(long, value_enum, default_value = "splatter")]
     pub split: SplitArg,
@@ -87,7 +95,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ..opt_a
     };
     let t1 = Instant::now();
-    let collider = Collider::build(&ma, &mb, bv, &opt_a, &opt_b);
+    let dual = meshcollide::dual::DualOptions {
+        symmetric: a.dual_symmetric,
+        order: a.dual_order.into(),
+    };
+    let collider = Collider::build_with(&ma, &mb, bv, &opt_a, &opt_b, &dual);
     let build_ms = ms(t1);
 
     let opts = QueryOptions {
@@ -154,6 +166,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         depth_b,
         poses_in_contact: results.iter().filter(|r| !r.pairs.is_empty()).count(),
         load_ms,
+        dual: bv.is_dual().then(|| meshcollide::formats::DualStatsJson {
+            symmetric: dual.symmetric,
+            slab_order: dual.order.name().into(),
+            sphere_rejects: c.sphere_rejects,
+            slab_rejects: c.slab_rejects,
+            accepted: c.bv_tests - c.sphere_rejects - c.slab_rejects,
+            slab_tests: c.slab_tests,
+        }),
         gpu: gpu_stats.map(|g| meshcollide::formats::GpuStatsJson {
             dispatches: g.dispatches,
             bytes_uploaded: g.bytes_uploaded,
