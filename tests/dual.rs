@@ -355,3 +355,107 @@ fn dual_equals_kdop18_on_small_shared_models() {
         }
     }
 }
+
+/// The command line: `--bv dual18 --dual-symmetric --dual-order fixed` writes the brute-force
+/// pairs, and `stats.json` keeps the FORMATS.md keys and adds the decision counts, which add
+/// up to Nv.
+#[test]
+fn cli_query_with_dual_bv() {
+    let d = std::env::temp_dir().join(format!("meshcollide-dual-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let mut rng = Rng::new(8);
+    let (a, b) = (float_soup(&mut rng, 60), float_soup(&mut rng, 50));
+    for (name, m) in [("a.obj", &a), ("b.obj", &b)] {
+        let mut s = String::new();
+        for p in &m.positions {
+            s += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+        }
+        for t in &m.triangles {
+            s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+        }
+        std::fs::write(d.join(name), s).unwrap();
+    }
+    let poses: Vec<Pose> = (0..12).map(|_| pose(&mut rng, false)).collect();
+    std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
+    let read = pose::read_poses(&d.join("poses.csv")).unwrap();
+    for extra in [&[][..], &["--dual-symmetric", "--dual-order", "fixed"][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+            .args([
+                "query",
+                "a.obj",
+                "b.obj",
+                "--poses",
+                "poses.csv",
+                "--out",
+                "pairs.csv",
+            ])
+            .args([
+                "--bv",
+                "dual18",
+                "--backend",
+                "cpu",
+                "--stats",
+                "stats.json",
+            ])
+            .args(extra)
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got =
+            formats::parse_pairs(&std::fs::read_to_string(d.join("pairs.csv")).unwrap()).unwrap();
+        let mut want = Vec::new();
+        for (i, p) in read.iter().enumerate() {
+            want.extend(
+                brute_force(&a, &b, p)
+                    .into_iter()
+                    .map(|(x, y)| (i as u32, x, y)),
+            );
+        }
+        assert!(!want.is_empty());
+        assert_eq!(got, want);
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap()).unwrap();
+        for key in [
+            "backend",
+            "bv",
+            "poses",
+            "build_ms",
+            "query_ms",
+            "pairs",
+            "bv_tests",
+            "tri_tests",
+            "bv_updates",
+        ] {
+            assert!(s.get(key).is_some(), "stats.json lacks {key}");
+        }
+        assert_eq!(s["bv"], "dual18");
+        // k-DOP node (18 slabs + first + count) plus a 16-byte sphere.
+        assert_eq!(s["node_bytes"], 4 * (18 + 2) + 16);
+        let du = &s["dual"];
+        let sum = ["sphere_rejects", "slab_rejects", "accepted"]
+            .map(|k| du[k].as_u64().unwrap())
+            .iter()
+            .sum::<u64>();
+        assert_eq!(sum, s["bv_tests"].as_u64().unwrap());
+        assert_eq!(du["symmetric"], !extra.is_empty());
+    }
+}
+
+/// The GPU pipeline does not run the dual hierarchy yet: a typed error, not a panic or a
+/// silent k-DOP run.
+#[test]
+fn gpu_backend_refuses_dual_with_a_typed_error() {
+    let Some(ctx) = common::gpu() else {
+        return;
+    };
+    let m = generate::tetrahedron([0.0; 3], 1.0);
+    let o = BuildOptions::default();
+    let c = Collider::build(&m, &m, BvKind::Dual18, &o, &o);
+    let r = c.collide_batch_gpu(&ctx, &[Pose::IDENTITY], &QueryOptions::default(), &|_| {});
+    assert!(matches!(r, Err(Error::InvalidOption(m)) if m.contains("dual18")));
+}
