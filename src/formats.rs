@@ -74,9 +74,29 @@ pub struct Stats {
     pub depth_b: u32,
     pub poses_in_contact: usize,
     pub load_ms: f64,
+    /// Sub-tests of the dual k-DOP–sphere hierarchy (`--bv dual*` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dual: Option<DualStatsJson>,
     /// What the GPU did (GPU backend only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuStatsJson>,
+}
+
+/// The dual hierarchy's part of `stats.json` (`src/dual/mod.rs`): how the Nv node tests
+/// were decided, summed over poses (`sphere_rejects + slab_rejects + accepted = bv_tests`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DualStatsJson {
+    pub symmetric: bool,
+    /// `pair` (smallest Minkowski-sum extent first) or `fixed`.
+    pub slab_order: String,
+    /// Node pairs rejected by the sphere pretest.
+    pub sphere_rejects: u64,
+    /// Node pairs whose spheres overlapped, rejected by a k-DOP slab.
+    pub slab_rejects: u64,
+    /// Node pairs that passed both (descended, or leaf pairs triangle-tested).
+    pub accepted: u64,
+    /// Slab interval tests made (sub-tests, not in Nv).
+    pub slab_tests: u64,
 }
 
 /// The GPU part of `stats.json`.

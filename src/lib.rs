@@ -25,6 +25,7 @@
 pub mod boxtree;
 pub mod build;
 pub mod bv;
+pub mod dual;
 pub mod error;
 pub mod hull;
 pub mod mesh;

@@ -5,6 +5,7 @@
 use crate::Pose;
 use crate::build::{BuildOptions, Bvh};
 use crate::bv::BvKind;
+use crate::dual::{DualOptions, DualScene};
 use crate::mesh::Mesh;
 use crate::traverse::{Counters, Mode, Workspace, collide_pose};
 use crate::tumble::{FlyingHierarchy, TumbleMethod};
@@ -201,6 +202,11 @@ pub enum Collider {
     /// Zachmann's restricted boxtree (CPU only).
     Boxtree(crate::boxtree::BoxtreeScene),
     Rtree(crate::rtree::RtreeScene),
+    /// The dual k-DOP–sphere hierarchies (`dual`).
+    Dual6(DualScene<3>),
+    Dual14(DualScene<7>),
+    Dual18(DualScene<9>),
+    Dual26(DualScene<13>),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its k.
@@ -213,6 +219,10 @@ macro_rules! with_scene {
             Collider::Kdop26($s) => $body,
             Collider::Boxtree($s) => $body,
             Collider::Rtree($s) => $body,
+            Collider::Dual6($s) => $body,
+            Collider::Dual14($s) => $body,
+            Collider::Dual18($s) => $body,
+            Collider::Dual26($s) => $body,
         }
     };
 }
@@ -239,6 +249,18 @@ impl Collider {
         opt_a: &BuildOptions,
         opt_b: &BuildOptions,
     ) -> Collider {
+        Collider::build_with(a, b, bv, opt_a, opt_b, &DualOptions::default())
+    }
+
+    /// [`Collider::build`] with the options of the dual hierarchy (ignored by the others).
+    pub fn build_with(
+        a: &Mesh,
+        b: &Mesh,
+        bv: BvKind,
+        opt_a: &BuildOptions,
+        opt_b: &BuildOptions,
+        dual: &DualOptions,
+    ) -> Collider {
         match bv {
             BvKind::Kdop6 => Collider::Kdop6(Scene::build(a, b, opt_a, opt_b)),
             BvKind::Kdop14 => Collider::Kdop14(Scene::build(a, b, opt_a, opt_b)),
@@ -249,6 +271,10 @@ impl Collider {
             }
             BvKind::Rtree => Collider::build_rtree(a, b, &Default::default())
                 .expect("the default R-tree options are valid and meshes have triangles"),
+            BvKind::Dual6 => Collider::Dual6(DualScene::build(a, b, opt_a, opt_b, dual)),
+            BvKind::Dual14 => Collider::Dual14(DualScene::build(a, b, opt_a, opt_b, dual)),
+            BvKind::Dual18 => Collider::Dual18(DualScene::build(a, b, opt_a, opt_b, dual)),
+            BvKind::Dual26 => Collider::Dual26(DualScene::build(a, b, opt_a, opt_b, dual)),
         }
     }
 
@@ -271,6 +297,10 @@ impl Collider {
             Collider::Kdop26(_) => BvKind::Kdop26,
             Collider::Boxtree(_) => BvKind::Boxtree,
             Collider::Rtree(_) => BvKind::Rtree,
+            Collider::Dual6(_) => BvKind::Dual6,
+            Collider::Dual14(_) => BvKind::Dual14,
+            Collider::Dual18(_) => BvKind::Dual18,
+            Collider::Dual26(_) => BvKind::Dual26,
         }
     }
 

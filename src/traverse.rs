@@ -49,6 +49,13 @@ pub struct Counters {
     pub tri_tests: u64,
     /// Nu: flying-hierarchy nodes updated.
     pub bv_updates: u64,
+    /// Sub-tests of the dual k-DOP–sphere hierarchy (`dual`; zero for the others): node
+    /// pairs rejected by the sphere pretest, ...
+    pub sphere_rejects: u64,
+    /// ... rejected by a k-DOP slab after the spheres overlapped, ...
+    pub slab_rejects: u64,
+    /// ... and the slab interval tests made (not part of Nv).
+    pub slab_tests: u64,
 }
 
 impl std::ops::AddAssign for Counters {
@@ -56,6 +63,9 @@ impl std::ops::AddAssign for Counters {
         self.bv_tests += o.bv_tests;
         self.tri_tests += o.tri_tests;
         self.bv_updates += o.bv_updates;
+        self.sphere_rejects += o.sphere_rejects;
+        self.slab_rejects += o.slab_rejects;
+        self.slab_tests += o.slab_tests;
     }
 }
 

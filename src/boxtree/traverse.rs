@@ -172,6 +172,7 @@ fn run<const N: usize, const LUT: bool>(
             bv_tests: 1,
             tri_tests: 0,
             bv_updates: 1,
+            ..Default::default()
         },
         out,
     };

@@ -25,6 +25,11 @@ pub enum BvKind {
     /// Figueiredo's R-tree of triangle AABBs (`crate::rtree`); not a k-DOP, so not in
     /// [`BvKind::ALL`].
     Rtree,
+    /// The dual k-DOP–sphere hierarchy (`dual`), k = 6, 14, 18, 26.
+    Dual6,
+    Dual14,
+    Dual18,
+    Dual26,
 }
 
 impl BvKind {
@@ -36,16 +41,31 @@ impl BvKind {
         BvKind::Kdop26,
     ];
 
-    /// Number of slab directions, k/2 (3 for the boxtree's and R-tree's axis-aligned boxes).
+    /// The dual k-DOP–sphere hierarchies (`ALL` stays the plain k-DOPs: its users build
+    /// k-DOP scenes).
+    pub const DUAL: [BvKind; 4] = [
+        BvKind::Dual6,
+        BvKind::Dual14,
+        BvKind::Dual18,
+        BvKind::Dual26,
+    ];
+
+    /// Number of slab directions, k/2 (of the k-DOP part for the dual hierarchies; 3 for
+    /// the boxtree's and R-tree's axis-aligned boxes).
     pub fn half_k(self) -> usize {
         match self {
-            BvKind::Kdop6 => 3,
-            BvKind::Kdop14 => 7,
-            BvKind::Kdop18 => 9,
-            BvKind::Kdop26 => 13,
+            BvKind::Kdop6 | BvKind::Dual6 => 3,
+            BvKind::Kdop14 | BvKind::Dual14 => 7,
+            BvKind::Kdop18 | BvKind::Dual18 => 9,
+            BvKind::Kdop26 | BvKind::Dual26 => 13,
             BvKind::Boxtree => 3,
             BvKind::Rtree => 3,
         }
+    }
+
+    /// Whether this is a dual k-DOP–sphere hierarchy.
+    pub fn is_dual(self) -> bool {
+        BvKind::DUAL.contains(&self)
     }
 
     /// The command-line name (`kdop18`).
@@ -57,19 +77,24 @@ impl BvKind {
             BvKind::Kdop26 => "kdop26",
             BvKind::Boxtree => "boxtree",
             BvKind::Rtree => "rtree",
+            BvKind::Dual6 => "dual6",
+            BvKind::Dual14 => "dual14",
+            BvKind::Dual18 => "dual18",
+            BvKind::Dual26 => "dual26",
         }
     }
 
     pub fn parse(s: &str) -> Option<BvKind> {
         BvKind::ALL
             .into_iter()
+            .chain(BvKind::DUAL)
             .chain([BvKind::Boxtree, BvKind::Rtree])
             .find(|k| k.name() == s)
     }
 
-    /// Whether the GPU pipeline runs this hierarchy (the boxtree and R-tree are CPU-only).
+    /// Whether the GPU pipeline runs this hierarchy (the k-DOPs only, for now).
     pub fn on_gpu(self) -> bool {
-        !matches!(self, BvKind::Boxtree | BvKind::Rtree)
+        BvKind::ALL.contains(&self)
     }
 }
 

@@ -58,6 +58,11 @@ pub enum BvArg {
     Boxtree,
     /// Figueiredo's R-tree of triangle AABBs (CPU only).
     Rtree,
+    /// Dual k-DOP–sphere hierarchies (`001_86778863c2621338.txt`).
+    Dual6,
+    Dual14,
+    Dual18,
+    Dual26,
 }
 
 impl From<BvArg> for BvKind {
@@ -69,6 +74,10 @@ impl From<BvArg> for BvKind {
             BvArg::Kdop26 => BvKind::Kdop26,
             BvArg::Boxtree => BvKind::Boxtree,
             BvArg::Rtree => BvKind::Rtree,
+            BvArg::Dual6 => BvKind::Dual6,
+            BvArg::Dual14 => BvKind::Dual14,
+            BvArg::Dual18 => BvKind::Dual18,
+            BvArg::Dual26 => BvKind::Dual26,
         }
     }
 }
@@ -94,6 +103,24 @@ impl From<BoxTestArg> for meshcollide::BoxTest {
             BoxTestArg::Satlite => BoxTest::SatLite,
             BoxTestArg::Sat => BoxTest::Sat,
             BoxTestArg::Lut => BoxTest::Lut,
+        }
+    }
+}
+
+/// Slab order of the dual hierarchy (`--dual-order`).
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DualOrderArg {
+    /// Smallest Minkowski-sum extent first, per node pair (the paper's rule).
+    Pair,
+    /// The k-DOP hierarchy's fixed order.
+    Fixed,
+}
+
+impl From<DualOrderArg> for meshcollide::dual::SlabOrder {
+    fn from(o: DualOrderArg) -> Self {
+        match o {
+            DualOrderArg::Pair => meshcollide::dual::SlabOrder::PerPair,
+            DualOrderArg::Fixed => meshcollide::dual::SlabOrder::Fixed,
         }
     }
 }
@@ -251,6 +278,9 @@ fn info() -> Result<(), Failure> {
     }
     println!(
         "backends: cpu (reference: kdop6, kdop14, kdop18, kdop26; all and first modes; approx and exact tumbling)"
+    );
+    println!(
+        "          cpu also: dual6, dual14, dual18, dual26 (k-DOP + sphere; CPU only for now)"
     );
     println!(
         "          gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; approximation-method tumbling)"

@@ -1,8 +1,8 @@
 //! `meshcollide query`.
 
 use super::{
-    BackendArg, BoxTestArg, BvArg, Failure, ModeArg, RtreeCollideArg, SplitArg, SplitPointArg,
-    TumbleArg,
+    BackendArg, BoxTestArg, BvArg, DualOrderArg, Failure, ModeArg, RtreeCollideArg, SplitArg,
+    SplitPointArg, TumbleArg,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use meshcollide::formats::{Stats, total_counters, write_pairs};
@@ -27,6 +27,13 @@ pub struct QueryArgs {
     #[arg(long = "box-test", value_enum, default_value = "satlite")]
     pub box_test: BoxTestArg,
     /// Splitting rule for the split axis (k-DOPs; the boxtree has its own criterion).
+    /// Dual hierarchies: centrally symmetric k-DOPs (001_86778863c2621338.txt, III.A).
+    #[arg(long = "dual-symmetric")]
+    pub dual_symmetric: bool,
+    /// Dual hierarchies: order of the k-DOP slab tests after the sphere test.
+    #[arg(long = "dual-order", value_enum, default_value = "pair")]
+    pub dual_order: DualOrderArg,
+    /// Splitting rule for the split axis.
     #[arg(long, value_enum, default_value = "splatter")]
     pub split: SplitArg,
     /// Split point along the chosen axis.
@@ -117,9 +124,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ..opt_a
     };
     let t1 = Instant::now();
+    let dual = meshcollide::dual::DualOptions {
+        symmetric: a.dual_symmetric,
+        order: a.dual_order.into(),
+    };
     let collider = match bv {
         BvKind::Rtree => Collider::build_rtree(&ma, &mb, &rtree_options)?,
-        _ => Collider::build(&ma, &mb, bv, &opt_a, &opt_b),
+        _ => Collider::build_with(&ma, &mb, bv, &opt_a, &opt_b, &dual),
     };
     let build_ms = ms(t1);
 
@@ -190,6 +201,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         depth_b,
         poses_in_contact: results.iter().filter(|r| !r.pairs.is_empty()).count(),
         load_ms,
+        dual: bv.is_dual().then(|| meshcollide::formats::DualStatsJson {
+            symmetric: dual.symmetric,
+            slab_order: dual.order.name().into(),
+            sphere_rejects: c.sphere_rejects,
+            slab_rejects: c.slab_rejects,
+            accepted: c.bv_tests - c.sphere_rejects - c.slab_rejects,
+            slab_tests: c.slab_tests,
+        }),
         gpu: gpu_stats.map(|g| meshcollide::formats::GpuStatsJson {
             dispatches: g.dispatches,
             bytes_uploaded: g.bytes_uploaded,

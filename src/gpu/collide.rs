@@ -571,6 +571,7 @@ pub(crate) fn finish<const H: usize>(
                 bv_tests: out.nv[i] as u64,
                 tri_tests: out.np[i] as u64,
                 bv_updates: scene.fly.bvh.nodes.len() as u64,
+                ..Default::default()
             },
         })
         .collect();

@@ -38,6 +38,7 @@ impl RtreeCounters {
             bv_tests: self.bv_tests,
             tri_tests: self.tri_tests,
             bv_updates: self.bv_updates,
+            ..Default::default()
         }
     }
 }

@@ -1,0 +1,213 @@
+//! The k-DOP part of the dual node test: the slab order of `001_86778863c2621338.txt` III.B
+//! and the centrally symmetric k-DOPs of III.A.
+//!
+//! **Order.** III.B concludes: "In all k/2 potential separating axes for k-DOP, the axis with
+//! the smallest extent in Minkowski sum of two k-DOPs is preferred and should be test as a
+//! priority." The Minkowski sum is that of the *two* k-DOPs under test, so the order is per
+//! node pair: [`SlabOrder::PerPair`] (the default) sorts the slabs by the sum of both
+//! widths, divided by the direction's length (the paper's extents are geometric; our
+//! directions like (1,1,1) are not unit). Ties keep the table order of `bv::axes`. The
+//! paper's own closing remark ("axes can dynamically be selected depending on the relative
+//! shapes of two k-DOPs") is this per-pair choice. [`SlabOrder::Fixed`] keeps the k-DOP
+//! hierarchy's fixed order (`002_2561ef21643dcace.txt` 4.4), for comparison. The order
+//! never changes which pairs are rejected, only how many slabs are tested (`slab_tests`).
+//!
+//! **Central symmetry.** III.A builds k-DOPs that are centrally symmetric: the centre from
+//! the first slabs (in 3D the box of x, y, z), then each further slab placed symmetrically
+//! about that centre at the object's largest projected distance from it. Since the largest
+//! projection of the object along a direction is the tight k-DOP's bound, [`symmetrize`]
+//! computes exactly that from a tight k-DOP: the box slabs are unchanged (already symmetric
+//! about the box centre), every other slab becomes `a·c ± max(max − a·c, a·c − min)`,
+//! rounded outward and never narrower than the original. The overlap test keeps its
+//! interval form, which for symmetric k-DOPs is Theorem 1's `|a·(c_A − c_B)| ≤ r_A + r_B`.
+
+use crate::bv::Kdop;
+use crate::bv::axes::{axes, project};
+use crate::bv::kdop::{round_down, round_up};
+
+/// The order in which the node test visits the k-DOP slabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SlabOrder {
+    /// Smallest Minkowski-sum extent first, per node pair (the paper's rule).
+    #[default]
+    PerPair,
+    /// The fixed order of `bv::axes` (the k-DOP hierarchy's).
+    Fixed,
+}
+
+impl SlabOrder {
+    pub fn name(self) -> &'static str {
+        match self {
+            SlabOrder::PerPair => "pair",
+            SlabOrder::Fixed => "fixed",
+        }
+    }
+    pub fn parse(s: &str) -> Option<SlabOrder> {
+        match s {
+            "pair" => Some(SlabOrder::PerPair),
+            "fixed" => Some(SlabOrder::Fixed),
+            _ => None,
+        }
+    }
+}
+
+/// `1/|a_i|` for the slab directions of this H.
+pub fn inv_norms<const H: usize>() -> [f32; H] {
+    let ax = axes(H);
+    std::array::from_fn(|i| {
+        let n2: i32 = ax[i].iter().map(|&c| c as i32 * c as i32).sum();
+        (1.0 / (n2 as f64).sqrt()) as f32
+    })
+}
+
+/// The slab indices sorted by the geometric width of the Minkowski sum of `a` and `b`
+/// (smallest first; stable, so ties keep the table order).
+#[inline]
+pub fn minkowski_order<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, inv: &[f32; H]) -> [u8; H] {
+    let w: [f32; H] = std::array::from_fn(|i| (a.extent(i) + b.extent(i)) * inv[i]);
+    let mut order: [u8; H] = std::array::from_fn(|i| i as u8);
+    // Insertion sort: H ≤ 13, and stable.
+    for i in 1..H {
+        let x = order[i];
+        let mut j = i;
+        while j > 0 && w[order[j - 1] as usize] > w[x as usize] {
+            order[j] = order[j - 1];
+            j -= 1;
+        }
+        order[j] = x;
+    }
+    order
+}
+
+/// The closed-interval test of the k-DOPs in the given slab order. Returns whether they
+/// overlap and how many slabs were tested.
+#[inline]
+pub fn overlaps_in_order<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, order: &[u8; H]) -> (bool, u32) {
+    for (n, &i) in order.iter().enumerate() {
+        let i = i as usize;
+        if a.min[i] > b.max[i] || b.min[i] > a.max[i] {
+            return (false, n as u32 + 1);
+        }
+    }
+    (true, H as u32)
+}
+
+/// The identity order (slab table order).
+pub fn table_order<const H: usize>() -> [u8; H] {
+    std::array::from_fn(|i| i as u8)
+}
+
+/// The centrally symmetric k-DOP around the centre of `k`'s x, y, z box that contains `k`
+/// (see the module doc). Empty k-DOPs stay as they are.
+pub fn symmetrize<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
+    if k.is_empty() {
+        return *k;
+    }
+    let c = [0, 1, 2].map(|i| 0.5 * (k.min[i] as f64 + k.max[i] as f64));
+    let ax = axes(H);
+    let mut s = *k;
+    for (i, &a) in ax.iter().enumerate().skip(3) {
+        let ac = project(a, c);
+        let r = (k.max[i] as f64 - ac).max(ac - k.min[i] as f64);
+        s.min[i] = round_down(ac - r).min(k.min[i]);
+        s.max[i] = round_up(ac + r).max(k.max[i]);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn random_kdop<const H: usize>(rng: &mut Rng) -> Kdop<H> {
+        let c = [0; 3].map(|_| rng.range(-3.0, 3.0));
+        let pts: Vec<[f64; 3]> = (0..1 + rng.below(6))
+            .map(|_| [0, 1, 2].map(|k| c[k] + rng.range(-1.0, 1.0) * rng.f64()))
+            .collect();
+        Kdop::from_points(pts)
+    }
+
+    fn check_order<const H: usize>(rng: &mut Rng) {
+        let inv = inv_norms::<H>();
+        for _ in 0..500 {
+            let (a, b) = (random_kdop::<H>(rng), random_kdop::<H>(rng));
+            let o = minkowski_order(&a, &b, &inv);
+            // A permutation ...
+            let mut seen = [false; H];
+            o.iter().for_each(|&i| seen[i as usize] = true);
+            assert!(seen.iter().all(|&s| s));
+            // ... sorted by the Minkowski sum's geometric width, recomputed in f64 from the
+            // directions' lengths.
+            let width = |i: usize| {
+                let n: f64 = axes(H)[i].iter().map(|&c| (c as f64).powi(2)).sum();
+                (a.extent(i) as f64 + b.extent(i) as f64) / n.sqrt()
+            };
+            for w in o.windows(2) {
+                assert!(width(w[0] as usize) <= width(w[1] as usize) * (1.0 + 1e-6));
+            }
+            // The order changes the work, not the answer.
+            let (ov, n) = overlaps_in_order(&a, &b, &o);
+            assert_eq!(ov, a.overlaps(&b));
+            let (ov2, n2) = overlaps_in_order(&a, &b, &table_order());
+            assert_eq!(ov2, ov);
+            assert!(n >= 1 && n as usize <= H && n2 >= 1);
+            if ov {
+                assert_eq!((n, n2), (H as u32, H as u32));
+            }
+        }
+    }
+
+    #[test]
+    fn per_pair_order_is_sorted_by_minkowski_width_and_keeps_the_answer() {
+        let mut rng = Rng::new(3);
+        check_order::<3>(&mut rng);
+        check_order::<7>(&mut rng);
+        check_order::<9>(&mut rng);
+        check_order::<13>(&mut rng);
+    }
+
+    #[test]
+    fn thin_direction_goes_first() {
+        // Two flat plates in z: the z slab has the smallest Minkowski extent.
+        let plate = |lo: [f64; 3], hi: [f64; 3]| {
+            Kdop::<9>::from_points(
+                (0..8).map(|c| [0, 1, 2].map(|k| if c >> k & 1 == 1 { hi[k] } else { lo[k] })),
+            )
+        };
+        let a = plate([0.0, 0.0, 0.0], [4.0, 4.0, 0.1]);
+        let b = plate([1.0, 1.0, 1.0], [5.0, 5.0, 1.1]);
+        let o = minkowski_order(&a, &b, &inv_norms());
+        assert_eq!(o[0], 2);
+        assert_eq!(overlaps_in_order(&a, &b, &o), (false, 1));
+        // The fixed order needs three tests (x and y overlap).
+        assert_eq!(overlaps_in_order(&a, &b, &table_order()), (false, 3));
+    }
+
+    fn check_symmetric<const H: usize>(rng: &mut Rng) {
+        for _ in 0..500 {
+            let k = random_kdop::<H>(rng);
+            let s = symmetrize(&k);
+            assert!(s.contains(&k), "{k:?} not inside {s:?}");
+            let c = [0, 1, 2].map(|i| 0.5 * (s.min[i] as f64 + s.max[i] as f64));
+            for i in 0..H {
+                // Symmetric about one common centre, up to the outward rounding.
+                let ac = project(axes(H)[i], c);
+                let (lo, hi) = (ac - s.min[i] as f64, s.max[i] as f64 - ac);
+                assert!(
+                    (lo - hi).abs() <= 1e-5 * (1.0 + lo.abs()),
+                    "slab {i}: {lo} vs {hi}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn symmetrized_kdops_contain_the_original_and_share_one_centre() {
+        let mut rng = Rng::new(4);
+        check_symmetric::<3>(&mut rng);
+        check_symmetric::<7>(&mut rng);
+        check_symmetric::<9>(&mut rng);
+        check_symmetric::<13>(&mut rng);
+    }
+}

@@ -1,0 +1,359 @@
+//! Bounding spheres of the dual hierarchy: the smallest enclosing sphere of a node's triangle
+//! corners (`001_86778863c2621338.txt`, III.A: "the first method is to construct the smallest
+//! enclosing sphere ... We choose the first method"), made conservative for our arithmetic.
+//!
+//! Centre: Welzl's algorithm (randomized incremental, the nested-loop form with at most four
+//! support points) in f64, rounded to f32. Radius: *not* Welzl's, but the largest f64
+//! distance from the stored f32 centre to any corner, times `1 + 2⁻⁴⁰`, rounded up to f32.
+//! The f64 distance has a relative error below 6·2⁻⁵³ (three exact differences of f32
+//! values rarely even round; three products, two sums, one square root), far below 2⁻⁴⁰, so
+//! every corner is provably inside the stored closed ball, whatever Welzl's own rounding or
+//! degenerate support sets (collinear, coplanar) did to the centre.
+
+use crate::Pose;
+
+/// Relative widening of every radius (stored and posed): covers the f64 rounding of the
+/// distance and sphere-test computations with room to spare.
+pub const SPHERE_REL_MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// A closed ball, f32 as stored per node (16 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Sphere {
+    pub c: [f32; 3],
+    pub r: f32,
+}
+
+impl Sphere {
+    /// The conservative stored sphere of f32 points (at least one).
+    pub fn enclosing(points: &[[f32; 3]]) -> Sphere {
+        let pts: Vec<[f64; 3]> = points.iter().map(|p| p.map(f64::from)).collect();
+        let (c, _) = min_sphere(&pts);
+        let c = c.map(|x| x as f32);
+        let cf = c.map(f64::from);
+        let r = pts.iter().map(|p| dist(p, &cf)).fold(0.0, f64::max);
+        Sphere {
+            c,
+            r: crate::bv::kdop::round_up(r * (1.0 + SPHERE_REL_MARGIN)),
+        }
+    }
+
+    /// Whether the f64 point is inside (closed), in f64 arithmetic (tests, validators).
+    pub fn contains(&self, p: [f64; 3]) -> bool {
+        dist(&p, &self.c.map(f64::from)) <= self.r as f64
+    }
+
+    /// The sphere of B's node at `pose`, in A's frame and f64: the centre moved by
+    /// [`Pose::apply`] (the same arithmetic as B's corners), the radius widened so the posed
+    /// ball contains `Pose::apply` of every corner. Both are `R·x + t` rounded: each
+    /// coordinate's error is below 4·2⁻⁵³·(|x|₁ + |t|∞) (|R| entries ≤ 1 up to 2⁻⁵⁰), and R
+    /// stretches lengths by at most 1 + 2⁻⁴⁸ (a normalized quaternion in f64), so
+    /// `r·(1 + 2⁻⁴⁰) + 2⁻⁴⁰·(|c|₁ + 2r + |t|∞)` bounds the distance of every posed corner.
+    #[inline]
+    pub fn posed(&self, pose: &Pose) -> [f64; 4] {
+        let c = pose.apply(self.c);
+        let r = self.r as f64;
+        let c1: f64 = self.c.iter().map(|&x| (x as f64).abs()).sum();
+        let t = pose.t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let w = r * (1.0 + SPHERE_REL_MARGIN) + SPHERE_REL_MARGIN * (c1 + 2.0 * r + t);
+        [c[0], c[1], c[2], w]
+    }
+
+    /// A's stored sphere as f64 `[cx, cy, cz, r]` (exact conversion).
+    #[inline]
+    pub fn as_f64(&self) -> [f64; 4] {
+        [
+            self.c[0] as f64,
+            self.c[1] as f64,
+            self.c[2] as f64,
+            self.r as f64,
+        ]
+    }
+}
+
+/// Whether two closed balls `[cx, cy, cz, r]` are certainly disjoint: `|ca − cb| > ra + rb`
+/// with a relative margin of 2⁻⁴⁰ on the right side, above the f64 rounding of the test
+/// (a few 2⁻⁵³ relative), so "disjoint" is never said of touching or overlapping balls.
+/// Touching balls are not disjoint: closed triangles may touch there.
+#[inline]
+pub fn disjoint(a: &[f64; 4], b: &[f64; 4]) -> bool {
+    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    let s = (a[3] + b[3]) * (1.0 + SPHERE_REL_MARGIN);
+    d2 > s * s
+}
+
+#[inline]
+fn dist2(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+}
+
+#[inline]
+fn dist(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    dist2(a, b).sqrt()
+}
+
+/// `(centre, radius)` of a candidate sphere.
+type Ball = ([f64; 3], f64);
+
+/// Relative slack of Welzl's containment test (only steers the search; the stored radius is
+/// recomputed exactly, see the module doc).
+const SLACK: f64 = 1e-12;
+
+#[inline]
+fn inside(b: &Ball, p: &[f64; 3]) -> bool {
+    dist2(&b.0, p) <= b.1 * b.1 * (1.0 + SLACK) + 1e-300
+}
+
+/// Smallest enclosing sphere of `points` (non-empty) by Welzl's algorithm in its
+/// move-free nested-loop form; the points are visited in a fixed pseudo-random order
+/// (deterministic, expected linear time).
+pub fn min_sphere(points: &[[f64; 3]]) -> Ball {
+    if points.is_empty() {
+        return ([0.0; 3], 0.0);
+    }
+    let mut p: Vec<[f64; 3]> = points.to_vec();
+    let mut rng = crate::rng::Rng::new(p.len() as u64);
+    for i in (1..p.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        p.swap(i, j);
+    }
+    let mut b: Ball = (p[0], 0.0);
+    for i in 1..p.len() {
+        if !inside(&b, &p[i]) {
+            b = (p[i], 0.0);
+            for j in 0..i {
+                if !inside(&b, &p[j]) {
+                    b = ball2(&p[i], &p[j]);
+                    for k in 0..j {
+                        if !inside(&b, &p[k]) {
+                            b = ball3(&p[i], &p[j], &p[k]);
+                            for l in 0..k {
+                                if !inside(&b, &p[l]) {
+                                    b = ball4(&p[i], &p[j], &p[k], &p[l]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    b
+}
+
+/// The ball with `a` and `b` on a diameter.
+pub fn ball2(a: &[f64; 3], b: &[f64; 3]) -> Ball {
+    let c = [0, 1, 2].map(|k| 0.5 * (a[k] + b[k]));
+    (c, 0.5 * dist(a, b))
+}
+
+fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// The smallest ball with `a`, `b`, `c` on its boundary: the circumcircle's ball; for
+/// (near-)collinear points the smallest ball through the two farthest apart.
+pub fn ball3(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> Ball {
+    let (u, v) = (sub(b, a), sub(c, a));
+    let n = cross(&u, &v);
+    let n2 = dot(&n, &n);
+    let scale = dot(&u, &u) * dot(&v, &v);
+    if n2 <= 1e-24 * scale || n2 == 0.0 {
+        return widest_pair(&[*a, *b, *c]);
+    }
+    // Circumcentre a + ((|u|² v − |v|² u) × n) / (2 |n|²).
+    let (uu, vv) = (dot(&u, &u), dot(&v, &v));
+    let w = [0, 1, 2].map(|k| uu * v[k] - vv * u[k]);
+    let x = cross(&w, &n);
+    let cc = [0, 1, 2].map(|k| a[k] + x[k] / (2.0 * n2));
+    let r = dist(&cc, a).max(dist(&cc, b)).max(dist(&cc, c));
+    (cc, r)
+}
+
+/// The ball through four points (circumsphere); for (near-)coplanar points, the smallest of
+/// the two- and three-point balls that contains all four.
+pub fn ball4(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3], d: &[f64; 3]) -> Ball {
+    let (u, v, w) = (sub(b, a), sub(c, a), sub(d, a));
+    let det = dot(&u, &cross(&v, &w));
+    let scale = (dot(&u, &u) * dot(&v, &v) * dot(&w, &w)).sqrt();
+    if det.abs() > 1e-12 * scale {
+        let (uu, vv, ww) = (dot(&u, &u), dot(&v, &v), dot(&w, &w));
+        let (vw, wu, uv) = (cross(&v, &w), cross(&w, &u), cross(&u, &v));
+        let x = [0, 1, 2].map(|k| (uu * vw[k] + vv * wu[k] + ww * uv[k]) / (2.0 * det));
+        let cc = [0, 1, 2].map(|k| a[k] + x[k]);
+        let r = [a, b, c, d]
+            .iter()
+            .map(|p| dist(&cc, p))
+            .fold(0.0, f64::max);
+        return (cc, r);
+    }
+    let pts = [*a, *b, *c, *d];
+    smallest_by_support(&pts).unwrap_or_else(|| widest_pair(&pts))
+}
+
+/// Smallest of the balls spanned by 2 or 3 of `pts` that contains all of them.
+fn smallest_by_support(pts: &[[f64; 3]]) -> Option<Ball> {
+    let n = pts.len();
+    let mut best: Option<Ball> = None;
+    let mut consider = |b: Ball| {
+        if pts.iter().all(|p| inside(&b, p)) && best.is_none_or(|o| b.1 < o.1) {
+            best = Some(b);
+        }
+    };
+    for i in 0..n {
+        for j in i + 1..n {
+            consider(ball2(&pts[i], &pts[j]));
+            for k in j + 1..n {
+                consider(ball3(&pts[i], &pts[j], &pts[k]));
+            }
+        }
+    }
+    best
+}
+
+/// The ball on the farthest pair's diameter, grown to contain every point.
+fn widest_pair(pts: &[[f64; 3]]) -> Ball {
+    let mut best = (0, 0, -1.0);
+    for i in 0..pts.len() {
+        for j in i + 1..pts.len() {
+            let d = dist2(&pts[i], &pts[j]);
+            if d > best.2 {
+                best = (i, j, d);
+            }
+        }
+    }
+    let (c, r) = ball2(&pts[best.0], &pts[best.1]);
+    let r = pts.iter().map(|p| dist(&c, p)).fold(r, f64::max);
+    (c, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// Independent oracle for small sets: the smallest of all balls spanned by 2, 3 or 4 of
+    /// the points (diametral, circumcircle, circumsphere) that contains them all. The
+    /// minimum enclosing ball is always spanned by at most four points on its boundary.
+    fn oracle(pts: &[[f64; 3]]) -> f64 {
+        let n = pts.len();
+        let mut best = f64::INFINITY;
+        let ok = |b: &Ball| {
+            pts.iter()
+                .all(|p| dist(&b.0, p) <= b.1 * (1.0 + 1e-9) + 1e-12)
+        };
+        for i in 0..n {
+            for j in i + 1..n {
+                let b = ball2(&pts[i], &pts[j]);
+                if ok(&b) {
+                    best = best.min(b.1);
+                }
+                for k in j + 1..n {
+                    let b = ball3(&pts[i], &pts[j], &pts[k]);
+                    if ok(&b) {
+                        best = best.min(b.1);
+                    }
+                    for l in k + 1..n {
+                        let b = ball4(&pts[i], &pts[j], &pts[k], &pts[l]);
+                        if ok(&b) {
+                            best = best.min(b.1);
+                        }
+                    }
+                }
+            }
+        }
+        if n == 1 { 0.0 } else { best }
+    }
+
+    fn random_set(rng: &mut Rng, n: usize, grid: bool) -> Vec<[f32; 3]> {
+        (0..n)
+            .map(|_| {
+                [0; 3].map(|_| {
+                    if grid {
+                        rng.below(3) as f32 - 1.0
+                    } else {
+                        rng.range(-2.0, 2.0) as f32
+                    }
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn welzl_matches_the_support_oracle_and_contains_all_points() {
+        let mut rng = Rng::new(5);
+        for case in 0..3000 {
+            let n = 1 + rng.below(8) as usize;
+            let grid = case % 3 == 0; // duplicates, collinear and coplanar sets
+            let mut pts = random_set(&mut rng, n, grid);
+            if case % 5 == 1 {
+                // Coplanar: flatten z.
+                for p in &mut pts {
+                    p[2] = 0.25;
+                }
+            }
+            let p64: Vec<[f64; 3]> = pts.iter().map(|p| p.map(f64::from)).collect();
+            let s = Sphere::enclosing(&pts);
+            for p in &p64 {
+                assert!(s.contains(*p), "case {case}: {p:?} outside {s:?}");
+            }
+            let want = oracle(&p64);
+            let (_, got) = min_sphere(&p64);
+            assert!(
+                got <= want * (1.0 + 1e-9) + 1e-12,
+                "case {case}: welzl {got} > oracle {want} for {p64:?}"
+            );
+            // The stored radius is the Welzl radius up to rounding (the centre moved to f32).
+            assert!((s.r as f64) <= want * (1.0 + 1e-5) + 1e-5, "case {case}");
+        }
+    }
+
+    #[test]
+    fn larger_sets_are_contained_and_not_looser_than_the_box_ball() {
+        let mut rng = Rng::new(9);
+        for _ in 0..50 {
+            let pts = random_set(&mut rng, 500, false);
+            let s = Sphere::enclosing(&pts);
+            let p64: Vec<[f64; 3]> = pts.iter().map(|p| p.map(f64::from)).collect();
+            assert!(p64.iter().all(|p| s.contains(*p)));
+            // The ball around the bounding box's centre with the farthest point as radius
+            // is a valid enclosing ball: the minimum can be no larger.
+            let k = crate::bv::Kdop::<3>::from_points(p64.iter().copied());
+            let c = [0, 1, 2].map(|i| 0.5 * (k.min[i] as f64 + k.max[i] as f64));
+            let rb = p64.iter().map(|p| dist(p, &c)).fold(0.0, f64::max);
+            assert!((s.r as f64) <= rb * (1.0 + 1e-6));
+        }
+    }
+
+    #[test]
+    fn posed_sphere_contains_posed_points_and_disjoint_is_closed() {
+        let mut rng = Rng::new(11);
+        for _ in 0..200 {
+            let pts = random_set(&mut rng, 12, false);
+            let s = Sphere::enclosing(&pts);
+            let pose = Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-1e3, 1e3)));
+            let ps = s.posed(&pose);
+            for p in &pts {
+                let q = pose.apply(*p);
+                assert!(dist(&q, &[ps[0], ps[1], ps[2]]) <= ps[3]);
+            }
+        }
+        // Exactly touching balls are not disjoint; a gap is.
+        let a = [0.0, 0.0, 0.0, 1.0];
+        assert!(!disjoint(&a, &[2.0, 0.0, 0.0, 1.0]));
+        assert!(disjoint(&a, &[2.001, 0.0, 0.0, 1.0]));
+        assert!(!disjoint(&a, &[0.5, 0.5, 0.0, 0.1]));
+    }
+}
