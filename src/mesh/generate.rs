@@ -282,6 +282,15 @@ pub fn merge(meshes: &[Mesh]) -> Mesh {
     out
 }
 
+/// The grid scene of Figueiredo's R-tree paper (`003_3db24ed54b71796f.txt`, section 4,
+/// Figure 5): "a synthetic model of a grid with 46 080 triangles". The text gives only the
+/// triangle count and the word grid (the figure is not in the text), so this is our
+/// reading: a flat square-celled grid of 160 × 144 cells (2 triangles each = 46 080) in the
+/// plane z = 0, 1.0 wide in x (the benchmark's unit of distance is the object's size).
+pub fn figueiredo_grid() -> Mesh {
+    grid(160, 144, 1.0 / 160.0, 0.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -460,13 +469,12 @@ mod tests {
         assert_closed(&m);
         assert_eq!(merge(&[]), Mesh::default());
     }
-}
 
-/// The grid scene of Figueiredo's R-tree paper (`003_3db24ed54b71796f.txt`, section 4,
-/// Figure 5): "a synthetic model of a grid with 46 080 triangles". The text gives only the
-/// triangle count and the word grid (the figure is not in the text), so this is our
-/// reading: a flat square-celled grid of 160 × 144 cells (2 triangles each = 46 080) in the
-/// plane z = 0, 1.0 wide in x (the benchmark's unit of distance is the object's size).
-pub fn figueiredo_grid() -> Mesh {
-    grid(160, 144, 1.0 / 160.0, 0.0)
+    #[test]
+    fn figueiredo_grid_has_the_papers_triangle_count() {
+        let g = figueiredo_grid();
+        assert_eq!(g.triangle_count(), 46_080);
+        let (lo, hi) = g.bounds();
+        assert_eq!((lo[0], hi[0], lo[2], hi[2]), (0.0, 1.0, 0.0, 0.0));
+    }
 }

@@ -61,9 +61,10 @@ impl RtreeCollide {
 /// Fan-out of the R-trees: every node but the root has between `min_children` (m) and
 /// `max_children` (M) entries.
 ///
-/// The paper gives no values for m and M. Defaults: M = 8, m = 4, the largest m Guttman's
-/// R-tree allows (m ≤ M/2, the paper's reference [3]); the bulk loader fills nodes evenly,
-/// so every non-root node holds at least ⌊M/2⌋ entries whatever m is.
+/// The paper gives no values for m and M. Defaults: M = 8, the fastest and fewest Nv of
+/// M = 2, 4, 8, 16, 32 on the bunny (BENCHMARKS.md, "R-tree"), and m = 4, the largest m
+/// Guttman's R-tree allows (m ≤ M/2, the paper's reference [3]); the bulk loader fills nodes
+/// evenly, so every non-root node holds at least ⌊M/2⌋ entries whatever m is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtreeOptions {
     pub min_children: u32,
