@@ -89,6 +89,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    ..Default::default()
                 },
             );
             if all.pairs != truth {
@@ -106,6 +107,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
+                    ..Default::default()
                 },
             );
             assert!(first.pairs.len() <= 1, "{label}");
