@@ -277,7 +277,10 @@ fn gpu_backend_reports_a_typed_error() {
         .collide_batch_gpu(&ctx, &[Pose::IDENTITY], &QueryOptions::default(), &|_| {})
         .unwrap_err();
     assert!(
-        e.to_string().contains("not supported on the GPU: boxtree"),
+        matches!(
+            e,
+            meshcollide::Error::Gpu(meshcollide::gpu::GpuError::Unsupported { bv: "boxtree" })
+        ),
         "{e}"
     );
 }
