@@ -150,8 +150,42 @@ pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) 
 
 /// The approximation method's k-DOP of bounding points (B's frame, f32) under a pose
 /// frame. The one formula; the WGSL twin is `tumble_points` in `shaders/kdop_tumble.wgsl`.
+///
+/// Per point, all H slabs at once (the directions transposed to x, y and z arrays so the
+/// compiler vectorises across slabs), min/max by comparison: each value is the same
+/// expression `(d.x·p.x + d.y·p.y) + d.z·p.z` as the kernel's, and a min or max over a set
+/// does not round, so the loop order does not change a bit ([`tumble_points_reference`]
+/// is the slab-by-slab form; a test compares them bit for bit).
 #[inline]
 pub fn tumble_points<const H: usize>(frame: &PoseFrame<H>, points: &[[f32; 3]]) -> Kdop<H> {
+    let mut dx = [0.0f32; H];
+    let mut dy = [0.0f32; H];
+    let mut dz = [0.0f32; H];
+    for i in 0..H {
+        [dx[i], dy[i], dz[i]] = frame.dir[i];
+    }
+    let mut lo = [f32::INFINITY; H];
+    let mut hi = [f32::NEG_INFINITY; H];
+    for p in points {
+        for i in 0..H {
+            let v = (dx[i] * p[0] + dy[i] * p[1]) + dz[i] * p[2];
+            lo[i] = if v < lo[i] { v } else { lo[i] };
+            hi[i] = if v > hi[i] { v } else { hi[i] };
+        }
+    }
+    let mut k = Kdop::EMPTY;
+    for i in 0..H {
+        k.min[i] = lo[i] + frame.off_lo[i];
+        k.max[i] = hi[i] + frame.off_hi[i];
+    }
+    k
+}
+
+/// [`tumble_points`] written slab by slab like the WGSL kernel (the test oracle).
+pub fn tumble_points_reference<const H: usize>(
+    frame: &PoseFrame<H>,
+    points: &[[f32; 3]],
+) -> Kdop<H> {
     let mut k = Kdop::EMPTY;
     for i in 0..H {
         let d = frame.dir[i];
