@@ -5,8 +5,9 @@
 //! hill climbing on the convex hull of B's vertices (method 1), and every other node's
 //! k-DOP bounds its transformed *bounding points* (method 2, the approximation method). A
 //! node's bounding points are the vertices of its k-DOP's polytope, or — our addition, when
-//! it is the smaller set — the corners of its own triangles, which gives the exact k-DOP
-//! for small leaves at lower cost. Nodes are tumbled lazily, the first time the traversal
+//! it is the smaller set — the distinct corners of the triangles below it (subtrees of at
+//! most [`SMALL_SUBTREE`] triangles), which gives the exact k-DOP of small nodes at lower
+//! cost. Nodes are tumbled lazily, the first time the traversal
 //! needs them in a query, and counted once each (Nu, as the paper's "last tumbled" stamp).
 //!
 //! [`TumbleMethod::Exact`] refits every node from the transformed triangle corners, bottom
@@ -64,6 +65,10 @@ impl TumbleMethod {
 /// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
 /// the results independent of the number of threads.
 pub const POSE_CHUNK: usize = 16;
+
+/// Subtrees of at most this many triangles may use their distinct corners as bounding
+/// points (beyond it, the polytope has fewer vertices on real meshes).
+pub const SMALL_SUBTREE: usize = 16;
 
 /// Widening of tumbled k-DOPs relative to B's coordinate scale: above the worst-case f32
 /// error of [`tumble_points`] (≈ 24·2⁻²⁴ ≈ 1.4·10⁻⁶).
@@ -220,21 +225,51 @@ pub struct FlyingHierarchy<const H: usize> {
 
 impl<const H: usize> FlyingHierarchy<H> {
     pub fn new(bvh: Bvh<H>) -> FlyingHierarchy<H> {
+        // Every subtree covers one contiguous range of the reordered triangles; children
+        // follow their parents, so a reverse sweep sees children first.
+        let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
+        for i in (0..bvh.nodes.len()).rev() {
+            let n = &bvh.nodes[i];
+            ranges[i] = if n.is_leaf() {
+                (n.first, n.first + n.count)
+            } else {
+                let c = n.first as usize;
+                (ranges[c].0, ranges[c + 1].1)
+            };
+        }
         // Bounding points per node, in parallel (the polytopes dominate preparation time).
         let per_node: Vec<Vec<[f32; 3]>> = bvh
             .nodes
             .par_iter()
-            .map_init(Vec::new, |poly, node| {
-                let own = node.first as usize..(node.first + node.count) as usize;
-                // A leaf of one triangle is always cheaper (and exact) with its own corners.
-                if node.is_leaf() && node.count == 1 {
+            .zip(ranges.par_iter())
+            .map_init(Vec::new, |poly, (node, &(start, end))| {
+                let own = start as usize..end as usize;
+                // A node of one triangle is always cheaper (and exact) with its own corners.
+                if own.len() == 1 {
                     return bvh.tri_corners[own.start].to_vec();
                 }
+                // Small subtrees: their distinct corners (shared vertices once) when they
+                // are fewer than the polytope's vertices; exact, and tumbling is linear in
+                // the number of points.
+                let corners = (own.len() <= SMALL_SUBTREE).then(|| {
+                    let mut c: Vec<[f32; 3]> = bvh.tri_corners[own.clone()]
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .collect();
+                    c.sort_unstable_by_key(|p| p.map(f32::to_bits));
+                    c.dedup_by_key(|p| p.map(f32::to_bits));
+                    c
+                });
+                if let Some(c) = &corners
+                    && c.len() <= 6
+                {
+                    return c.clone();
+                }
                 kdop_vertices(&node.bv, poly);
-                if node.is_leaf() && 3 * own.len() <= poly.len() {
-                    bvh.tri_corners[own].iter().flatten().copied().collect()
-                } else {
-                    poly.iter().map(|p| p.map(|c| c as f32)).collect()
+                match corners {
+                    Some(c) if c.len() <= poly.len() => c,
+                    _ => poly.iter().map(|p| p.map(|c| c as f32)).collect(),
                 }
             })
             .collect();
