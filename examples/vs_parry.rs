@@ -353,7 +353,7 @@ fn main() -> Result<(), meshcollide::Error> {
         }
         let (mut t_ours, mut t_parry) = (Vec::new(), Vec::new());
         let (mut pairs_ours, mut pairs_parry, mut poses_differ) = (0usize, 0usize, 0usize);
-        let mut nv = 0u64;
+        let (mut nv, mut np, mut nu) = (0u64, 0u64, 0u64);
         let mut d = Diffs::default();
         for p in poses {
             let t = Instant::now();
@@ -366,6 +366,8 @@ fn main() -> Result<(), meshcollide::Error> {
             pairs_ours += r.pairs.len();
             pairs_parry += theirs.len();
             nv += r.counters.bv_tests;
+            np += r.counters.tri_tests;
+            nu += r.counters.bv_updates;
             if r.pairs != theirs {
                 poses_differ += 1;
                 classify(&spec.a, &spec.b, p, &r.pairs, &theirs, &mut d);
@@ -389,9 +391,11 @@ fn main() -> Result<(), meshcollide::Error> {
         let (med_o, med_p) = (median(&mut t_ours), median(&mut t_parry));
         any_ours_wrong |= d.ours_missed + d.ours_false > 0;
         rows.push(format!(
-            "| {} | {n} | {pairs_ours} / {pairs_parry} | {:.0} | {med_o:.3} | {med_p:.3} | {:.2} | {sum_o:.1} / {sum_p:.1} | {:.2} | {poses_differ} | {} | {} | {} |",
+            "| {} | {n} | {pairs_ours} / {pairs_parry} | {:.0} / {:.0} / {:.0} | {med_o:.3} | {med_p:.3} | {:.2} | {sum_o:.1} / {sum_p:.1} | {:.2} | {poses_differ} | {} | {} | {} |",
             spec.name,
             nv as f64 / poses.len().max(1) as f64,
+            np as f64 / poses.len().max(1) as f64,
+            nu as f64 / poses.len().max(1) as f64,
             med_o / med_p,
             sum_o / sum_p,
             d.parry_missed,
@@ -408,7 +412,7 @@ fn main() -> Result<(), meshcollide::Error> {
 
     println!();
     println!(
-        "| scene | poses | pairs ours / parry (total) | our Nv per pose | our median ms | parry median ms | ratio ours/parry (median) | total ms ours / parry | ratio ours/parry (total) | poses differing | parry missed true contact | parry reported non-contact | ours wrong |"
+        "| scene | poses | pairs ours / parry (total) | our Nv / Np / Nu per pose | our median ms | parry median ms | ratio ours/parry (median) | total ms ours / parry | ratio ours/parry (total) | poses differing | parry missed true contact | parry reported non-contact | ours wrong |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
