@@ -44,7 +44,7 @@ pub use boxtree::BoxTest;
 pub use build::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use bv::BvKind;
 pub use query::{Collider, PoseResult, QueryOptions, brute_force};
-pub use traverse::{Counters, Mode};
+pub use traverse::{Counters, Descent, Mode};
 pub use tumble::TumbleMethod;
 pub mod formats;
 pub mod gpu;

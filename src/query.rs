@@ -7,7 +7,7 @@ use crate::build::{BuildOptions, Bvh};
 use crate::bv::BvKind;
 use crate::dual::{DualOptions, DualScene};
 use crate::mesh::Mesh;
-use crate::traverse::{Counters, Mode, Workspace, collide_pose};
+use crate::traverse::{Counters, Descent, Mode, Workspace, collide_pose_descent};
 use crate::tumble::{FlyingHierarchy, TumbleMethod};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -124,6 +124,8 @@ pub struct Scene<const H: usize> {
     /// Workspaces kept between single-pose calls: a workspace holds per-node and
     /// per-triangle scratch arrays of B, too large to allocate for every pose.
     pool: std::sync::Mutex<Vec<Workspace<H>>>,
+    /// The CPU traversal's descent rule (the GPU pipeline always uses Algorithm 1's).
+    descent: Descent,
 }
 
 impl<const H: usize> Scene<H> {
@@ -133,7 +135,13 @@ impl<const H: usize> Scene<H> {
             env,
             fly: FlyingHierarchy::new(fly),
             pool: Default::default(),
+            descent: Descent::default(),
         }
+    }
+
+    /// Chooses the CPU traversal's [`Descent`] rule (same contacts, different Nv).
+    pub fn set_descent(&mut self, d: Descent) {
+        self.descent = d;
     }
 
     /// Many poses in parallel; see [`collide_batch`].
@@ -166,7 +174,16 @@ impl<const H: usize> PairScene for Scene<H> {
         ws: &mut Workspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        collide_pose(&self.env, &self.fly, pose, opts.mode, opts.tumble, ws, out)
+        collide_pose_descent(
+            &self.env,
+            &self.fly,
+            pose,
+            opts.mode,
+            opts.tumble,
+            self.descent,
+            ws,
+            out,
+        )
     }
 
     fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
@@ -302,6 +319,12 @@ impl Collider {
             Collider::Dual18(_) => BvKind::Dual18,
             Collider::Dual26(_) => BvKind::Dual26,
         }
+    }
+
+    /// Chooses the CPU traversal's [`Descent`] rule (same contacts, different Nv; the GPU
+    /// pipeline always uses Algorithm 1's).
+    pub fn set_descent(&mut self, d: Descent) {
+        with_scene!(self, s => s.set_descent(d))
     }
 
     pub fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {

@@ -40,6 +40,51 @@ impl Mode {
     }
 }
 
+/// Which hierarchy a node pair descends when both k-DOPs overlap.
+///
+/// [`Descent::Environment`] is Algorithm 1 of `002_2561ef21643dcace.txt` (4.2), made for a
+/// small flying object in a large environment: A is descended to its leaves before B is
+/// touched, so B's root is tested against every node of A it overlaps. With two objects of
+/// similar size (two tumbling copies of a model) that visits, for every leaf of A in B's
+/// root k-DOP, a whole descent of B. [`Descent::Larger`] is the usual rule for such pairs
+/// (Gottschalk's OBBTree traversal; Zachmann's DOP-trees descend both): descend the node
+/// whose k-DOP is larger (sum of its slab widths, B's tumbled k-DOP), A on ties, the other
+/// one when a node is a leaf. Both rules test only overlapping pairs and reach every leaf pair
+/// whose k-DOPs overlap along the way, so the contacts are the same; Nv and Np differ.
+/// The GPU pipeline implements `Environment` only (its parity tests compare Nv).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Descent {
+    #[default]
+    Environment,
+    Larger,
+}
+
+impl Descent {
+    pub fn name(self) -> &'static str {
+        match self {
+            Descent::Environment => "env",
+            Descent::Larger => "larger",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Descent> {
+        match s {
+            "env" => Some(Descent::Environment),
+            "larger" => Some(Descent::Larger),
+            _ => None,
+        }
+    }
+}
+
+/// Sum of the slab widths: the size [`Descent::Larger`] compares.
+#[inline]
+fn size<const H: usize>(k: &crate::bv::Kdop<H>) -> f32 {
+    let mut s = 0.0;
+    for i in 0..H {
+        s += k.max[i] - k.min[i];
+    }
+    s
+}
+
 /// The cost model's counters for one pose or summed over many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counters {
@@ -96,6 +141,21 @@ pub fn collide_pose<const H: usize>(
     ws: &mut Workspace<H>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters {
+    collide_pose_descent(env, fly, pose, mode, method, Descent::Environment, ws, out)
+}
+
+/// [`collide_pose`] with a choice of [`Descent`] rule.
+#[allow(clippy::too_many_arguments)]
+pub fn collide_pose_descent<const H: usize>(
+    env: &Bvh<H>,
+    fly: &FlyingHierarchy<H>,
+    pose: &Pose,
+    mode: Mode,
+    method: TumbleMethod,
+    descent: Descent,
+    ws: &mut Workspace<H>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters {
     let mut c = Counters::default();
     ws.tumble.begin(fly, pose, method);
     let stack = &mut ws.stack;
@@ -105,15 +165,18 @@ pub fn collide_pose<const H: usize>(
         let (e, f) = (e as usize, f as usize);
         let ne = &env.nodes[e];
         c.bv_tests += 1;
-        if !ne.bv.overlaps(ws.tumble.node_bv(fly, f)) {
+        let bf = ws.tumble.node_bv(fly, f);
+        if !ne.bv.overlaps(bf) {
             continue;
         }
-        if !ne.is_leaf() {
+        let nf = &fly.bvh.nodes[f];
+        let down_a = !ne.is_leaf()
+            && (descent == Descent::Environment || nf.is_leaf() || size(&ne.bv) >= size(bf));
+        if down_a {
             stack.push((ne.first + 1, f as u32));
             stack.push((ne.first, f as u32));
             continue;
         }
-        let nf = &fly.bvh.nodes[f];
         if !nf.is_leaf() {
             stack.push((e as u32, nf.first + 1));
             stack.push((e as u32, nf.first));

@@ -5,8 +5,9 @@
 //! hill climbing on the convex hull of B's vertices (method 1), and every other node's
 //! k-DOP bounds its transformed *bounding points* (method 2, the approximation method). A
 //! node's bounding points are the vertices of its k-DOP's polytope, or — our addition, when
-//! it is the smaller set — the corners of its own triangles, which gives the exact k-DOP
-//! for small leaves at lower cost. Nodes are tumbled lazily, the first time the traversal
+//! it is the smaller set — the distinct corners of the triangles below it (subtrees of at
+//! most [`SMALL_SUBTREE`] triangles), which gives the exact k-DOP of small nodes at lower
+//! cost. Nodes are tumbled lazily, the first time the traversal
 //! needs them in a query, and counted once each (Nu, as the paper's "last tumbled" stamp).
 //!
 //! [`TumbleMethod::Exact`] refits every node from the transformed triangle corners, bottom
@@ -64,6 +65,10 @@ impl TumbleMethod {
 /// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
 /// the results independent of the number of threads.
 pub const POSE_CHUNK: usize = 16;
+
+/// Subtrees of at most this many triangles may use their distinct corners as bounding
+/// points (beyond it, the polytope has fewer vertices on real meshes).
+pub const SMALL_SUBTREE: usize = 16;
 
 /// Widening of tumbled k-DOPs relative to B's coordinate scale: above the worst-case f32
 /// error of [`tumble_points`] (≈ 24·2⁻²⁴ ≈ 1.4·10⁻⁶).
@@ -150,8 +155,42 @@ pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) 
 
 /// The approximation method's k-DOP of bounding points (B's frame, f32) under a pose
 /// frame. The one formula; the WGSL twin is `tumble_points` in `shaders/kdop_tumble.wgsl`.
+///
+/// Per point, all H slabs at once (the directions transposed to x, y and z arrays so the
+/// compiler vectorises across slabs), min/max by comparison: each value is the same
+/// expression `(d.x·p.x + d.y·p.y) + d.z·p.z` as the kernel's, and a min or max over a set
+/// does not round, so the loop order does not change a bit ([`tumble_points_reference`]
+/// is the slab-by-slab form; a test compares them bit for bit).
 #[inline]
 pub fn tumble_points<const H: usize>(frame: &PoseFrame<H>, points: &[[f32; 3]]) -> Kdop<H> {
+    let mut dx = [0.0f32; H];
+    let mut dy = [0.0f32; H];
+    let mut dz = [0.0f32; H];
+    for i in 0..H {
+        [dx[i], dy[i], dz[i]] = frame.dir[i];
+    }
+    let mut lo = [f32::INFINITY; H];
+    let mut hi = [f32::NEG_INFINITY; H];
+    for p in points {
+        for i in 0..H {
+            let v = (dx[i] * p[0] + dy[i] * p[1]) + dz[i] * p[2];
+            lo[i] = if v < lo[i] { v } else { lo[i] };
+            hi[i] = if v > hi[i] { v } else { hi[i] };
+        }
+    }
+    let mut k = Kdop::EMPTY;
+    for i in 0..H {
+        k.min[i] = lo[i] + frame.off_lo[i];
+        k.max[i] = hi[i] + frame.off_hi[i];
+    }
+    k
+}
+
+/// [`tumble_points`] written slab by slab like the WGSL kernel (the test oracle).
+pub fn tumble_points_reference<const H: usize>(
+    frame: &PoseFrame<H>,
+    points: &[[f32; 3]],
+) -> Kdop<H> {
     let mut k = Kdop::EMPTY;
     for i in 0..H {
         let d = frame.dir[i];
@@ -186,21 +225,51 @@ pub struct FlyingHierarchy<const H: usize> {
 
 impl<const H: usize> FlyingHierarchy<H> {
     pub fn new(bvh: Bvh<H>) -> FlyingHierarchy<H> {
+        // Every subtree covers one contiguous range of the reordered triangles; children
+        // follow their parents, so a reverse sweep sees children first.
+        let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
+        for i in (0..bvh.nodes.len()).rev() {
+            let n = &bvh.nodes[i];
+            ranges[i] = if n.is_leaf() {
+                (n.first, n.first + n.count)
+            } else {
+                let c = n.first as usize;
+                (ranges[c].0, ranges[c + 1].1)
+            };
+        }
         // Bounding points per node, in parallel (the polytopes dominate preparation time).
         let per_node: Vec<Vec<[f32; 3]>> = bvh
             .nodes
             .par_iter()
-            .map_init(Vec::new, |poly, node| {
-                let own = node.first as usize..(node.first + node.count) as usize;
-                // A leaf of one triangle is always cheaper (and exact) with its own corners.
-                if node.is_leaf() && node.count == 1 {
+            .zip(ranges.par_iter())
+            .map_init(Vec::new, |poly, (node, &(start, end))| {
+                let own = start as usize..end as usize;
+                // A node of one triangle is always cheaper (and exact) with its own corners.
+                if own.len() == 1 {
                     return bvh.tri_corners[own.start].to_vec();
                 }
+                // Small subtrees: their distinct corners (shared vertices once) when they
+                // are fewer than the polytope's vertices; exact, and tumbling is linear in
+                // the number of points.
+                let corners = (own.len() <= SMALL_SUBTREE).then(|| {
+                    let mut c: Vec<[f32; 3]> = bvh.tri_corners[own.clone()]
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .collect();
+                    c.sort_unstable_by_key(|p| p.map(f32::to_bits));
+                    c.dedup_by_key(|p| p.map(f32::to_bits));
+                    c
+                });
+                if let Some(c) = &corners
+                    && c.len() <= 6
+                {
+                    return c.clone();
+                }
                 kdop_vertices(&node.bv, poly);
-                if node.is_leaf() && 3 * own.len() <= poly.len() {
-                    bvh.tri_corners[own].iter().flatten().copied().collect()
-                } else {
-                    poly.iter().map(|p| p.map(|c| c as f32)).collect()
+                match corners {
+                    Some(c) if c.len() <= poly.len() => c,
+                    _ => poly.iter().map(|p| p.map(|c| c as f32)).collect(),
                 }
             })
             .collect();

@@ -1,6 +1,6 @@
 //! The CPU reference against the f64 brute-force oracle, on random small meshes and poses,
-//! for every k, every splitting rule, both split points, both tumbling methods and both
-//! modes. The hard cases come on purpose: integer-grid meshes under integer translations and
+//! for every k, every splitting rule, both split points, both tumbling methods, both
+//! descent rules and both modes. The hard cases come on purpose: integer-grid meshes under integer translations and
 //! half-turns, so that touching, shared-edge, coplanar and degenerate contacts are exact.
 
 use meshcollide::rng::Rng;
@@ -89,10 +89,16 @@ fn check(
     ob: &BuildOptions,
     label: &str,
 ) {
-    let collider = Collider::build(a, b, bv, oa, ob);
+    let mut collider = Collider::build(a, b, bv, oa, ob);
     for (i, p) in poses.iter().enumerate() {
         let truth = brute_force(a, b, p);
-        for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
+        for (descent, tumble) in [
+            (Descent::Environment, TumbleMethod::Approximate),
+            (Descent::Environment, TumbleMethod::Exact),
+            (Descent::Larger, TumbleMethod::Approximate),
+            (Descent::Larger, TumbleMethod::Exact),
+        ] {
+            collider.set_descent(descent);
             let all = collider.collide(
                 p,
                 &QueryOptions {
@@ -105,7 +111,7 @@ fn check(
                 let missed: Vec<_> = truth.iter().filter(|x| !all.pairs.contains(x)).collect();
                 let extra: Vec<_> = all.pairs.iter().filter(|x| !truth.contains(x)).collect();
                 panic!(
-                    "{label} {bv:?} {oa:?} {ob:?} {tumble:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}\nA={a:?}\nB={b:?}"
+                    "{label} {bv:?} {oa:?} {ob:?} {tumble:?} {descent:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}\nA={a:?}\nB={b:?}"
                 );
             }
             let first = collider.collide(
