@@ -310,7 +310,10 @@ fn main() -> Result<(), meshcollide::Error> {
         specs.retain(|s| s.name.contains(o.as_str()) || s.key.contains(o.as_str()));
     }
 
-    let qopts = QueryOptions::default();
+    let qopts = QueryOptions {
+        descent: args.descent,
+        ..QueryOptions::default()
+    };
     let opt_a = BuildOptions {
         leaf_size: args.leaf_a,
         ..BuildOptions::default()
@@ -329,8 +332,7 @@ fn main() -> Result<(), meshcollide::Error> {
         if built.as_ref().map(|b| b.0) != Some(spec.key) {
             drop(built.take()); // free the previous scene's hierarchies first
             let t = Instant::now();
-            let mut ours = Collider::build(&spec.a, &spec.b, BvKind::Kdop18, &opt_a, &opt_b);
-            ours.set_descent(args.descent);
+            let ours = Collider::build(&spec.a, &spec.b, BvKind::Kdop18, &opt_a, &opt_b);
             let ours_build = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
             let pa = to_parry(&spec.a);

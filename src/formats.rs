@@ -62,6 +62,8 @@ pub struct Stats {
     pub leaf_size_a: u32,
     pub leaf_size_b: u32,
     pub tumble: String,
+    /// The k-DOP traversal's descent rule (`larger` or `env`).
+    pub descent: String,
     pub threads: usize,
     pub triangles_a: usize,
     pub triangles_b: usize,

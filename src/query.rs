@@ -21,6 +21,9 @@ pub struct QueryOptions {
     pub box_test: crate::boxtree::BoxTest,
     /// `--rtree-collide`: the R-tree's traversal (ignored by the other hierarchies).
     pub rtree_collide: crate::rtree::RtreeCollide,
+    /// The k-DOP CPU traversal's descent rule (same contacts, different Nv). The GPU
+    /// pipeline and the dual hierarchy always use Algorithm 1's ([`Descent::Environment`]).
+    pub descent: Descent,
 }
 
 /// The contacts of one pose.
@@ -124,8 +127,6 @@ pub struct Scene<const H: usize> {
     /// Workspaces kept between single-pose calls: a workspace holds per-node and
     /// per-triangle scratch arrays of B, too large to allocate for every pose.
     pool: std::sync::Mutex<Vec<Workspace<H>>>,
-    /// The CPU traversal's descent rule (the GPU pipeline always uses Algorithm 1's).
-    descent: Descent,
 }
 
 impl<const H: usize> Scene<H> {
@@ -135,13 +136,7 @@ impl<const H: usize> Scene<H> {
             env,
             fly: FlyingHierarchy::new(fly),
             pool: Default::default(),
-            descent: Descent::default(),
         }
-    }
-
-    /// Chooses the CPU traversal's [`Descent`] rule (same contacts, different Nv).
-    pub fn set_descent(&mut self, d: Descent) {
-        self.descent = d;
     }
 
     /// Many poses in parallel; see [`collide_batch`].
@@ -180,7 +175,7 @@ impl<const H: usize> PairScene for Scene<H> {
             pose,
             opts.mode,
             opts.tumble,
-            self.descent,
+            opts.descent,
             ws,
             out,
         )
@@ -319,12 +314,6 @@ impl Collider {
             Collider::Dual18(_) => BvKind::Dual18,
             Collider::Dual26(_) => BvKind::Dual26,
         }
-    }
-
-    /// Chooses the CPU traversal's [`Descent`] rule (same contacts, different Nv; the GPU
-    /// pipeline always uses Algorithm 1's).
-    pub fn set_descent(&mut self, d: Descent) {
-        with_scene!(self, s => s.set_descent(d))
     }
 
     pub fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {

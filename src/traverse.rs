@@ -51,11 +51,13 @@ impl Mode {
 /// whose k-DOP is larger (sum of its slab widths, B's tumbled k-DOP), A on ties, the other
 /// one when a node is a leaf. Both rules test only overlapping pairs and reach every leaf pair
 /// whose k-DOPs overlap along the way, so the contacts are the same; Nv and Np differ.
-/// The GPU pipeline implements `Environment` only (its parity tests compare Nv).
+/// The GPU pipeline implements `Environment` only (its parity tests compare Nv with the
+/// CPU traversal run with `Environment`). `Larger` is the CPU default: on the vs_parry scenes
+/// it tests 3–15× fewer node pairs (BENCHMARKS.md, "Against parry3d").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Descent {
-    #[default]
     Environment,
+    #[default]
     Larger,
 }
 

@@ -207,7 +207,10 @@ fn dual_visits_a_subset_of_the_kdop_pairs() {
     let b = generate::uv_sphere([0.0; 3], 0.5, 12, 20);
     let poses = pose::tumbling_poses(24, [0.0; 3], [1.0, 0.1, 0.0]);
     let o = BuildOptions::default();
-    let opts = QueryOptions::default();
+    let opts = QueryOptions {
+        descent: meshcollide::traverse::Descent::Environment,
+        ..Default::default()
+    };
     let mut sphere_decided = 0;
     for (kd, du) in BvKind::ALL.into_iter().zip(BvKind::DUAL) {
         assert_eq!(kd.half_k(), du.half_k());
@@ -293,7 +296,14 @@ fn symmetric_kdops_contain_the_tight_ones() {
                     }
                 }
             }
-            c.collide_batch(&poses, &QueryOptions::default(), &|_| {})
+            c.collide_batch(
+                &poses,
+                &QueryOptions {
+                    descent: meshcollide::traverse::Descent::Environment,
+                    ..Default::default()
+                },
+                &|_| {},
+            )
         };
         let (tight, sym) = (run(false), run(true));
         for (i, (t, s)) in tight.iter().zip(&sym).enumerate() {
@@ -323,7 +333,10 @@ fn dual_equals_kdop18_on_small_shared_models() {
         }
         let o = BuildOptions::default();
         let ob = BuildOptions { leaf_size: 2, ..o };
-        let opts = QueryOptions::default();
+        let opts = QueryOptions {
+            descent: meshcollide::traverse::Descent::Environment,
+            ..Default::default()
+        };
         let want =
             Collider::build(&m, &m, BvKind::Kdop18, &o, &ob).collide_batch(&poses, &opts, &|_| {});
         assert!(
@@ -458,7 +471,15 @@ fn gpu_backend_refuses_dual_with_a_typed_error() {
     let m = generate::tetrahedron([0.0; 3], 1.0);
     let o = BuildOptions::default();
     let c = Collider::build(&m, &m, BvKind::Dual18, &o, &o);
-    let r = c.collide_batch_gpu(&ctx, &[Pose::IDENTITY], &QueryOptions::default(), &|_| {});
+    let r = c.collide_batch_gpu(
+        &ctx,
+        &[Pose::IDENTITY],
+        &QueryOptions {
+            descent: meshcollide::traverse::Descent::Environment,
+            ..Default::default()
+        },
+        &|_| {},
+    );
     assert!(matches!(
         r,
         Err(Error::Gpu(meshcollide::gpu::GpuError::Unsupported {

@@ -30,7 +30,14 @@ fn small_buffer_budget_splits_batches() {
         unsure: 2,
     };
     gpu.max_buffer_bytes = 12 * 256;
-    let cpu = scene.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+    let cpu = scene.collide_batch(
+        &poses,
+        &QueryOptions {
+            descent: meshcollide::traverse::Descent::Environment,
+            ..Default::default()
+        },
+        &|_| {},
+    );
     let (got, stats) = gpu
         .collide_batch(
             &ctx,
@@ -82,6 +89,8 @@ fn compare<const H: usize>(
             &QueryOptions {
                 mode,
                 tumble,
+                // The GPU's descent rule, so Nv and Np compare.
+                descent: meshcollide::traverse::Descent::Environment,
                 ..Default::default()
             },
             &|_| {},

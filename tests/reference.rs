@@ -89,7 +89,7 @@ fn check(
     ob: &BuildOptions,
     label: &str,
 ) {
-    let mut collider = Collider::build(a, b, bv, oa, ob);
+    let collider = Collider::build(a, b, bv, oa, ob);
     for (i, p) in poses.iter().enumerate() {
         let truth = brute_force(a, b, p);
         for (descent, tumble) in [
@@ -98,12 +98,12 @@ fn check(
             (Descent::Larger, TumbleMethod::Approximate),
             (Descent::Larger, TumbleMethod::Exact),
         ] {
-            collider.set_descent(descent);
             let all = collider.collide(
                 p,
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    descent,
                     ..Default::default()
                 },
             );
@@ -119,6 +119,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
+                    descent,
                     ..Default::default()
                 },
             );
@@ -209,7 +210,15 @@ fn breadth_first_mirror_equals_the_reference() {
             ..Default::default()
         };
         let scene = meshcollide::query::Scene::<9>::build(&a, &b, &o, &o);
-        let cpu = scene.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+        // The mirror follows the GPU's rule, Algorithm 1.
+        let cpu = scene.collide_batch(
+            &poses,
+            &QueryOptions {
+                descent: meshcollide::traverse::Descent::Environment,
+                ..Default::default()
+            },
+            &|_| {},
+        );
         let (m, _) = meshcollide::gpu::mirror::collide_batch_mirror(&scene, &poses, Mode::All);
         for (i, (m, c)) in m.iter().zip(&cpu).enumerate() {
             assert_eq!(m.pairs, c.pairs, "case {case} pose {i}");

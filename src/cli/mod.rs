@@ -216,6 +216,15 @@ impl TumbleArg {
     }
 }
 
+/// Descent rule of the k-DOP traversal (`--descent`).
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum DescentArg {
+    /// Algorithm 1 of the paper: descend A to its leaves, then B (the GPU's rule).
+    Env,
+    /// Descend the node with the larger k-DOP (the CPU default; CPU only).
+    Larger,
+}
+
 /// Execution backend (`--backend`).
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BackendArg {

@@ -1,8 +1,8 @@
 //! `meshcollide query`.
 
 use super::{
-    BackendArg, BoxTestArg, BvArg, DualOrderArg, Failure, ModeArg, RtreeCollideArg, SplitArg,
-    SplitPointArg, TumbleArg,
+    BackendArg, BoxTestArg, BvArg, DescentArg, DualOrderArg, Failure, ModeArg, RtreeCollideArg,
+    SplitArg, SplitPointArg, TumbleArg,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use meshcollide::formats::{Stats, total_counters, write_pairs};
@@ -52,6 +52,9 @@ pub struct QueryArgs {
     /// the root), an exact refit of every node, or auto (approx on the CPU, exact on the GPU).
     #[arg(long, value_enum, default_value = "auto")]
     pub tumble: TumbleArg,
+    /// k-DOP traversal: `larger` (CPU default) or `env` (Algorithm 1; the GPU's only rule).
+    #[arg(long, value_enum)]
+    pub descent: Option<DescentArg>,
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
@@ -137,6 +140,20 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let opts = QueryOptions {
         mode: a.mode.into(),
         tumble: a.tumble.resolve(gpu.is_some()),
+        descent: match (a.descent, gpu.is_some()) {
+            (Some(DescentArg::Larger), true) => {
+                return Err(Failure::Input(
+                    "--descent larger runs on the CPU only (the GPU pipeline uses --descent env)"
+                        .into(),
+                ));
+            }
+            (Some(DescentArg::Env), _) | (None, true) => {
+                meshcollide::traverse::Descent::Environment
+            }
+            (Some(DescentArg::Larger), false) | (None, false) => {
+                meshcollide::traverse::Descent::Larger
+            }
+        },
         box_test: a.box_test.into(),
         rtree_collide: a.rtree_collide.into(),
     };
@@ -189,6 +206,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         leaf_size_a: opt_a.leaf_size,
         leaf_size_b: opt_b.leaf_size,
         tumble: opts.tumble.name().into(),
+        descent: opts.descent.name().into(),
         threads: rayon::current_num_threads(),
         triangles_a: ma.triangle_count(),
         triangles_b: mb.triangle_count(),
