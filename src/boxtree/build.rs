@@ -36,6 +36,8 @@
 //! f64 still contains the child's triangles; `validate` checks every triangle against every
 //! ancestor's box.
 
+#![allow(clippy::needless_range_loop)] // per-axis arithmetic reads best indexed
+
 use super::node::{Aabb, MAX_LEAF, Node};
 use super::{BoxTree, LUT_SIZE};
 use crate::mesh::Mesh;
@@ -81,7 +83,7 @@ fn down32(x: f64) -> f32 {
 /// whose computed box side (as [`Aabb::child`] computes it) still reaches `target`.
 fn choose_c(side: f64, target: f64, upper: bool) -> f32 {
     let d = if upper { target - side } else { side - target };
-    if !(d > 0.0) {
+    if d.is_nan() || d <= 0.0 {
         return 0.0;
     }
     let ok = |c: f32| {
@@ -363,7 +365,7 @@ fn lut_codes(nodes: &[Node], root: &Aabb) -> Vec<u16> {
         .iter()
         .map(|n| {
             let a = n.axis();
-            if a >= 3 || !(step[a] > 0.0) {
+            if a >= 3 || step[a].is_nan() || step[a] <= 0.0 {
                 return 0;
             }
             let mut q = ((n.c as f64 / step[a]).floor() as usize).min(LUT_SIZE - 1);
