@@ -57,7 +57,7 @@ fn query_writes_the_brute_force_pairs() {
     std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
     // Poses as the CLI reads them back (decimal round trip), for the oracle.
     let read = meshcollide::pose::read_poses(&d.join("poses.csv")).unwrap();
-    for bv in ["kdop6", "kdop14", "kdop18", "kdop26"] {
+    for bv in ["kdop6", "kdop14", "kdop18", "kdop26", "boxtree"] {
         for mode in ["all", "first"] {
             let out = bin()
                 .args([
@@ -288,4 +288,59 @@ fn gpu_and_cpu_backends_write_identical_pairs() {
             "{a}/{b}: GPU and CPU pairs.csv differ"
         );
     }
+}
+
+/// `--bv boxtree`: every `--box-test` writes the kdop18 pairs; the GPU backend is a typed
+/// input error (exit 2), not a crash.
+#[test]
+fn boxtree_box_tests_write_the_reference_pairs() {
+    let d = tmp_dir("boxtree");
+    write_obj(&d.join("a.obj"), &soup(7, 40));
+    write_obj(&d.join("b.obj"), &soup(8, 40));
+    let mut rng = Rng::new(9);
+    let poses: Vec<Pose> = (0..10)
+        .map(|_| Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.4, 0.4))))
+        .collect();
+    std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let o = bin()
+            .args([
+                "query",
+                "a.obj",
+                "b.obj",
+                "--poses",
+                "poses.csv",
+                "--out",
+                out,
+            ])
+            .args(extra)
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(d.join(out)).unwrap()
+    };
+    let want = run(&["--bv", "kdop18", "--backend", "cpu"], "k.csv");
+    assert!(want.lines().count() > 1, "the scene must have contacts");
+    for t in ["align", "satlite", "sat", "lut"] {
+        let got = run(&["--bv", "boxtree", "--box-test", t], &format!("{t}.csv"));
+        assert_eq!(got, want, "--box-test {t}");
+    }
+    expect_input_error(
+        &d,
+        &[
+            "query",
+            "a.obj",
+            "b.obj",
+            "--poses",
+            "poses.csv",
+            "--out",
+            "g.csv",
+            "--bv",
+            "boxtree",
+            "--backend",
+            "gpu",
+        ],
+        &["not supported on the GPU: boxtree"],
+    );
 }

@@ -92,3 +92,19 @@ impl BoxTree {
         build::validate(self)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BvKind;
+
+    #[test]
+    fn names_round_trip() {
+        for t in BoxTest::ALL {
+            assert_eq!(BoxTest::parse(t.name()), Some(t));
+        }
+        assert_eq!(BvKind::parse("boxtree"), Some(BvKind::Boxtree));
+        assert!(!BvKind::Boxtree.on_gpu() && BvKind::Kdop18.on_gpu());
+        assert!(!BvKind::ALL.contains(&BvKind::Boxtree));
+    }
+}

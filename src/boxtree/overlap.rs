@@ -28,6 +28,8 @@
 //! four; the margin allows 32 roundings per level plus 32 levels. A's intervals on its own
 //! axes are exact (the same subtraction as [`Aabb::child`]).
 
+#![allow(clippy::needless_range_loop)] // per-axis arithmetic reads best indexed
+
 use super::node::{Aabb, Node};
 use super::{BoxTree, LUT_SIZE};
 use crate::Pose;
