@@ -43,5 +43,6 @@ pub use bv::BvKind;
 pub use query::{Collider, PoseResult, QueryOptions, brute_force};
 pub use traverse::{Counters, Mode};
 pub use tumble::TumbleMethod;
+pub mod experiments;
 pub mod formats;
 pub mod gpu;
