@@ -155,6 +155,10 @@ pub struct FlightArgs {
     /// Steps of the flight (default 10,000 for 747, 1,000 for swept).
     #[arg(long)]
     pub steps: Option<usize>,
+    /// Lattice cell of the 747 obstacles (one tetrahedron of circumradius 0.3–0.45 cell per
+    /// cell; B fits a cube of side 2).
+    #[arg(long, default_value_t = 3.0)]
+    pub cell: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -245,6 +249,11 @@ impl Run {
     }
 }
 
+/// One untimed query, so the first timed one does not pay for allocating the workspace.
+fn warm(col: &Collider, p: &Pose) {
+    let _ = col.collide(p, &QueryOptions::default());
+}
+
 /// Times one query.
 fn timed(col: &Collider, p: &Pose, o: &QueryOptions) -> (f64, meshcollide::PoseResult) {
     let t = Instant::now();
@@ -283,6 +292,7 @@ fn tumble(a: &TumbleArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::build(&m, &m, bv, &o, &o);
+        warm(&col, &Pose::translation([1e3, 0.0, 0.0]));
         let reference = (a.check && !small).then(|| {
             let rk = if bv == BvKind::Kdop18 {
                 BvKind::Kdop6
@@ -425,6 +435,7 @@ fn spheres(a: &SpheresArgs) -> Result<(), Failure> {
             for &alpha in &a.alphas {
                 let (outer, inner) = ex::nested_spheres(n, alpha);
                 let col = Collider::build(&outer, &inner, bv, &o, &o);
+                warm(&col, &Pose::translation([1e3, 0.0, 0.0]));
                 let q = QueryOptions::default();
                 let (mut best, mut r) = timed(&col, &Pose::IDENTITY, &q);
                 for _ in 1..a.repeat.max(1) {
@@ -521,6 +532,7 @@ fn rules(a: &RulesArgs) -> Result<(), Failure> {
                     b.inc(1);
                 }
                 let col = Collider::build(&m, &m, bv, &o, &o);
+                warm(&col, &Pose::translation([1e3, 0.0, 0.0]));
                 let mut run = Run::default();
                 for p in &poses {
                     let (ms, r) = timed(&col, p, &QueryOptions::default());
@@ -615,17 +627,20 @@ fn flight(a: &FlightArgs) -> Result<(), Failure> {
             ),
         )
     } else {
-        let env = ex::tetrahedra_field(a.seed, n_tet, 1.0);
+        let env = ex::tetrahedra_field(a.seed, n_tet, a.cell);
         (
             env,
             Vec::new(),
-            format!("{n_tet} disjoint tetrahedra, one per unit cell of a cubic lattice"),
+            format!(
+                "{n_tet} disjoint tetrahedra, one per cell of side {} of a cubic lattice",
+                a.cell
+            ),
         )
     };
     let bound = if swept {
         ex::SWEPT_BOUND
     } else {
-        ((n_tet as f64).cbrt().ceil() / 2.0 - 1.0).max(0.5)
+        ((n_tet as f64).cbrt().ceil() * a.cell / 2.0 - 1.0).max(0.5)
     };
     let mut table = Table::new(&[
         "bv",
@@ -645,6 +660,7 @@ fn flight(a: &FlightArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::build(&env, &fly, bv, &o, &o);
+        warm(&col, &Pose::translation([1e6, 0.0, 0.0]));
         let mut run = Run::default();
         let mut pts = Vec::with_capacity(steps);
         let q = QueryOptions::default();
@@ -764,6 +780,7 @@ fn grid(a: &GridArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::build(&g, &g, bv, &o, &o);
+        warm(&col, &Pose::translation([1e3, 0.0, 0.0]));
         let (mut pt, mut pn) = (Vec::new(), Vec::new());
         for &d in &a.distances {
             let mut run = Run::default();
