@@ -29,10 +29,10 @@ fn model() -> Mesh {
     }
 }
 
-fn small(
-    c: &mut Criterion,
+fn small<'a>(
+    c: &'a mut Criterion,
     name: &str,
-) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
     let mut g = c.benchmark_group(name);
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
@@ -214,7 +214,7 @@ fn tumbling(c: &mut Criterion) {
                 poses
                     .iter()
                     .map(|p| PairScene::collide(&scene, p, &q))
-                    .count()
+                    .collect::<Vec<_>>()
             })
         });
     }
