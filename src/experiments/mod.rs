@@ -177,9 +177,11 @@ pub fn axe() -> Mesh {
 /// turning by `spin` radians per step about a fixed random axis, inside the box
 /// `[-bound, bound]³` (its centre reflects off the walls). `hit(step, pose)` says whether
 /// B collides there; the paper "simply reverse[s] the trajectory when a collision occurs".
-/// A pure reversal can oscillate between two poses forever, so ours also turns the
-/// direction by a random angle up to 60° after a reversal (our choice). Returns the poses
-/// visited; `hit` is called once per pose, in order.
+/// Our choices: the reversal happens on the step that enters contact only (reversing again
+/// on every step in contact would ping-pong B inside the obstacle whenever one step goes
+/// deeper than the next step backs out), and the new direction is also turned by a random
+/// amount, so B does not retrace the same segment forever. Returns the poses visited; `hit`
+/// is called once per pose, in order.
 pub fn billiard(
     seed: u64,
     steps: usize,
@@ -196,11 +198,14 @@ pub fn billiard(
     let mut dang = spin;
     let mut pos = start;
     let mut out = Vec::with_capacity(steps);
+    let mut was_in_contact = false;
     for i in 0..steps {
         let pose = Pose::from_axis_angle(axis, angle, pos);
         let contact = hit(i, &pose);
         out.push(pose);
-        if contact {
+        let enters = contact && !was_in_contact;
+        was_in_contact = contact;
+        if enters {
             vel = vel.map(|c| -c);
             dang = -dang;
             let turn = random_direction(&mut rng);
