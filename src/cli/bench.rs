@@ -505,6 +505,7 @@ fn rules(a: &RulesArgs) -> Result<(), Failure> {
         "max query ms",
         "avg Nv",
         "avg Np",
+        "avg Nu",
         "pairs",
     ]);
     let total =
@@ -549,6 +550,7 @@ fn rules(a: &RulesArgs) -> Result<(), Failure> {
                     f(run.max_ms, 3),
                     f(run.avg(run.sum.bv_tests), 1),
                     f(run.avg(run.sum.tri_tests), 1),
+                    f(run.avg(run.sum.bv_updates), 1),
                     run.pairs.to_string(),
                 ]);
                 bs.push((ri as f64, build_ms));
