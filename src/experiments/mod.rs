@@ -307,7 +307,7 @@ mod tests {
     #[test]
     fn fit_cube_has_side_two_centred() {
         let m = fit_cube(&generate::box_mesh([1.0, 2.0, 3.0], [5.0, 3.0, 4.0]));
-        assert_eq!(m.bounds(), ([-2.0, -0.25, -0.25], [2.0, 0.25, 0.25]));
+        assert_eq!(m.bounds(), ([-1.0, -0.25, -0.25], [1.0, 0.25, 0.25]));
     }
 
     #[test]
