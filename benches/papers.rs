@@ -158,7 +158,12 @@ fn gpu(c: &mut Criterion) {
             .map(|&v| poses[5].apply(v).map(|x| x as f32))
             .collect();
         g.bench_function("refit_kernels_per_frame", |b| {
-            b.iter(|| refit.refit(&ctx, &moved))
+            b.iter(|| {
+                // Wait for the kernels, not just their submission.
+                let r = refit.refit(&ctx, &moved);
+                let _ = ctx.device.poll(wgpu::PollType::wait_indefinitely());
+                r
+            })
         });
     }
     g.finish();
