@@ -46,6 +46,7 @@ pub use bv::BvKind;
 pub use query::{Collider, PoseResult, QueryOptions, brute_force};
 pub use traverse::{Counters, Descent, Mode};
 pub use tumble::TumbleMethod;
+pub mod experiments;
 pub mod formats;
 pub mod gpu;
 pub mod rtree;

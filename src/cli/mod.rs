@@ -1,7 +1,9 @@
 //! Subcommands and their arguments.
 
+mod bench;
 mod demo;
 mod query;
+mod report;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use meshcollide::{BvKind, Mode, SplitPoint, SplitRule, TumbleMethod};
@@ -29,6 +31,8 @@ enum Command {
     Poses(PosesArgs),
     /// Lists the GPU adapters found and what each backend supports.
     Info,
+    /// Runs one of the papers' experiments: a Markdown table and an SVG plot in --out.
+    Bench(bench::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -255,6 +259,7 @@ pub fn run() -> ExitCode {
         Command::Demo(a) => demo::run(&a),
         Command::Poses(a) => poses(&a),
         Command::Info => info(),
+        Command::Bench(a) => bench::run(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,332 @@
+//! `meshcollide bench <experiment>` end to end with tiny sizes: each writes a Markdown table
+//! with one row per configuration and an SVG plot, and the table's counts equal a direct
+//! library query on the same scene (rebuilt here from `meshcollide::experiments`), and its
+//! contact counts equal brute force.
+
+use meshcollide::experiments as ex;
+use meshcollide::{BuildOptions, BvKind, Collider, Pose, QueryOptions, brute_force};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("meshcollide-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// Runs the experiment and returns its table rows (cells by column name).
+fn run(dir: &Path, file: &str, args: &[&str]) -> Vec<std::collections::HashMap<String, String>> {
+    let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        .arg("bench")
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let svg = std::fs::read_to_string(dir.join(format!("{file}.svg"))).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.contains("<text") && svg.contains("<polyline"),
+        "{file}.svg has no text or lines"
+    );
+    assert_eq!(svg.matches("<svg").count(), svg.matches("</svg>").count());
+    let md = std::fs::read_to_string(dir.join(format!("{file}.md"))).unwrap();
+    assert!(md.contains("- command: `meshcollide bench") && md.contains("- date: "));
+    let mut lines = md.lines().filter(|l| l.starts_with('|'));
+    let cells = |l: &str| -> Vec<String> {
+        l.trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let header = cells(lines.next().expect("table header"));
+    assert!(lines.next().unwrap().contains("---"));
+    lines
+        .map(|l| {
+            let c = cells(l);
+            assert_eq!(c.len(), header.len(), "{l}");
+            header.iter().cloned().zip(c).collect()
+        })
+        .collect()
+}
+
+fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
+    row[col]
+        .parse()
+        .unwrap_or_else(|_| panic!("{col}: {}", row[col]))
+}
+
+fn kind(row: &std::collections::HashMap<String, String>) -> BvKind {
+    BvKind::parse(&row["bv"]).unwrap()
+}
+
+#[test]
+fn spheres_rows_equal_direct_queries() {
+    let d = out_dir("spheres");
+    let rows = run(
+        &d,
+        "spheres",
+        &[
+            "spheres",
+            "--sizes",
+            "300",
+            "--alphas",
+            "0.1,0.01",
+            "--bv",
+            "kdop6,kdop18",
+            "--repeat",
+            "1",
+        ],
+    );
+    assert_eq!(rows.len(), 4);
+    let o = BuildOptions::default();
+    for r in &rows {
+        let (a, b) = ex::nested_spheres(300, num(r, "alpha"));
+        assert_eq!(num(r, "triangles") as usize, a.triangle_count());
+        let direct = Collider::build(&a, &b, kind(r), &o, &o)
+            .collide(&Pose::IDENTITY, &QueryOptions::default());
+        assert_eq!(num(r, "Nv") as u64, direct.counters.bv_tests);
+        assert_eq!(num(r, "Np") as u64, direct.counters.tri_tests);
+        assert_eq!(
+            num(r, "pairs") as usize,
+            brute_force(&a, &b, &Pose::IDENTITY).len()
+        );
+    }
+}
+
+#[test]
+fn tumble_rows_equal_direct_queries_and_brute_force() {
+    let d = out_dir("tumble");
+    let rows = run(
+        &d,
+        "tumble",
+        &[
+            "tumble",
+            "--tris",
+            "400",
+            "--steps",
+            "12",
+            "--distances",
+            "0,1.2,3",
+            "--bv",
+            "kdop14",
+            "--check",
+        ],
+    );
+    assert_eq!(rows.len(), 6, "one row per distance and mode");
+    let m = ex::default_model(400);
+    let o = BuildOptions::default();
+    let col = Collider::build(&m, &m, BvKind::Kdop14, &o, &o);
+    for r in &rows {
+        let poses = ex::tumble_poses(12, num(r, "d"));
+        let mode = meshcollide::Mode::parse(&r["mode"]).unwrap();
+        let q = QueryOptions {
+            mode,
+            ..Default::default()
+        };
+        let nv: u64 = poses
+            .iter()
+            .map(|p| col.collide(p, &q).counters.bv_tests)
+            .sum();
+        assert!(
+            (num(r, "avg Nv") - nv as f64 / 12.0).abs() < 0.051,
+            "{r:?}: {nv}"
+        );
+        let truth: Vec<usize> = poses.iter().map(|p| brute_force(&m, &m, p).len()).collect();
+        let contact = truth.iter().filter(|&&n| n > 0).count();
+        assert_eq!(num(r, "poses in contact") as usize, contact, "{r:?}");
+        if mode == meshcollide::Mode::All {
+            assert_eq!(num(r, "pairs") as usize, truth.iter().sum::<usize>());
+        }
+    }
+    // Deep overlap is in contact, far apart is not: the sweep spans both.
+    assert!(rows.iter().any(|r| num(r, "poses in contact") > 0.0));
+    assert!(rows.iter().any(|r| num(r, "poses in contact") == 0.0));
+}
+
+#[test]
+fn rules_rows_cover_every_rule_and_point() {
+    let d = out_dir("rules");
+    let rows = run(
+        &d,
+        "rules",
+        &[
+            "rules",
+            "--tris",
+            "600",
+            "--steps",
+            "6",
+            "--build-repeat",
+            "1",
+        ],
+    );
+    assert_eq!(rows.len(), 8, "4 rules × mean, median");
+    let m = ex::default_model(600);
+    let poses = ex::tumble_poses(6, 1.0);
+    let truth: usize = poses.iter().map(|p| brute_force(&m, &m, p).len()).sum();
+    for r in &rows {
+        let o = BuildOptions {
+            rule: meshcollide::SplitRule::parse(&r["rule"]).unwrap(),
+            point: meshcollide::SplitPoint::parse(&r["point"]).unwrap(),
+            leaf_size: 1,
+        };
+        let col = Collider::build(&m, &m, kind(r), &o, &o);
+        let nv: u64 = poses
+            .iter()
+            .map(|p| col.collide(p, &QueryOptions::default()).counters.bv_tests)
+            .sum();
+        assert!(
+            (num(r, "avg Nv") - nv as f64 / 6.0).abs() < 0.051,
+            "{r:?}: {nv}"
+        );
+        assert_eq!(num(r, "pairs") as usize, truth);
+        assert!(num(r, "build ms") > 0.0);
+    }
+}
+
+#[test]
+fn flight_747_follows_the_brute_force_billiard() {
+    let d = out_dir("flight");
+    let rows = run(
+        &d,
+        "flight-747",
+        &[
+            "flight",
+            "--tetrahedra",
+            "64",
+            "--steps",
+            "40",
+            "--tris",
+            "300",
+            "--cell",
+            "1.2",
+            "--bv",
+            "kdop6,kdop18",
+        ],
+    );
+    assert_eq!(rows.len(), 2);
+    let env = ex::tetrahedra_field(1, 64, 1.2);
+    let fly = ex::default_model(300);
+    let bound = (64f64.cbrt().ceil() * 1.2 / 2.0 - 1.0).max(0.5);
+    let (mut steps_in_contact, mut pairs) = (0, 0);
+    ex::billiard(
+        1,
+        40,
+        [0.0; 3],
+        0.05,
+        std::f64::consts::TAU / 2000.0,
+        bound,
+        |_, p| {
+            let n = brute_force(&env, &fly, p).len();
+            steps_in_contact += usize::from(n > 0);
+            pairs += n;
+            n > 0
+        },
+    );
+    for r in &rows {
+        assert_eq!(num(r, "steps") as usize, 40);
+        assert_eq!(
+            num(r, "steps in contact") as usize,
+            steps_in_contact,
+            "{r:?}"
+        );
+        assert_eq!(num(r, "pairs") as usize, pairs, "{r:?}");
+    }
+}
+
+#[test]
+fn flight_swept_is_never_in_contact() {
+    let d = out_dir("swept");
+    let rows = run(
+        &d,
+        "flight-swept",
+        &[
+            "flight",
+            "--setup",
+            "swept",
+            "--tetrahedra",
+            "40",
+            "--steps",
+            "30",
+            "--bv",
+            "kdop18",
+        ],
+    );
+    assert_eq!(rows.len(), 1);
+    let fly = ex::axe();
+    let (env, path) = ex::swept_scene(1, &fly, 40, 30);
+    assert!(path.iter().all(|p| brute_force(&env, &fly, p).is_empty()));
+    assert_eq!(num(&rows[0], "steps in contact"), 0.0);
+    let col = Collider::build(
+        &env,
+        &fly,
+        BvKind::Kdop18,
+        &BuildOptions::default(),
+        &BuildOptions::default(),
+    );
+    let nv: u64 = path
+        .iter()
+        .map(|p| col.collide(p, &QueryOptions::default()).counters.bv_tests)
+        .sum();
+    assert!((num(&rows[0], "avg Nv") - nv as f64 / 30.0).abs() < 0.051);
+}
+
+#[test]
+fn grid_rows_equal_direct_queries() {
+    let d = out_dir("grid");
+    let rows = run(
+        &d,
+        "grid",
+        &[
+            "grid",
+            "--scale",
+            "0.06",
+            "--positions",
+            "3",
+            "--bv",
+            "kdop18",
+        ],
+    );
+    assert_eq!(rows.len(), 3, "one row per distance");
+    let g = ex::grid_model(0.06);
+    let places = ex::grid_positions(&g, &g, 3, 1, BvKind::Kdop18);
+    let col = Collider::build(
+        &g,
+        &g,
+        BvKind::Kdop18,
+        &BuildOptions::default(),
+        &BuildOptions::default(),
+    );
+    for r in &rows {
+        let dist = num(r, "distance");
+        let poses: Vec<Pose> = places.iter().map(|p| p.placed(dist, 2.0)).collect();
+        let nv: u64 = poses
+            .iter()
+            .map(|p| col.collide(p, &QueryOptions::default()).counters.bv_tests)
+            .sum();
+        assert!((num(r, "avg Nv") - nv as f64 / 3.0).abs() < 0.051, "{r:?}");
+        let contact = poses
+            .iter()
+            .filter(|p| !brute_force(&g, &g, p).is_empty())
+            .count();
+        assert_eq!(num(r, "positions in contact") as usize, contact);
+        assert_eq!(contact, 0, "distance ≥ 0 is free by construction");
+    }
+}
+
+#[test]
+fn unknown_bv_is_an_input_error() {
+    let d = out_dir("bad");
+    let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        .args(["bench", "spheres", "--bv", "kdop7", "--out"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("kdop7"));
+}
