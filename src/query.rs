@@ -26,6 +26,19 @@ pub struct QueryOptions {
     pub descent: Descent,
 }
 
+impl QueryOptions {
+    /// The papers' traversal: all contacts, approximation-method tumbling, Algorithm 1's
+    /// descent (`002_2561ef21643dcace.txt` 4.2), as the GPU runs it. The `bench`
+    /// experiments use it so their counts compare with the papers' tables.
+    pub const PAPER: QueryOptions = QueryOptions {
+        mode: Mode::All,
+        tumble: TumbleMethod::Approximate,
+        box_test: crate::boxtree::BoxTest::SatLite,
+        rtree_collide: crate::rtree::RtreeCollide::V2,
+        descent: Descent::Environment,
+    };
+}
+
 /// The contacts of one pose.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PoseResult {

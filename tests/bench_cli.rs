@@ -88,8 +88,8 @@ fn spheres_rows_equal_direct_queries() {
     for r in &rows {
         let (a, b) = ex::nested_spheres(300, num(r, "alpha"));
         assert_eq!(num(r, "triangles") as usize, a.triangle_count());
-        let direct = Collider::build(&a, &b, kind(r), &o, &o)
-            .collide(&Pose::IDENTITY, &QueryOptions::default());
+        let direct =
+            Collider::build(&a, &b, kind(r), &o, &o).collide(&Pose::IDENTITY, &QueryOptions::PAPER);
         assert_eq!(num(r, "Nv") as u64, direct.counters.bv_tests);
         assert_eq!(num(r, "Np") as u64, direct.counters.tri_tests);
         assert_eq!(
@@ -127,7 +127,7 @@ fn tumble_rows_equal_direct_queries_and_brute_force() {
         let mode = meshcollide::Mode::parse(&r["mode"]).unwrap();
         let q = QueryOptions {
             mode,
-            ..Default::default()
+            ..QueryOptions::PAPER
         };
         let nv: u64 = poses
             .iter()
@@ -178,7 +178,7 @@ fn rules_rows_cover_every_rule_and_point() {
         let col = Collider::build(&m, &m, kind(r), &o, &o);
         let nv: u64 = poses
             .iter()
-            .map(|p| col.collide(p, &QueryOptions::default()).counters.bv_tests)
+            .map(|p| col.collide(p, &QueryOptions::PAPER).counters.bv_tests)
             .sum();
         assert!(
             (num(r, "avg Nv") - nv as f64 / 6.0).abs() < 0.051,
@@ -271,7 +271,7 @@ fn flight_swept_is_never_in_contact() {
     );
     let nv: u64 = path
         .iter()
-        .map(|p| col.collide(p, &QueryOptions::default()).counters.bv_tests)
+        .map(|p| col.collide(p, &QueryOptions::PAPER).counters.bv_tests)
         .sum();
     assert!((num(&rows[0], "avg Nv") - nv as f64 / 30.0).abs() < 0.051);
 }
@@ -307,7 +307,7 @@ fn grid_rows_equal_direct_queries() {
         let poses: Vec<Pose> = places.iter().map(|p| p.placed(dist, 2.0)).collect();
         let nv: u64 = poses
             .iter()
-            .map(|p| col.collide(p, &QueryOptions::default()).counters.bv_tests)
+            .map(|p| col.collide(p, &QueryOptions::PAPER).counters.bv_tests)
             .sum();
         assert!((num(r, "avg Nv") - nv as f64 / 3.0).abs() < 0.051, "{r:?}");
         let contact = poses

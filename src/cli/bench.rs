@@ -2,7 +2,9 @@
 //! `DIR/<experiment>.md` (a table, one row per configuration) and `DIR/<experiment>.svg`.
 //! Scenes come from `meshcollide::experiments`; every figure is measured in the run. Queries
 //! are timed one at a time on the calling thread (`Collider::collide`), so times are
-//! single-threaded per-query times.
+//! single-threaded per-query times. Queries run `QueryOptions::PAPER` (Algorithm 1's descent),
+//! so Nv compares with the papers' tables; the CPU default (`Descent::Larger`) tests fewer
+//! node pairs (see `vs_parry` in BENCHMARKS.md).
 
 use super::Failure;
 use super::report::{Panel, Series, Table, write_plot, write_report};
@@ -251,7 +253,7 @@ impl Run {
 
 /// One untimed query, so the first timed one does not pay for allocating the workspace.
 fn warm(col: &Collider, p: &Pose) {
-    let _ = col.collide(p, &QueryOptions::default());
+    let _ = col.collide(p, &QueryOptions::PAPER);
 }
 
 /// Times one query.
@@ -304,7 +306,7 @@ fn tumble(a: &TumbleArgs) -> Result<(), Failure> {
         for mode in MODES {
             let opts = QueryOptions {
                 mode,
-                ..Default::default()
+                ..QueryOptions::PAPER
             };
             let mut st = Vec::new();
             let mut sn = Vec::new();
@@ -317,7 +319,7 @@ fn tumble(a: &TumbleArgs) -> Result<(), Failure> {
                     if a.check && a.check_poses > 0 && i % (a.steps / a.check_poses).max(1) == 0 {
                         let truth = match &reference {
                             None => brute_force(&m, &m, p),
-                            Some(rc) => rc.collide(p, &QueryOptions::default()).pairs,
+                            Some(rc) => rc.collide(p, &QueryOptions::PAPER).pairs,
                         };
                         let ok = match mode {
                             Mode::All => truth == r.pairs,
@@ -436,7 +438,7 @@ fn spheres(a: &SpheresArgs) -> Result<(), Failure> {
                 let (outer, inner) = ex::nested_spheres(n, alpha);
                 let col = Collider::build(&outer, &inner, bv, &o, &o);
                 warm(&col, &Pose::translation([1e3, 0.0, 0.0]));
-                let q = QueryOptions::default();
+                let q = QueryOptions::PAPER;
                 let (mut best, mut r) = timed(&col, &Pose::IDENTITY, &q);
                 for _ in 1..a.repeat.max(1) {
                     let (ms, r2) = timed(&col, &Pose::IDENTITY, &q);
@@ -536,7 +538,7 @@ fn rules(a: &RulesArgs) -> Result<(), Failure> {
                 warm(&col, &Pose::translation([1e3, 0.0, 0.0]));
                 let mut run = Run::default();
                 for p in &poses {
-                    let (ms, r) = timed(&col, p, &QueryOptions::default());
+                    let (ms, r) = timed(&col, p, &QueryOptions::PAPER);
                     run.add(ms, &r);
                     b.inc(1);
                 }
@@ -665,7 +667,7 @@ fn flight(a: &FlightArgs) -> Result<(), Failure> {
         warm(&col, &Pose::translation([1e6, 0.0, 0.0]));
         let mut run = Run::default();
         let mut pts = Vec::with_capacity(steps);
-        let q = QueryOptions::default();
+        let q = QueryOptions::PAPER;
         let mut visit = |i: usize, p: &Pose| {
             let (ms, r) = timed(&col, p, &q);
             run.add(ms, &r);
@@ -787,7 +789,7 @@ fn grid(a: &GridArgs) -> Result<(), Failure> {
         for &d in &a.distances {
             let mut run = Run::default();
             for pl in &places {
-                let (ms, r) = timed(&col, &pl.placed(d, size), &QueryOptions::default());
+                let (ms, r) = timed(&col, &pl.placed(d, size), &QueryOptions::PAPER);
                 run.add(ms, &r);
                 b.inc(1);
             }

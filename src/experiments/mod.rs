@@ -78,7 +78,7 @@ pub fn grid_positions(a: &Mesh, b: &Mesh, n: usize, seed: u64, bv: BvKind) -> Ve
     let col = Collider::build(a, b, bv, &o, &o);
     let first = QueryOptions {
         mode: Mode::First,
-        ..Default::default()
+        ..QueryOptions::PAPER
     };
     let reach = radius(a) + radius(b) + 1e-3;
     let mut rng = Rng::new(seed);
@@ -270,7 +270,7 @@ pub fn swept_scene(seed: u64, fly: &Mesh, n: usize, steps: usize) -> (Mesh, Vec<
         let env = generate::merge(&cand.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>());
         let col = Collider::build(&env, fly, BvKind::Kdop18, &o, &o);
         let mut hit = vec![false; cand.len()];
-        for r in col.collide_batch(&path, &QueryOptions::default(), &|_| {}) {
+        for r in col.collide_batch(&path, &QueryOptions::PAPER, &|_| {}) {
             for &(ta, _) in &r.pairs {
                 hit[ta as usize / 4] = true;
             }
