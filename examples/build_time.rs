@@ -29,6 +29,7 @@ fn main() -> Result<(), meshcollide::Error> {
     time_build::<7>(&m, &o, repeats);
     time_build::<9>(&m, &o, repeats);
     time_build::<13>(&m, &o, repeats);
+    every_hierarchy(&m, &o);
     let b = Bvh::<9>::build(&m, &o);
     let t = Instant::now();
     let f = FlyingHierarchy::new(b);
@@ -41,6 +42,35 @@ fn main() -> Result<(), meshcollide::Error> {
         extra as f64 / m.triangle_count() as f64
     );
     Ok(())
+}
+
+/// Every hierarchy behind `--bv`, A = B = the mesh, on one thread: the whole scene build
+/// (both hierarchies and B's per-hierarchy preparation) and A's node bytes per triangle.
+fn every_hierarchy(m: &Mesh, o: &BuildOptions) {
+    use meshcollide::{BvKind, Collider};
+    let kinds = BvKind::ALL
+        .into_iter()
+        .chain(BvKind::DUAL)
+        .chain([BvKind::Boxtree, BvKind::Rtree]);
+    let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+        return;
+    };
+    println!(
+        "| --bv | scene build, 1 thread (ms) | A nodes | A node bytes | B/node | B/triangle |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for k in kinds {
+        let t = Instant::now();
+        let c = pool.install(|| Collider::build(m, m, k, o, o));
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let [(nodes, bytes), _] = c.hierarchy_sizes();
+        println!(
+            "| {} | {ms:.0} | {nodes} | {bytes} | {:.1} | {:.1} |",
+            k.name(),
+            bytes as f64 / nodes.max(1) as f64,
+            bytes as f64 / m.triangle_count() as f64
+        );
+    }
 }
 
 /// Nanoseconds this thread has run on a CPU (`/proc/thread-self/schedstat`, Linux only).

@@ -341,6 +341,6 @@ fn boxtree_box_tests_write_the_reference_pairs() {
             "--backend",
             "gpu",
         ],
-        &["not supported on the GPU: boxtree"],
+        &["the boxtree hierarchy runs on the CPU only"],
     );
 }
