@@ -25,7 +25,7 @@ struct Counters {
     level: u32,
     n_fly: u32,
     mode_first: u32,
-    pad: u32,
+    dual_flags: u32,
 }
 
 struct PoseFrame {

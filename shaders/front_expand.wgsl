@@ -33,6 +33,22 @@ fn push_leaf(p: FrontPair) {
     }
 }
 
+// The descent of a pair whose volumes overlap: A while internal, then B, then a leaf pair.
+fn descend(p: FrontPair, na: KdopNode) {
+    if (na.count == 0u) {
+        push_front(FrontPair(p.pose, na.first, p.b));
+        push_front(FrontPair(p.pose, na.first + 1u, p.b));
+        return;
+    }
+    let nb = fly_nodes[p.b];
+    if (nb.count == 0u) {
+        push_front(FrontPair(p.pose, p.a, nb.first));
+        push_front(FrontPair(p.pose, p.a, nb.first + 1u));
+        return;
+    }
+    push_leaf(p);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
@@ -48,16 +64,44 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (!kdop_overlaps(na.bv, tumbled[p.pose * counters.n_fly + p.b])) {
         return;
     }
-    if (na.count == 0u) {
-        push_front(FrontPair(p.pose, na.first, p.b));
-        push_front(FrontPair(p.pose, na.first + 1u, p.b));
+    descend(p, na);
+}
+
+// The dual k-DOP–sphere hierarchy (dual::collide_pose): one Nv per pair, the sphere test
+// first, then the k-DOP slabs (per-pair Minkowski order when bit 0 of `dual_flags` is set;
+// B's tumbled k-DOP symmetrized when bit 1 is). Per pose, `dual_counts` holds
+// (sphere rejects, slab rejects, slab tests).
+@group(0) @binding(9) var<storage, read> env_spheres: array<Sphere>;
+@group(0) @binding(10) var<storage, read> fly_spheres: array<Sphere>;
+@group(0) @binding(11) var<storage, read> frames: array<PoseFrame>;
+@group(0) @binding(12) var<storage, read_write> dual_counts: array<atomic<u32>>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= counters.n_in) {
         return;
     }
-    let nb = fly_nodes[p.b];
-    if (nb.count == 0u) {
-        push_front(FrontPair(p.pose, p.a, nb.first));
-        push_front(FrontPair(p.pose, p.a, nb.first + 1u));
+    let p = front_in[i];
+    if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
         return;
     }
-    push_leaf(p);
+    atomicAdd(&nv[p.pose], 1u);
+    let sb = sphere_posed(fly_spheres[p.b], frames[p.pose].r, frames[p.pose].t);
+    if (sphere_disjoint(env_spheres[p.a], sb)) {
+        atomicAdd(&dual_counts[3u * p.pose], 1u);
+        return;
+    }
+    var kb = tumbled[p.pose * counters.n_fly + p.b];
+    if ((counters.dual_flags & 2u) != 0u) {
+        kb = kdop_symmetrize(kb);
+    }
+    let na = env_nodes[p.a];
+    let r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
+    atomicAdd(&dual_counts[3u * p.pose + 2u], r.y);
+    if (r.x == 0u) {
+        atomicAdd(&dual_counts[3u * p.pose + 1u], 1u);
+        return;
+    }
+    descend(p, na);
 }

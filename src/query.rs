@@ -252,14 +252,19 @@ macro_rules! with_scene {
     };
 }
 
-/// Like `with_scene!` for the k-DOP scenes only (the GPU pipeline); `$other` for the rest.
-macro_rules! with_kdop_scene {
+/// Like `with_scene!` for the scenes the GPU pipeline runs (the k-DOPs and the dual
+/// k-DOP–sphere hierarchies); `$other` for the rest.
+macro_rules! with_gpu_scene {
     ($c:expr, $s:ident => $body:expr, $o:ident => $other:expr) => {
         match $c {
             Collider::Kdop6($s) => $body,
             Collider::Kdop14($s) => $body,
             Collider::Kdop18($s) => $body,
             Collider::Kdop26($s) => $body,
+            Collider::Dual6($s) => $body,
+            Collider::Dual14($s) => $body,
+            Collider::Dual18($s) => $body,
+            Collider::Dual26($s) => $body,
             $o => $other,
         }
     };
@@ -343,7 +348,9 @@ impl Collider {
     }
 
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch`]'s, plus what
-    /// the GPU did; [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree. Uploads the hierarchies (once per call) and runs batches of poses.
+    /// the GPU did; [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and
+    /// R-tree. Uploads the hierarchies (once per call) and runs batches of poses; hold a
+    /// [`crate::gpu::collide::GpuScene`] to upload once for many batches.
     pub fn collide_batch_gpu(
         &self,
         ctx: &crate::gpu::GpuContext,
@@ -351,7 +358,7 @@ impl Collider {
         opts: &QueryOptions,
         progress: &(dyn Fn(usize) + Sync),
     ) -> crate::Result<(Vec<PoseResult>, crate::gpu::collide::GpuStats)> {
-        with_kdop_scene!(self, s => {
+        with_gpu_scene!(self, s => {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
             Ok(g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?)
         }, other => Err(crate::gpu::GpuError::Unsupported { bv: other.kind().name() }.into()))

@@ -82,6 +82,16 @@ pub fn margin(scale: f64, pose: &Pose) -> f64 {
     TUMBLE_MARGIN_REL * scale + 1e-12 * t
 }
 
+/// The pose as the GPU has it: the rotation (row-major) and translation rounded to f32
+/// ([`PoseFrame::r`], [`PoseFrame::t`]).
+#[inline]
+pub fn pose_f32(pose: &Pose) -> ([f32; 9], [f32; 3]) {
+    (
+        std::array::from_fn(|i| pose.r[i / 3][i % 3] as f32),
+        pose.t.map(|c| c as f32),
+    )
+}
+
 /// Everything a tumbling kernel needs of one pose, computed once on the host and uploaded
 /// as is. WGSL twin: `struct PoseFrame` in `shaders/kdop_tumble.wgsl`.
 #[repr(C)]
@@ -107,17 +117,15 @@ impl<const H: usize> PoseFrame<H> {
     /// The frame of `pose` for a flying object of coordinate scale `scale`.
     pub fn new(pose: &Pose, scale: f64, root: Kdop<H>) -> PoseFrame<H> {
         let ax = axes(H);
+        let (r, t) = pose_f32(pose);
         let mut f = PoseFrame {
-            r: [0.0; 9],
-            t: pose.t.map(|c| c as f32),
+            r,
+            t,
             dir: [[0.0; 3]; H],
             off_lo: [0.0; H],
             off_hi: [0.0; H],
             root,
         };
-        for i in 0..9 {
-            f.r[i] = pose.r[i / 3][i % 3] as f32;
-        }
         for (i, &axis) in ax.iter().enumerate() {
             f.dir[i] = pose.rotate_inverse(axis.map(f64::from)).map(|c| c as f32);
             let o = project(axis, pose.t);

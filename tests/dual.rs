@@ -393,97 +393,88 @@ fn cli_query_with_dual_bv() {
     let poses: Vec<Pose> = (0..12).map(|_| pose(&mut rng, false)).collect();
     std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
     let read = pose::read_poses(&d.join("poses.csv")).unwrap();
-    for extra in [&[][..], &["--dual-symmetric", "--dual-order", "fixed"][..]] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
-            .args([
-                "query",
-                "a.obj",
-                "b.obj",
-                "--poses",
-                "poses.csv",
-                "--out",
-                "pairs.csv",
-            ])
-            .args([
-                "--bv",
-                "dual18",
-                "--backend",
-                "cpu",
-                "--stats",
-                "stats.json",
-            ])
-            .args(extra)
-            .current_dir(&d)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got =
-            formats::parse_pairs(&std::fs::read_to_string(d.join("pairs.csv")).unwrap()).unwrap();
-        let mut want = Vec::new();
-        for (i, p) in read.iter().enumerate() {
-            want.extend(
-                brute_force(&a, &b, p)
-                    .into_iter()
-                    .map(|(x, y)| (i as u32, x, y)),
-            );
-        }
-        assert!(!want.is_empty());
-        assert_eq!(got, want);
-        let s: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap()).unwrap();
-        for key in [
-            "backend",
-            "bv",
-            "poses",
-            "build_ms",
-            "query_ms",
-            "pairs",
-            "bv_tests",
-            "tri_tests",
-            "bv_updates",
-        ] {
-            assert!(s.get(key).is_some(), "stats.json lacks {key}");
-        }
-        assert_eq!(s["bv"], "dual18");
-        // k-DOP node (18 slabs + first + count) plus a 16-byte sphere.
-        assert_eq!(s["node_bytes"], 4 * (18 + 2) + 16);
-        let du = &s["dual"];
-        let sum = ["sphere_rejects", "slab_rejects", "accepted"]
-            .map(|k| du[k].as_u64().unwrap())
-            .iter()
-            .sum::<u64>();
-        assert_eq!(sum, s["bv_tests"].as_u64().unwrap());
-        assert_eq!(du["symmetric"], !extra.is_empty());
-    }
-}
-
-/// The GPU pipeline does not run the dual hierarchy yet: a typed error, not a panic or a
-/// silent k-DOP run.
-#[test]
-fn gpu_backend_refuses_dual_with_a_typed_error() {
-    let Some(ctx) = common::gpu() else {
-        return;
+    // Both backends when a GPU adapter exists (CI: lavapipe, required), with the same
+    // tumbling method so that their counters compare too.
+    let backends: &[&str] = if common::gpu().is_some() {
+        &["cpu", "gpu"]
+    } else {
+        &["cpu"]
     };
-    let m = generate::tetrahedron([0.0; 3], 1.0);
-    let o = BuildOptions::default();
-    let c = Collider::build(&m, &m, BvKind::Dual18, &o, &o);
-    let r = c.collide_batch_gpu(
-        &ctx,
-        &[Pose::IDENTITY],
-        &QueryOptions {
-            descent: meshcollide::traverse::Descent::Environment,
-            ..Default::default()
-        },
-        &|_| {},
-    );
-    assert!(matches!(
-        r,
-        Err(Error::Gpu(meshcollide::gpu::GpuError::Unsupported {
-            bv: "dual18"
-        }))
-    ));
+    for extra in [&[][..], &["--dual-symmetric", "--dual-order", "fixed"][..]] {
+        let mut per_backend = Vec::new();
+        for &backend in backends {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+                .args([
+                    "query",
+                    "a.obj",
+                    "b.obj",
+                    "--poses",
+                    "poses.csv",
+                    "--out",
+                    "pairs.csv",
+                ])
+                .args([
+                    "--bv",
+                    "dual18",
+                    "--backend",
+                    backend,
+                    "--tumble",
+                    "approx",
+                    "--stats",
+                    "stats.json",
+                ])
+                .args(extra)
+                .current_dir(&d)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = formats::parse_pairs(&std::fs::read_to_string(d.join("pairs.csv")).unwrap())
+                .unwrap();
+            let mut want = Vec::new();
+            for (i, p) in read.iter().enumerate() {
+                want.extend(
+                    brute_force(&a, &b, p)
+                        .into_iter()
+                        .map(|(x, y)| (i as u32, x, y)),
+                );
+            }
+            assert!(!want.is_empty());
+            assert_eq!(got, want);
+            let s: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap())
+                    .unwrap();
+            for key in [
+                "backend",
+                "bv",
+                "poses",
+                "build_ms",
+                "query_ms",
+                "pairs",
+                "bv_tests",
+                "tri_tests",
+                "bv_updates",
+            ] {
+                assert!(s.get(key).is_some(), "stats.json lacks {key}");
+            }
+            assert_eq!(s["bv"], "dual18");
+            // k-DOP node (18 slabs + first + count) plus a 16-byte sphere.
+            assert_eq!(s["node_bytes"], 4 * (18 + 2) + 16);
+            let du = &s["dual"];
+            let sum = ["sphere_rejects", "slab_rejects", "accepted"]
+                .map(|k| du[k].as_u64().unwrap())
+                .iter()
+                .sum::<u64>();
+            assert_eq!(sum, s["bv_tests"].as_u64().unwrap());
+            assert_eq!(du["symmetric"], !extra.is_empty());
+            assert!(s["backend"].as_str().unwrap().starts_with(backend));
+            per_backend.push((s["bv_tests"].clone(), s["tri_tests"].clone(), du.clone()));
+        }
+        if let [cpu, gpu] = &per_backend[..] {
+            assert_eq!(cpu, gpu, "{extra:?}: CPU and GPU counters");
+        }
+    }
 }

@@ -92,9 +92,10 @@ impl BvKind {
             .find(|k| k.name() == s)
     }
 
-    /// Whether the GPU pipeline runs this hierarchy (the k-DOPs only, for now).
+    /// Whether the GPU pipeline runs this hierarchy: the k-DOPs and the dual k-DOP–sphere
+    /// hierarchies; the boxtree and the R-tree are CPU only.
     pub fn on_gpu(self) -> bool {
-        BvKind::ALL.contains(&self)
+        BvKind::ALL.contains(&self) || BvKind::DUAL.contains(&self)
     }
 }
 

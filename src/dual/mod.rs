@@ -5,11 +5,15 @@
 //! reject the pair (III.B, Fig. 3a) — then the k-DOP slabs in order of smallest
 //! Minkowski-sum extent ([`slabs`]). Optionally the k-DOPs are centrally symmetric (III.A).
 //!
-//! B's spheres follow a pose by moving the centre ([`sphere::Sphere::posed`]); its k-DOPs
-//! are tumbled exactly as for `--bv kdop*` (`tumble`). Both are brought into A's frame
-//! lazily, the first time the traversal needs them in a pose, so Nu counts the B nodes whose
-//! dual volume (sphere, and k-DOP when the sphere test passed) was moved for the pose; with
-//! exact tumbling every node is refit, so Nu is the node count.
+//! B's spheres follow a pose by moving the centre ([`sphere::Sphere::posed_f32`], f32 with a
+//! proven error bound, the GPU's formula); its k-DOPs are tumbled exactly as for
+//! `--bv kdop*` (`tumble`), and symmetrized in f32 ([`slabs::symmetrize_f32`]) when asked.
+//! Both are brought into A's frame lazily, the first time the traversal needs them in a
+//! pose, so Nu counts the B nodes whose dual volume (sphere, and k-DOP when the sphere test
+//! passed) was moved for the pose; with exact tumbling every node is refit, so Nu is the
+//! node count. The sphere test is [`sphere::disjoint_f32`]. These f32 twins are what the
+//! GPU pipeline computes (`shaders/dual.wgsl`), so the CPU and GPU test the same node pairs
+//! and count the same sub-tests.
 //!
 //! The descent rule and the leaf test are those of `traverse` (Algorithm 1 of
 //! `002_2561ef21643dcace.txt`, exact `tri::tri_tri_intersect` on `Pose::apply` of B's
@@ -127,7 +131,10 @@ pub struct DualWorkspace<const H: usize> {
     stack: Vec<(u32, u32)>,
     stamp: u32,
     sphere_stamp: Vec<u32>,
-    sphere: Vec<[f64; 4]>,
+    sphere: Vec<Sphere>,
+    /// The pose's rotation and translation in f32 (as the GPU has them).
+    r32: [f32; 9],
+    t32: [f32; 3],
     sym_stamp: Vec<u32>,
     sym: Vec<Kdop<H>>,
     moved: u64,
@@ -141,14 +148,23 @@ impl<const H: usize> DualWorkspace<H> {
             stack: Vec::with_capacity(256),
             stamp: 0,
             sphere_stamp: vec![0; n],
-            sphere: vec![[0.0; 4]; n],
+            sphere: vec![
+                Sphere {
+                    c: [0.0; 3],
+                    r: 0.0
+                };
+                n
+            ],
+            r32: [0.0; 9],
+            t32: [0.0; 3],
             sym_stamp: vec![0; n],
             sym: vec![Kdop::EMPTY; n],
             moved: 0,
         }
     }
 
-    fn begin(&mut self) {
+    fn begin(&mut self, pose: &Pose) {
+        (self.r32, self.t32) = crate::tumble::pose_f32(pose);
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.sphere_stamp.fill(0);
@@ -159,9 +175,9 @@ impl<const H: usize> DualWorkspace<H> {
     }
 
     #[inline]
-    fn sphere(&mut self, spheres: &[Sphere], pose: &Pose, f: usize) -> [f64; 4] {
+    fn sphere(&mut self, spheres: &[Sphere], f: usize) -> Sphere {
         if self.sphere_stamp[f] != self.stamp {
-            self.sphere[f] = spheres[f].posed(pose);
+            self.sphere[f] = spheres[f].posed_f32(&self.r32, &self.t32);
             self.sphere_stamp[f] = self.stamp;
             self.moved += 1;
         }
@@ -175,7 +191,7 @@ impl<const H: usize> DualWorkspace<H> {
             return k;
         }
         if self.sym_stamp[f] != self.stamp {
-            self.sym[f] = slabs::symmetrize(&k);
+            self.sym[f] = slabs::symmetrize_f32(&k);
             self.sym_stamp[f] = self.stamp;
         }
         self.sym[f]
@@ -195,7 +211,7 @@ pub fn collide_pose<const H: usize>(
     let (env, fly) = (&s.env, &s.fly);
     let mut c = Counters::default();
     ws.tumble.begin(fly, pose, method);
-    ws.begin();
+    ws.begin(pose);
     ws.stack.clear();
     ws.stack.push((0, 0));
     let fixed = slabs::table_order::<H>();
@@ -203,8 +219,8 @@ pub fn collide_pose<const H: usize>(
         let (e, f) = (e as usize, f as usize);
         let ne = &env.nodes[e];
         c.bv_tests += 1;
-        let sb = ws.sphere(&s.fly_spheres, pose, f);
-        if sphere::disjoint(&s.env_spheres[e].as_f64(), &sb) {
+        let sb = ws.sphere(&s.fly_spheres, f);
+        if sphere::disjoint_f32(&s.env_spheres[e], &sb) {
             c.sphere_rejects += 1;
             continue;
         }

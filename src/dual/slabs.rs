@@ -51,13 +51,16 @@ impl SlabOrder {
     }
 }
 
+/// `1/|a|` of one slab direction, rounded to f32 (WGSL twin: `INV_NORM` of the preamble).
+pub fn inv_norm(a: [i8; 3]) -> f32 {
+    let n2: i32 = a.iter().map(|&c| c as i32 * c as i32).sum();
+    (1.0 / (n2 as f64).sqrt()) as f32
+}
+
 /// `1/|a_i|` for the slab directions of this H.
 pub fn inv_norms<const H: usize>() -> [f32; H] {
     let ax = axes(H);
-    std::array::from_fn(|i| {
-        let n2: i32 = ax[i].iter().map(|&c| c as i32 * c as i32).sum();
-        (1.0 / (n2 as f64).sqrt()) as f32
-    })
+    std::array::from_fn(|i| inv_norm(ax[i]))
 }
 
 /// The slab indices sorted by the geometric width of the Minkowski sum of `a` and `b`
@@ -111,6 +114,28 @@ pub fn symmetrize<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
         let r = (k.max[i] as f64 - ac).max(ac - k.min[i] as f64);
         s.min[i] = round_down(ac - r).min(k.min[i]);
         s.max[i] = round_up(ac + r).max(k.max[i]);
+    }
+    s
+}
+
+/// [`symmetrize`] in f32 only, for B's k-DOPs after tumbling on the CPU and the GPU (WGSL
+/// twin: `kdop_symmetrize` in `shaders/dual.wgsl`, operation for operation, every result
+/// flushed like `build::ftz`). The rounding only moves the common centre by a few ulps; the
+/// final `min`/`max` with the original bounds make the result contain `k` whatever the
+/// rounding did, so it stays conservative. Empty k-DOPs are not expected (tumbled k-DOPs
+/// never are).
+pub fn symmetrize_f32<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
+    use crate::build::ftz;
+    let mut s = *k;
+    let cx = ftz(ftz(k.min[0] + k.max[0]) * 0.5);
+    let cy = ftz(ftz(k.min[1] + k.max[1]) * 0.5);
+    let cz = ftz(ftz(k.min[2] + k.max[2]) * 0.5);
+    for (i, a) in axes(H).iter().enumerate().skip(3) {
+        let a = a.map(f32::from);
+        let ac = ftz(ftz(ftz(a[0] * cx) + ftz(a[1] * cy)) + ftz(a[2] * cz));
+        let r = ftz(k.max[i] - ac).max(ftz(ac - k.min[i]));
+        s.min[i] = ftz(ac - r).min(k.min[i]);
+        s.max[i] = ftz(ac + r).max(k.max[i]);
     }
     s
 }
@@ -184,10 +209,10 @@ mod tests {
         assert_eq!(overlaps_in_order(&a, &b, &table_order()), (false, 3));
     }
 
-    fn check_symmetric<const H: usize>(rng: &mut Rng) {
+    fn check_symmetric<const H: usize>(rng: &mut Rng, sym: fn(&Kdop<H>) -> Kdop<H>) {
         for _ in 0..500 {
             let k = random_kdop::<H>(rng);
-            let s = symmetrize(&k);
+            let s = sym(&k);
             assert!(s.contains(&k), "{k:?} not inside {s:?}");
             let c = [0, 1, 2].map(|i| 0.5 * (s.min[i] as f64 + s.max[i] as f64));
             for i in 0..H {
@@ -205,9 +230,23 @@ mod tests {
     #[test]
     fn symmetrized_kdops_contain_the_original_and_share_one_centre() {
         let mut rng = Rng::new(4);
-        check_symmetric::<3>(&mut rng);
-        check_symmetric::<7>(&mut rng);
-        check_symmetric::<9>(&mut rng);
-        check_symmetric::<13>(&mut rng);
+        check_symmetric::<3>(&mut rng, symmetrize);
+        check_symmetric::<7>(&mut rng, symmetrize);
+        check_symmetric::<9>(&mut rng, symmetrize);
+        check_symmetric::<13>(&mut rng, symmetrize);
+    }
+
+    #[test]
+    fn f32_symmetrized_kdops_contain_the_original_and_share_one_centre() {
+        let mut rng = Rng::new(5);
+        check_symmetric::<3>(&mut rng, symmetrize_f32);
+        check_symmetric::<7>(&mut rng, symmetrize_f32);
+        check_symmetric::<9>(&mut rng, symmetrize_f32);
+        check_symmetric::<13>(&mut rng, symmetrize_f32);
+        // Far from the origin and tiny: still contained (the clamps), still symmetric.
+        let far = Kdop::<9>::from_points([[1e6, 2e6, -3e6], [1e6 + 1.0, 2e6 + 0.5, -3e6 + 0.25]]);
+        assert!(symmetrize_f32(&far).contains(&far));
+        let tiny = Kdop::<9>::from_points([[1e-30, 0.0, 0.0], [2e-30, 1e-38, 0.0]]);
+        assert!(symmetrize_f32(&tiny).contains(&tiny));
     }
 }

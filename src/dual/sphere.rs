@@ -59,6 +59,30 @@ impl Sphere {
         [c[0], c[1], c[2], w]
     }
 
+    /// The sphere of B's node at a pose, in f32 only: the pose as the GPU has it (`r`, `t`:
+    /// [`crate::tumble::PoseFrame`]'s f32 rotation and translation). WGSL twin:
+    /// `sphere_posed` in `shaders/dual.wgsl`; the CPU traversal uses this one too, so both
+    /// make the same decisions (the GPU parity tests compare their counters).
+    ///
+    /// The centre is `q = transform_f32(r, t, c)`, the triangle filter's transform, whose
+    /// error against `Pose::apply(c)` is at most `e = transform_error_bound(c, t)` per
+    /// coordinate (`tri::filter`, fused multiply-adds or not). For a corner `p` of the node,
+    /// `|p − c| ≤ r`, so `|Pose::apply(p) − q| ≤ r·(1 + 2⁻⁴⁷) + √3·e + 2⁻⁴⁸·(|c|₁ + |t|∞)`
+    /// (R stretches by at most 1 + 2⁻⁴⁸; the f64 rounding of `Pose::apply`), and
+    /// `e ≥ 8·2⁻²⁴·(|c|₁ + |t|∞)`, so this is below `r·(1 + 2⁻⁴⁷) + 1.75·e`. The returned
+    /// radius `fl(fl(r·(1 + 2⁻²⁰)) + 2e)` is at least `r·(1 + 2⁻²¹) + 1.99·e` after its two
+    /// roundings (a flushed `r·(1 + 2⁻²⁰)` is below 2⁻¹²⁶, covered by `e ≥ 2⁻¹⁰⁰`): the
+    /// posed ball contains every posed corner. An overflowing radius is +∞ (never disjoint).
+    #[inline]
+    pub fn posed_f32(&self, r: &[f32; 9], t: &[f32; 3]) -> Sphere {
+        use crate::build::ftz;
+        use crate::tri::filter::{transform_error_bound, transform_f32};
+        let q = transform_f32(r, t, self.c);
+        let e = transform_error_bound(self.c, t);
+        let w = ftz(ftz(self.r * SPHERE_GROW) + ftz(e + e));
+        Sphere { c: q, r: w }
+    }
+
     /// A's stored sphere as f64 `[cx, cy, cz, r]` (exact conversion).
     #[inline]
     pub fn as_f64(&self) -> [f64; 4] {
@@ -81,6 +105,29 @@ pub fn disjoint(a: &[f64; 4], b: &[f64; 4]) -> bool {
     let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
     let s = (a[3] + b[3]) * (1.0 + SPHERE_REL_MARGIN);
     d2 > s * s
+}
+
+/// `1 + 2⁻²⁰`: widening of a posed radius ([`Sphere::posed_f32`]).
+pub const SPHERE_GROW: f32 = 1.0 + 1.0 / (1u32 << 20) as f32;
+/// `1 + 2⁻¹⁸`: widening of the squared radius sum in [`disjoint_f32`].
+pub const SPHERE_TEST_GROW: f32 = 1.0 + 1.0 / (1u32 << 18) as f32;
+
+/// [`disjoint`] in f32 only, the test both the CPU traversal and the GPU make (WGSL twin:
+/// `sphere_disjoint` in `shaders/dual.wgsl`). With the centres' differences, squares and sums
+/// each rounded (relative error of `d²` at most ≈ 6·2⁻²⁴, of `(ra + rb)²` at most
+/// ≈ 3·2⁻²⁴), `d² > (ra + rb)²·(1 + 2⁻¹⁸)` proves the exact balls disjoint with a wide
+/// margin. Flushing subnormals only lowers `d²` (safe) or `(ra + rb)²`, whose floor 2⁻¹⁰⁰
+/// covers it. An infinite `d²` (overflow) answers "not disjoint", so does any NaN.
+#[inline]
+pub fn disjoint_f32(a: &Sphere, b: &Sphere) -> bool {
+    use crate::build::{SLAB_ABS_MARGIN, ftz};
+    let dx = ftz(a.c[0] - b.c[0]);
+    let dy = ftz(a.c[1] - b.c[1]);
+    let dz = ftz(a.c[2] - b.c[2]);
+    let d2 = ftz(ftz(ftz(dx * dx) + ftz(dy * dy)) + ftz(dz * dz));
+    let s = ftz(a.r + b.r);
+    let ss = ftz(ftz(s * s) * SPHERE_TEST_GROW);
+    d2 > ss.max(SLAB_ABS_MARGIN) && d2 <= f32::MAX
 }
 
 #[inline]
@@ -355,5 +402,73 @@ mod tests {
         assert!(!disjoint(&a, &[2.0, 0.0, 0.0, 1.0]));
         assert!(disjoint(&a, &[2.001, 0.0, 0.0, 1.0]));
         assert!(!disjoint(&a, &[0.5, 0.5, 0.0, 0.1]));
+    }
+
+    /// The GPU's f32 sphere (`posed_f32`) contains the f64 truth of every posed corner and is
+    /// not loose; `disjoint_f32` never calls overlapping or touching balls disjoint, and
+    /// agrees with the f64 test once the gap exceeds 10⁻⁵ relative.
+    #[test]
+    fn f32_posed_spheres_contain_posed_corners_and_f32_disjoint_is_safe() {
+        let mut rng = Rng::new(12);
+        for case in 0..600 {
+            let scale = [1e-3, 1.0, 1e4][case % 3];
+            let shift = [0.0, 10.0, 1e4][case / 3 % 3] * scale;
+            let pts: Vec<[f32; 3]> = random_set(&mut rng, 10, case % 5 == 0)
+                .iter()
+                .map(|p| p.map(|x| (x as f64 * scale + shift) as f32))
+                .collect();
+            let s = Sphere::enclosing(&pts);
+            let t = [0; 3].map(|_| rng.range(-1e3, 1e3) * scale);
+            let pose = Pose::new(rng.unit_quaternion(), t);
+            let (r32, t32) = crate::tumble::pose_f32(&pose);
+            let ps = s.posed_f32(&r32, &t32);
+            let c = ps.c.map(f64::from);
+            for p in &pts {
+                assert!(dist(&pose.apply(*p), &c) <= ps.r as f64, "case {case}");
+            }
+            let slack = 1e-5 * (s.r as f64 + shift.abs() + 1e3 * scale);
+            assert!((ps.r as f64) <= s.r as f64 + slack, "case {case}: loose");
+        }
+        let rel_gap = |a: &Sphere, b: &Sphere| {
+            let d = dist(&a.c.map(f64::from), &b.c.map(f64::from));
+            d / (a.r as f64 + b.r as f64) - 1.0
+        };
+        let mut said = 0;
+        for case in 0..20_000 {
+            let r = [1e-6, 1.0, 1e5][case % 3];
+            let a = Sphere {
+                c: [0; 3].map(|_| (rng.range(-2.0, 2.0) * r) as f32),
+                r: (rng.f64() * r) as f32,
+            };
+            // b's centre at a chosen relative gap from a's ball, on a random direction.
+            let gap = rng.range(-1e-4, 1e-4) * [1.0, 1e-2, 1e2][(case / 3) % 3];
+            let rb = (rng.f64() * r) as f32;
+            let dir = [0; 3].map(|_| rng.range(-1.0, 1.0));
+            let n = dir.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
+            let d = (a.r as f64 + rb as f64) * (1.0 + gap);
+            let b = Sphere {
+                c: [0, 1, 2].map(|k| (a.c[k] as f64 + dir[k] / n * d) as f32),
+                r: rb,
+            };
+            let g = rel_gap(&a, &b);
+            if disjoint_f32(&a, &b) {
+                assert!(g > 1e-12, "case {case}: gap {g} said disjoint");
+                said += 1;
+            } else {
+                assert!(g <= 1e-5, "case {case}: gap {g} not said disjoint");
+            }
+        }
+        assert!(said > 1000, "the test must exercise both answers");
+        let unit = |x: f32, r: f32| Sphere {
+            c: [x, 0.0, 0.0],
+            r,
+        };
+        assert!(!disjoint_f32(&unit(0.0, 1.0), &unit(2.0, 1.0)));
+        assert!(disjoint_f32(&unit(0.0, 1.0), &unit(2.001, 1.0)));
+        assert!(!disjoint_f32(&unit(0.0, 0.0), &unit(0.0, 0.0)));
+        assert!(!disjoint_f32(
+            &unit(0.0, f32::MAX),
+            &unit(f32::MAX, f32::MAX)
+        ));
     }
 }

@@ -16,12 +16,53 @@ use super::context::{GpuContext, GpuError};
 use super::layout::{FrontPair, GpuCounters};
 use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
 use crate::Pose;
+use crate::build::Bvh;
 use crate::bv::Kdop;
+use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
 use crate::query::{PoseResult, Scene};
 use crate::traverse::{Counters, Mode};
 use crate::tri::tri_tri_intersect;
-use crate::tumble::{PoseFrame, TumbleMethod};
+use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 use wgpu::BufferUsages as U;
+
+/// What the batch pipeline needs of a scene: A's hierarchy, B's flying hierarchy and, for
+/// the dual k-DOP–sphere hierarchy, the node spheres and the options of its node test.
+pub trait GpuHierarchies<const H: usize> {
+    fn env(&self) -> &Bvh<H>;
+    fn fly(&self) -> &FlyingHierarchy<H>;
+    /// `(A's spheres, B's spheres, options)` of the dual hierarchy; `None` for the k-DOPs.
+    fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
+        None
+    }
+}
+
+impl<const H: usize> GpuHierarchies<H> for Scene<H> {
+    fn env(&self) -> &Bvh<H> {
+        &self.env
+    }
+    fn fly(&self) -> &FlyingHierarchy<H> {
+        &self.fly
+    }
+}
+
+impl<const H: usize> GpuHierarchies<H> for DualScene<H> {
+    fn env(&self) -> &Bvh<H> {
+        &self.env
+    }
+    fn fly(&self) -> &FlyingHierarchy<H> {
+        &self.fly
+    }
+    fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
+        Some((&self.env_spheres, &self.fly_spheres, self.options))
+    }
+}
+
+/// The dual hierarchy's spheres on the device and its `Counters::dual_flags`.
+struct DualBuffers {
+    env_spheres: wgpu::Buffer,
+    fly_spheres: wgpu::Buffer,
+    flags: u32,
+}
 
 /// What one batch call did, for stats and benchmarks.
 #[derive(Debug, Clone, Default)]
@@ -83,6 +124,8 @@ struct Pipelines {
     prepare_tri: wgpu::ComputePipeline,
     prepare_next: wgpu::ComputePipeline,
     tri_test: wgpu::ComputePipeline,
+    /// The dual hierarchy's expansion (built only for a dual scene).
+    expand_dual: Option<wgpu::ComputePipeline>,
 }
 
 fn pipeline(ctx: &GpuContext, file: &str, entry: &str, h: usize) -> wgpu::ComputePipeline {
@@ -118,6 +161,7 @@ pub struct GpuScene<const H: usize> {
     /// `(start, count)` slices of `fly_node_list`: the leaves, then each internal level.
     fly_slices: Vec<(u32, u32)>,
     pipelines: Pipelines,
+    dual: Option<DualBuffers>,
     n_fly: u32,
     levels: u32,
     /// Bytes of the static upload.
@@ -141,10 +185,11 @@ fn groups(n: u64) -> (u32, u32) {
 }
 
 impl<const H: usize> GpuScene<H> {
-    /// Uploads the scene's node arrays, triangles and bounding points as the same bytes.
-    pub fn new(ctx: &GpuContext, scene: &Scene<H>) -> Result<Self, GpuError> {
-        let env = &scene.env;
-        let fly = &scene.fly;
+    /// Uploads the scene's node arrays, triangles and bounding points as the same bytes
+    /// (and the node spheres of a dual scene).
+    pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
+        let env = scene.env();
+        let fly = scene.fly();
         let bytes = |s: &[u8]| s.to_vec();
         let arrays: [(&str, Vec<u8>); 8] = [
             ("env_nodes", bytes(bytemuck::cast_slice(&env.nodes))),
@@ -203,6 +248,32 @@ impl<const H: usize> GpuScene<H> {
             U::empty(),
         );
         static_bytes += 4 * node_list.len() as u64;
+        let dual = match scene.dual() {
+            None => None,
+            Some((env_s, fly_s, options)) => {
+                for s in [env_s, fly_s] {
+                    let n = std::mem::size_of_val(s) as u64;
+                    if n > limit {
+                        return Err(GpuError::TooLarge { needed: n, limit });
+                    }
+                    static_bytes += n;
+                }
+                Some(DualBuffers {
+                    env_spheres: ctx.storage(
+                        "env_spheres",
+                        bytemuck::cast_slice(env_s),
+                        U::empty(),
+                    ),
+                    fly_spheres: ctx.storage(
+                        "fly_spheres",
+                        bytemuck::cast_slice(fly_s),
+                        U::empty(),
+                    ),
+                    flags: (options.order == SlabOrder::PerPair) as u32
+                        | (options.symmetric as u32) << 1,
+                })
+            }
+        };
         let kdop_bytes = std::mem::size_of::<Kdop<H>>() as u64;
         let budget = limit.min(256 << 20);
         let max_batch = ((budget / (n_fly as u64 * kdop_bytes)).max(1) as usize).min(4096);
@@ -225,7 +296,11 @@ impl<const H: usize> GpuScene<H> {
                 prepare_tri: pipeline(ctx, "front_prepare.wgsl", "prepare_tri", H),
                 prepare_next: pipeline(ctx, "front_prepare.wgsl", "prepare_next", H),
                 tri_test: pipeline(ctx, "tri_tri.wgsl", "tri_test", H),
+                expand_dual: dual
+                    .is_some()
+                    .then(|| pipeline(ctx, "front_expand.wgsl", "expand_dual", H)),
             },
+            dual,
             n_fly,
             levels: env.depth + fly.bvh.depth - 1,
             static_bytes,
@@ -237,16 +312,16 @@ impl<const H: usize> GpuScene<H> {
 
     /// All poses, in batches of at most [`GpuScene::max_batch`]; results per pose in the
     /// order given, like [`Scene::collide_batch`].
-    pub fn collide_batch(
+    pub fn collide_batch<S: GpuHierarchies<H>>(
         &mut self,
         ctx: &GpuContext,
-        scene: &Scene<H>,
+        scene: &S,
         poses: &[Pose],
         mode: Mode,
         tumble: TumbleMethod,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<(Vec<PoseResult>, GpuStats), GpuError> {
-        let frames = scene.fly.pose_frames(poses);
+        let frames = scene.fly().pose_frames(poses);
         let mut stats = GpuStats {
             bytes_uploaded: self.static_bytes,
             level_sizes: vec![0; self.levels as usize],
@@ -341,11 +416,22 @@ impl<const H: usize> GpuScene<H> {
             cap_unsure: caps.unsure,
             n_fly: self.n_fly,
             mode_first: (mode == Mode::First) as u32,
+            dual_flags: self.dual.as_ref().map_or(0, |d| d.flags),
             ..Default::default()
         };
         let counters = ctx.storage("counters", bytemuck::bytes_of(&counters0), U::empty());
         let per_pose = |name| ctx.storage_empty(name, p as u64 * 4, U::empty());
         let (nv, np, done) = (per_pose("nv")?, per_pose("np")?, per_pose("done")?);
+        // (sphere rejects, slab rejects, slab tests) per pose, for the dual hierarchy.
+        let dual_counts = ctx.storage_empty(
+            "dual_counts",
+            if self.dual.is_some() {
+                p as u64 * 12
+            } else {
+                4
+            },
+            U::empty(),
+        )?;
         let (gx, gy) = groups(p as u64);
         let args = ctx.storage(
             "args",
@@ -448,21 +534,26 @@ impl<const H: usize> GpuScene<H> {
                 exact_bgs.push((pipe, bg, count));
             }
         }
+        let expand_pipe = match &pl.expand_dual {
+            Some(pipe) => pipe,
+            None => &pl.expand,
+        };
         let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
-            bind(
-                &pl.expand,
-                &[
-                    &self.env_nodes,
-                    &self.fly_nodes,
-                    &tumbled,
-                    fin,
-                    fout,
-                    &leaves,
-                    &counters,
-                    &nv,
-                    &done,
-                ],
-            )
+            let mut bufs = vec![
+                &self.env_nodes,
+                &self.fly_nodes,
+                &tumbled,
+                fin,
+                fout,
+                &leaves,
+                &counters,
+                &nv,
+                &done,
+            ];
+            if let Some(d) = &self.dual {
+                bufs.extend([&d.env_spheres, &d.fly_spheres, &frames_buf, &dual_counts]);
+            }
+            bind(expand_pipe, &bufs)
         };
         let bg_expand = [expand_bg(&front_a, &front_b), expand_bg(&front_b, &front_a)];
         let bg_prep_tri = bind(&pl.prepare_tri, &[&counters, &args]);
@@ -505,7 +596,7 @@ impl<const H: usize> GpuScene<H> {
                 stats.dispatches += 1;
             }
             for level in 0..self.levels as usize {
-                pass.set_pipeline(&pl.expand);
+                pass.set_pipeline(expand_pipe);
                 pass.set_bind_group(0, &bg_expand[level % 2], &[]);
                 pass.dispatch_workgroups_indirect(&args, 0);
                 pass.set_pipeline(&pl.prepare_tri);
@@ -550,28 +641,36 @@ impl<const H: usize> GpuScene<H> {
             np: ctx.read_pod(&np, p as usize)?,
             contacts: ctx.read_pod(&contacts, c.n_contact as usize)?,
             unsure: ctx.read_pod(&unsure, c.n_unsure as usize)?,
+            dual: if self.dual.is_some() {
+                ctx.read_pod(&dual_counts, 3 * p as usize)?
+            } else {
+                Vec::new()
+            },
         }))
     }
 }
 
 /// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
-pub(crate) fn finish<const H: usize>(
-    scene: &Scene<H>,
+pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
+    scene: &S,
     poses: &[Pose],
     out: BatchOutput,
     mode: Mode,
     stats: &mut GpuStats,
 ) -> Vec<PoseResult> {
-    let env = &scene.env;
-    let fly = &scene.fly.bvh;
+    let env = scene.env();
+    let fly = &scene.fly().bvh;
+    let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
     let mut results: Vec<PoseResult> = (0..poses.len())
         .map(|i| PoseResult {
             pairs: Vec::new(),
             counters: Counters {
                 bv_tests: out.nv[i] as u64,
                 tri_tests: out.np[i] as u64,
-                bv_updates: scene.fly.bvh.nodes.len() as u64,
-                ..Default::default()
+                bv_updates: fly.nodes.len() as u64,
+                sphere_rejects: dual(i, 0),
+                slab_rejects: dual(i, 1),
+                slab_tests: dual(i, 2),
             },
         })
         .collect();
@@ -605,4 +704,6 @@ pub(crate) struct BatchOutput {
     pub np: Vec<u32>,
     pub contacts: Vec<FrontPair>,
     pub unsure: Vec<FrontPair>,
+    /// Dual hierarchy: (sphere rejects, slab rejects, slab tests) per pose; else empty.
+    pub dual: Vec<u32>,
 }

@@ -112,7 +112,8 @@ pub struct GpuCounters {
     pub level: u32,
     pub n_fly: u32,
     pub mode_first: u32,
-    pub pad: u32,
+    /// The dual hierarchy's node test: bit 0 per-pair slab order, bit 1 symmetric k-DOPs.
+    pub dual_flags: u32,
 }
 
 #[cfg(test)]
@@ -156,7 +157,7 @@ mod pipeline_layout_tests {
             ("level", offset_of!(GpuCounters, level)),
             ("n_fly", offset_of!(GpuCounters, n_fly)),
             ("mode_first", offset_of!(GpuCounters, mode_first)),
-            ("pad", offset_of!(GpuCounters, pad)),
+            ("dual_flags", offset_of!(GpuCounters, dual_flags)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))
@@ -180,6 +181,19 @@ mod pipeline_layout_tests {
         .map(|(n, o)| (n.to_string(), *o as u32))
         .collect();
         assert_eq!(m, rust, "H={H}");
+    }
+
+    #[test]
+    fn sphere_matches_wgsl() {
+        use crate::dual::Sphere;
+        let src = crate::gpu::shader::source("front_expand.wgsl", 9);
+        let (size, m) = names_offsets(&src, "Sphere");
+        assert_eq!(size as usize, size_of::<Sphere>());
+        let rust: Vec<(String, u32)> = [("c", offset_of!(Sphere, c)), ("r", offset_of!(Sphere, r))]
+            .iter()
+            .map(|(n, o)| (n.to_string(), *o as u32))
+            .collect();
+        assert_eq!(m, rust);
     }
 
     #[test]

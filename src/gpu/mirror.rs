@@ -40,6 +40,7 @@ pub fn collide_batch_mirror<const H: usize>(
         np: vec![0; p],
         contacts: Vec::new(),
         unsure: Vec::new(),
+        dual: Vec::new(),
     };
     let mut done = vec![false; p];
     let first = mode == Mode::First;

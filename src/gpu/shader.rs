@@ -12,6 +12,7 @@ pub const SHARED: &[(&str, &str)] = &[
         "tri_filter.wgsl",
         include_str!("../../shaders/tri_filter.wgsl"),
     ),
+    ("dual.wgsl", include_str!("../../shaders/dual.wgsl")),
 ];
 
 /// Kernel files, by file name.
@@ -51,6 +52,16 @@ pub fn preamble(h: usize) -> String {
             s += ", ";
         }
         s += &format!("vec3<f32>({:.1}, {:.1}, {:.1})", a[0], a[1], a[2]);
+    }
+    s += ");\n";
+    // `{:?}` prints the shortest decimal that parses back to the same f32 (naga parses
+    // decimal literals with Rust's correctly rounded parser).
+    s += &format!("const INV_NORM = array<f32, {h}>(");
+    for (i, a) in axes.iter().enumerate() {
+        if i > 0 {
+            s += ", ";
+        }
+        s += &format!("{:?}", crate::dual::slabs::inv_norm(*a));
     }
     s += ");\n";
     s
