@@ -140,6 +140,19 @@ fn gpu(c: &mut Criterion) {
             |b| b.iter(|| col.collide_batch_gpu(&ctx, &poses, &q, &|_| {})),
         );
     }
+    // The dual k-DOP–sphere hierarchy through the same pipeline (sphere pretest in the
+    // expansion kernel), hierarchies uploaded once outside the timing.
+    let dual = meshcollide::dual::DualScene::<9>::build(&m, &m, &o, &o, &Default::default());
+    if let Ok(mut gs) = meshcollide::gpu::collide::GpuScene::new(&ctx, &dual) {
+        let method = TumbleMethod::Exact;
+        if let Ok((r, _)) = gs.collide_batch(&ctx, &dual, &poses, Mode::All, method, &|_| {}) {
+            counters("gpu dual18, exact", &r);
+        }
+        g.bench_function(
+            BenchmarkId::new("dual18_uploaded_once", method.name()),
+            |b| b.iter(|| gs.collide_batch(&ctx, &dual, &poses, Mode::All, method, &|_| {})),
+        );
+    }
     // Kernels: B far away, so the front dies at the root and a submission is the dense
     // tumbling kernels plus empty levels (hierarchies uploaded once, outside the timing).
     let scene = Scene::<9>::build(&m, &m, &o, &o);

@@ -330,3 +330,52 @@ fn unknown_bv_is_an_input_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("kdop7"));
 }
+
+/// `bench hierarchies`: one row per hierarchy and distance; each row's pairs equal f64 brute
+/// force summed over the same poses, and the bytes per node are each layout's own size.
+#[test]
+fn hierarchies_rows_equal_brute_force_and_report_node_bytes() {
+    let d = out_dir("hierarchies");
+    let bvs = "kdop6,kdop18,dual18,boxtree,rtree";
+    let rows = run(
+        &d,
+        "hierarchies",
+        &[
+            "hierarchies",
+            "--tris",
+            "400",
+            "--steps",
+            "6",
+            "--distances",
+            "0.4,1.2",
+            "--bv",
+            bvs,
+        ],
+    );
+    assert_eq!(rows.len(), 5 * 2);
+    let m = ex::default_model(400);
+    for dist in [0.4, 1.2] {
+        let want: usize = ex::tumble_poses(6, dist)
+            .iter()
+            .map(|p| brute_force(&m, &m, p).len())
+            .sum();
+        assert!(want > 0, "d = {dist} must have contacts");
+        let at: Vec<_> = rows.iter().filter(|r| num(r, "d") == dist).collect();
+        assert_eq!(at.len(), 5);
+        for r in at {
+            assert_eq!(num(r, "pairs") as usize, want, "{} d = {dist}", r["bv"]);
+        }
+    }
+    for r in &rows {
+        let node_bytes = match kind(r) {
+            BvKind::Kdop6 => 4 * (6 + 2),
+            BvKind::Kdop18 => 4 * (18 + 2),
+            BvKind::Dual18 => 4 * (18 + 2) + 16,
+            BvKind::Boxtree => 9,
+            BvKind::Rtree => continue, // nodes and triangle entries of two sizes
+            k => panic!("unexpected {k:?}"),
+        };
+        assert_eq!(num(r, "B/node"), node_bytes as f64, "{}", r["bv"]);
+        assert!(num(r, "avg Nv") >= 1.0 && num(r, "build ms") >= 0.0);
+    }
+}

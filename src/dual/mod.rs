@@ -141,8 +141,11 @@ pub struct DualWorkspace<const H: usize> {
 }
 
 impl<const H: usize> DualWorkspace<H> {
-    fn new(fly: &FlyingHierarchy<H>) -> Self {
+    /// The symmetrized k-DOPs' arrays only when asked for (72 B per node of B for kdop18:
+    /// zeroing them per worker dominated small queries).
+    fn new(fly: &FlyingHierarchy<H>, symmetric: bool) -> Self {
         let n = fly.bvh.nodes.len();
+        let n_sym = if symmetric { n } else { 0 };
         DualWorkspace {
             tumble: TumbleWorkspace::new(fly),
             stack: Vec::with_capacity(256),
@@ -157,8 +160,8 @@ impl<const H: usize> DualWorkspace<H> {
             ],
             r32: [0.0; 9],
             t32: [0.0; 3],
-            sym_stamp: vec![0; n],
-            sym: vec![Kdop::EMPTY; n],
+            sym_stamp: vec![0; n_sym],
+            sym: vec![Kdop::EMPTY; n_sym],
             moved: 0,
         }
     }
@@ -273,7 +276,7 @@ impl<const H: usize> PairScene for DualScene<H> {
     type Workspace = DualWorkspace<H>;
 
     fn workspace(&self) -> DualWorkspace<H> {
-        DualWorkspace::new(&self.fly)
+        DualWorkspace::new(&self.fly, self.options.symmetric)
     }
 
     fn begin_chunk(&self, ws: &mut DualWorkspace<H>) {

@@ -64,12 +64,35 @@ pub fn inv_norms<const H: usize>() -> [f32; H] {
 }
 
 /// The slab indices sorted by the geometric width of the Minkowski sum of `a` and `b`
-/// (smallest first; stable, so ties keep the table order).
+/// (smallest first; stable, so ties keep the table order). The widths are non-negative
+/// finite f32 (extents of non-empty k-DOPs), whose bit patterns order like the values, so
+/// `bits << 8 | index` are distinct keys in the stable order; an odd-even transposition
+/// network sorts them with branch-free min/max (an insertion sort's mispredicted branches
+/// cost twice as much here). A stable order is unique, so this equals the WGSL twin's
+/// insertion sort (`kdop_overlaps_dual`).
 #[inline]
 pub fn minkowski_order<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, inv: &[f32; H]) -> [u8; H] {
+    let mut k: [u64; H] = std::array::from_fn(|i| {
+        let w = (a.extent(i) + b.extent(i)) * inv[i];
+        u64::from(w.to_bits()) << 8 | i as u64
+    });
+    for round in 0..H {
+        let mut j = round & 1;
+        while j + 1 < H {
+            let (x, y) = (k[j], k[j + 1]);
+            k[j] = x.min(y);
+            k[j + 1] = x.max(y);
+            j += 2;
+        }
+    }
+    k.map(|x| x as u8)
+}
+
+/// The insertion sort the WGSL kernel runs, kept as the reference for [`minkowski_order`].
+#[cfg(test)]
+fn insertion_order<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, inv: &[f32; H]) -> [u8; H] {
     let w: [f32; H] = std::array::from_fn(|i| (a.extent(i) + b.extent(i)) * inv[i]);
     let mut order: [u8; H] = std::array::from_fn(|i| i as u8);
-    // Insertion sort: H ≤ 13, and stable.
     for i in 1..H {
         let x = order[i];
         let mut j = i;
@@ -158,6 +181,7 @@ mod tests {
         for _ in 0..500 {
             let (a, b) = (random_kdop::<H>(rng), random_kdop::<H>(rng));
             let o = minkowski_order(&a, &b, &inv);
+            assert_eq!(o, insertion_order(&a, &b, &inv));
             // A permutation ...
             let mut seen = [false; H];
             o.iter().for_each(|&i| seen[i as usize] = true);
@@ -181,6 +205,30 @@ mod tests {
                 assert_eq!((n, n2), (H as u32, H as u32));
             }
         }
+    }
+
+    /// Ties everywhere (k-DOPs of points on a coarse grid): the rank order is the stable
+    /// insertion sort's.
+    fn check_ties<const H: usize>(rng: &mut Rng) {
+        let inv = inv_norms::<H>();
+        let grid = |rng: &mut Rng| {
+            Kdop::<H>::from_points(
+                (0..1 + rng.below(3)).map(|_| [0; 3].map(|_| rng.below(3) as f64 * 0.5)),
+            )
+        };
+        for _ in 0..500 {
+            let (a, b) = (grid(rng), grid(rng));
+            assert_eq!(minkowski_order(&a, &b, &inv), insertion_order(&a, &b, &inv));
+        }
+    }
+
+    #[test]
+    fn rank_order_equals_the_kernels_insertion_sort_with_ties() {
+        let mut rng = Rng::new(6);
+        check_ties::<3>(&mut rng);
+        check_ties::<7>(&mut rng);
+        check_ties::<9>(&mut rng);
+        check_ties::<13>(&mut rng);
     }
 
     #[test]
