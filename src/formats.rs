@@ -62,7 +62,8 @@ pub struct Stats {
     pub leaf_size_a: u32,
     pub leaf_size_b: u32,
     pub tumble: String,
-    /// The k-DOP traversal's descent rule (`larger` or `env`).
+    /// The descent rule used: `larger` or `env` for the k-DOPs, `env` for the dual
+    /// hierarchy (always Algorithm 1), `own` for the boxtree and the R-tree.
     pub descent: String,
     pub threads: usize,
     pub triangles_a: usize,

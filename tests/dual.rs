@@ -461,6 +461,8 @@ fn cli_query_with_dual_bv() {
                 assert!(s.get(key).is_some(), "stats.json lacks {key}");
             }
             assert_eq!(s["bv"], "dual18");
+            // The dual hierarchy always descends by Algorithm 1, whatever the CPU default.
+            assert_eq!(s["descent"], "env");
             // k-DOP node (18 slabs + first + count) plus a 16-byte sphere.
             assert_eq!(s["node_bytes"], 4 * (18 + 2) + 16);
             let du = &s["dual"];

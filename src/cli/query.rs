@@ -157,6 +157,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         box_test: a.box_test.into(),
         rtree_collide: a.rtree_collide.into(),
     };
+    if a.descent.is_some() && !BvKind::ALL.contains(&bv) {
+        eprintln!(
+            "note: --descent applies to the k-DOP hierarchies only; {} uses {}",
+            bv.name(),
+            if bv.is_dual() {
+                "Algorithm 1 (env)"
+            } else {
+                "its own traversal"
+            }
+        );
+    }
     let bar = ProgressBar::new(poses.len() as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -206,7 +217,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         leaf_size_a: opt_a.leaf_size,
         leaf_size_b: opt_b.leaf_size,
         tumble: opts.tumble.name().into(),
-        descent: opts.descent.name().into(),
+        descent: descent_used(bv, opts.descent).into(),
         threads: rayon::current_num_threads(),
         triangles_a: ma.triangle_count(),
         triangles_b: mb.triangle_count(),
@@ -282,4 +293,17 @@ fn choose_backend(backend: BackendArg) -> Result<Option<meshcollide::gpu::GpuCon
 
 pub fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The descent rule the query really used, for `stats.json`: the k-DOPs follow `--descent`,
+/// the dual hierarchy always descends by Algorithm 1 (`env`), the boxtree and the R-tree
+/// have traversals of their own (`own`).
+fn descent_used(bv: BvKind, descent: meshcollide::traverse::Descent) -> &'static str {
+    if BvKind::ALL.contains(&bv) {
+        descent.name()
+    } else if bv.is_dual() {
+        meshcollide::traverse::Descent::Environment.name()
+    } else {
+        "own"
+    }
 }
