@@ -133,16 +133,10 @@ fn every_k_and_option(ctx: &GpuContext, c: &Case) {
     assert!(rejects > 0, "{}: the sphere test must reject", c.label);
 }
 
-fn tori(n: u32) -> (Mesh, Mesh) {
-    let a = generate::torus([0.0; 3], 1.0, 0.3, (n * 5) / 2, n);
-    let b = a.map_positions(|[x, y, z]| [x, z, y]);
-    (a, b)
-}
-
 #[test]
 fn interlocked_tori_and_nested_spheres_match_the_cpu_dual() {
     let Some(ctx) = common::gpu() else { return };
-    let (a, b) = tori(12);
+    let (a, b) = common::tori(12);
     let poses = tumbling_poses(12, [0.0; 3], [1.0, 0.0, 0.0]);
     let case = |leaf, label| Case {
         a: &a,
@@ -176,17 +170,7 @@ fn interlocked_tori_and_nested_spheres_match_the_cpu_dual() {
 fn touching_grid_soups_match_brute_force() {
     let Some(ctx) = common::gpu() else { return };
     let mut rng = Rng::new(21);
-    let grid = |rng: &mut Rng| {
-        let mut positions = Vec::new();
-        for _ in 0..50 {
-            let base = [0; 3].map(|_| rng.below(4) as i64);
-            for _ in 0..3 {
-                positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
-            }
-        }
-        let triangles = (0..50u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
-        Mesh::new(positions, triangles).unwrap()
-    };
+    let grid = |rng: &mut Rng| common::grid_soup(rng, 50);
     let (a, b) = (grid(&mut rng), grid(&mut rng));
     let poses: Vec<Pose> = (0..12)
         .map(|i| {
@@ -215,7 +199,7 @@ fn touching_grid_soups_match_brute_force() {
 #[test]
 fn tiny_capacities_give_the_same_dual_results() {
     let Some(ctx) = common::gpu() else { return };
-    let (a, b) = tori(10);
+    let (a, b) = common::tori(10);
     let poses = tumbling_poses(10, [0.0; 3], [1.0, 0.0, 0.0]);
     let tiny = Capacities {
         front: 8,

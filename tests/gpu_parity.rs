@@ -18,7 +18,7 @@ use meshcollide::*;
 #[test]
 fn small_buffer_budget_splits_batches() {
     let Some(ctx) = common::gpu() else { return };
-    let (a, b) = tori(12);
+    let (a, b) = common::tori(12);
     let poses = tumbling_poses(16, [0.0; 3], [1.0, 0.0, 0.0]);
     let o = BuildOptions::default();
     let scene = Scene::<9>::build(&a, &b, &o, &o);
@@ -170,12 +170,6 @@ fn compare<const H: usize>(
     total
 }
 
-fn tori(n: u32) -> (Mesh, Mesh) {
-    let a = generate::torus([0.0; 3], 1.0, 0.3, (n * 5) / 2, n);
-    let b = a.map_positions(|[x, y, z]| [x, z, y]);
-    (a, b)
-}
-
 fn all_k(ctx: &GpuContext, a: &Mesh, b: &Mesh, poses: &[Pose], leaf: u32, label: &str) {
     let n = compare::<3>(ctx, a, b, poses, leaf, None, label)
         + compare::<7>(ctx, a, b, poses, leaf, None, label)
@@ -187,7 +181,7 @@ fn all_k(ctx: &GpuContext, a: &Mesh, b: &Mesh, poses: &[Pose], leaf: u32, label:
 #[test]
 fn interlocked_tori_match_the_reference() {
     let Some(ctx) = common::gpu() else { return };
-    let (a, b) = tori(16);
+    let (a, b) = common::tori(16);
     let poses = tumbling_poses(24, [0.0; 3], [1.0, 0.0, 0.0]);
     all_k(&ctx, &a, &b, &poses, 1, "tori");
     all_k(&ctx, &a, &b, &poses, 4, "tori leaf 4");
@@ -202,17 +196,7 @@ fn nested_spheres_and_touching_soups_match_the_reference() {
     all_k(&ctx, &outer, &inner, &poses, 1, "nested spheres");
     // Grid soups under integer shifts and half-turns: touching and coplanar contacts.
     let mut rng = Rng::new(9);
-    let grid = |rng: &mut Rng| {
-        let mut positions = Vec::new();
-        for _ in 0..60 {
-            let base = [0; 3].map(|_| rng.below(4) as i64);
-            for _ in 0..3 {
-                positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
-            }
-        }
-        let triangles = (0..60u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
-        Mesh::new(positions, triangles).unwrap()
-    };
+    let grid = |rng: &mut Rng| common::grid_soup(rng, 60);
     let (a, b) = (grid(&mut rng), grid(&mut rng));
     let poses: Vec<Pose> = (0..12)
         .map(|i| {
@@ -230,7 +214,7 @@ fn nested_spheres_and_touching_soups_match_the_reference() {
 #[test]
 fn tiny_capacities_give_the_same_pairs() {
     let Some(ctx) = common::gpu() else { return };
-    let (a, b) = tori(12);
+    let (a, b) = common::tori(12);
     let poses = tumbling_poses(16, [0.0; 3], [1.0, 0.0, 0.0]);
     let tiny = Capacities {
         front: 8,

@@ -38,3 +38,26 @@ pub fn gpu() -> Option<meshcollide::gpu::GpuContext> {
         }
     }
 }
+
+/// `n` random triangles on a half-integer grid of 4 cells per side: coplanar, touching and
+/// degenerate contacts on purpose (GPU parity tests).
+#[allow(dead_code)]
+pub fn grid_soup(rng: &mut meshcollide::rng::Rng, n: u32) -> meshcollide::Mesh {
+    let mut positions = Vec::new();
+    for _ in 0..n {
+        let base = [0; 3].map(|_| rng.below(4) as i64);
+        for _ in 0..3 {
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
+        }
+    }
+    let triangles = (0..n).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
+    meshcollide::Mesh::new(positions, triangles).unwrap()
+}
+
+/// Two interlocked tori (major radius 1, minor 0.3), B in the xz plane.
+#[allow(dead_code)]
+pub fn tori(n: u32) -> (meshcollide::Mesh, meshcollide::Mesh) {
+    let a = meshcollide::mesh::generate::torus([0.0; 3], 1.0, 0.3, (n * 5) / 2, n);
+    let b = a.map_positions(|[x, y, z]| [x, z, y]);
+    (a, b)
+}
