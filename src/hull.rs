@@ -453,6 +453,70 @@ struct Builder<'a> {
     new_faces: Vec<u32>,
 }
 
+/// Where hill climbing starts for a pose that has no previous pose to start from (the
+/// first of a batch chunk, or a single query): the extreme vertex of the centre direction
+/// of each cell of a cube map (6 faces × [`ClimbTable::CELLS`]² cells), looked up from the
+/// query direction. A climb ends at a maximiser of `d·v` whatever its start
+/// ([`ConvexHull::climb`]), so the table changes the work, not the answer: a start within a
+/// cell's angle of the query needs a few moves instead of a walk across the hull.
+#[derive(Debug, Clone, Default)]
+pub struct ClimbTable {
+    start: Vec<u32>,
+}
+
+impl ClimbTable {
+    /// Cells per face side (384 cells, at most ≈ 7° from any direction to its cell's centre).
+    pub const CELLS: usize = 8;
+
+    /// The table of `hull` (empty for an empty hull). Each cell's climb starts from the
+    /// previous cell's answer.
+    pub fn new(hull: &ConvexHull) -> ClimbTable {
+        if hull.vertices().is_empty() {
+            return ClimbTable::default();
+        }
+        let n = Self::CELLS;
+        let mut start = Vec::with_capacity(6 * n * n);
+        let mut v = 0;
+        for face in 0..6 {
+            for iu in 0..n {
+                for iv in 0..n {
+                    let k = face / 2;
+                    let mut d = [0.0; 3];
+                    d[k] = if face % 2 == 0 { 1.0 } else { -1.0 };
+                    d[(k + 1) % 3] = (iu as f64 + 0.5) / n as f64 * 2.0 - 1.0;
+                    d[(k + 2) % 3] = (iv as f64 + 0.5) / n as f64 * 2.0 - 1.0;
+                    v = hull.climb(d, v).0;
+                    start.push(v);
+                }
+            }
+        }
+        ClimbTable { start }
+    }
+
+    /// The start vertex for direction `d` (any length, not zero): the table entry of the
+    /// cube-map cell `d` points into. Vertex 0 for an empty table or a zero direction.
+    pub fn start(&self, d: [f64; 3]) -> u32 {
+        if self.start.is_empty() {
+            return 0;
+        }
+        let a = d.map(f64::abs);
+        let k = if a[0] >= a[1] && a[0] >= a[2] {
+            0
+        } else if a[1] >= a[2] {
+            1
+        } else {
+            2
+        };
+        if a[k].is_nan() || a[k] <= 0.0 {
+            return self.start[0];
+        }
+        let n = Self::CELLS;
+        let face = 2 * k + usize::from(d[k] < 0.0);
+        let cell = |x: f64| (((x / a[k] + 1.0) * 0.5 * n as f64) as usize).min(n - 1);
+        self.start[(face * n + cell(d[(k + 1) % 3])) * n + cell(d[(k + 2) % 3])]
+    }
+}
+
 impl<'a> Builder<'a> {
     fn new(pts: &'a [[f64; 3]]) -> Self {
         Builder {

@@ -172,7 +172,7 @@ impl<const H: usize> PairScene for Scene<H> {
 
     fn begin_chunk(&self, ws: &mut Workspace<H>) {
         // Hill climbing starts where a fresh workspace would.
-        ws.tumble.climb_start.clone_from(&self.fly.hull_start);
+        ws.tumble.restart();
     }
 
     fn collide_into(

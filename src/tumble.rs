@@ -31,7 +31,7 @@ use crate::build::Bvh;
 use crate::bv::Kdop;
 use crate::bv::axes::{axes, project};
 use crate::bv::polytope::kdop_vertices;
-use crate::hull::ConvexHull;
+use crate::hull::{ClimbTable, ConvexHull};
 use crate::pose::Pose;
 use rayon::prelude::*;
 
@@ -225,8 +225,11 @@ pub struct FlyingHierarchy<const H: usize> {
     /// Convex hull of all of B's corners, for hill climbing at the root.
     pub hull: ConvexHull,
     /// Per direction `2i` (max along slab i) and `2i + 1` (min), the hull vertex extremal in
-    /// B's own orientation: where hill climbing starts for the first pose of a batch.
+    /// B's own orientation.
     pub hull_start: Vec<u32>,
+    /// Where hill climbing starts for a pose without a previous one (the first of a chunk,
+    /// a single query): see [`FlyingHierarchy::fresh_start`].
+    pub climb_table: ClimbTable,
     /// Largest absolute coordinate of any bounding point (the margin's scale).
     pub scale: f64,
 }
@@ -302,12 +305,14 @@ impl<const H: usize> FlyingHierarchy<H> {
         let hull_start = (0..2 * H)
             .map(|d| hull.extreme(direction::<H>(d, &Pose::IDENTITY)))
             .collect();
+        let climb_table = ClimbTable::new(&hull);
         FlyingHierarchy {
             bvh,
             offsets,
             points,
             hull,
             hull_start,
+            climb_table,
             scale,
         }
     }
@@ -324,14 +329,24 @@ impl<const H: usize> FlyingHierarchy<H> {
         tumble_points(frame, self.node_points(node))
     }
 
+    /// Hill-climbing start vertices for `pose` when no previous pose's extremes are at hand:
+    /// per direction of [`FlyingHierarchy::tumble_root`], the [`ClimbTable`] entry of its
+    /// cube-map cell. Depends on the pose alone, so the CPU traversal and the GPU's frames
+    /// climb alike; the answer does not depend on the start at all, only the moves do.
+    pub fn fresh_start(&self, pose: &Pose) -> Vec<u32> {
+        (0..2 * H)
+            .map(|d| self.climb_table.start(direction::<H>(d, pose)))
+            .collect()
+    }
+
     /// The frames of many poses as the CPU reference computes them: hill climbing restarts
-    /// from [`FlyingHierarchy::hull_start`] every [`POSE_CHUNK`] poses and carries its
+    /// from [`FlyingHierarchy::fresh_start`] every [`POSE_CHUNK`] poses and carries its
     /// extremal vertices from pose to pose within a chunk.
     pub fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<H>> {
         poses
             .par_chunks(POSE_CHUNK)
             .flat_map_iter(|chunk| {
-                let mut start = self.hull_start.clone();
+                let mut start = self.fresh_start(&chunk[0]);
                 chunk
                     .iter()
                     .map(|p| {
@@ -393,6 +408,9 @@ pub struct TumbleWorkspace<const H: usize> {
     tri_world: Vec<[[f64; 3]; 3]>,
     /// Hill-climbing start vertices, carried from pose to pose (coherence).
     pub climb_start: Vec<u32>,
+    /// The next pose starts hill climbing from [`FlyingHierarchy::fresh_start`] instead of
+    /// `climb_start` (set by [`TumbleWorkspace::restart`]).
+    pub fresh: bool,
     /// The current pose's frame.
     pub frame: Option<PoseFrame<H>>,
     /// Nodes tumbled in the current pose (Nu).
@@ -411,10 +429,17 @@ impl<const H: usize> TumbleWorkspace<H> {
             leaf_stamp: vec![0; n],
             tri_world: vec![[[0.0; 3]; 3]; fly.bvh.triangle_count()],
             climb_start: fly.hull_start.clone(),
+            fresh: true,
             frame: None,
             updates: 0,
             climb_moves: 0,
         }
+    }
+
+    /// Makes the next pose start hill climbing afresh (from the climb table), so that what
+    /// a query computes does not depend on the poses this workspace saw before.
+    pub fn restart(&mut self) {
+        self.fresh = true;
     }
 
     /// Starts a new pose: forgets every tumbled node (O(1) by stamping) and, for
@@ -430,6 +455,10 @@ impl<const H: usize> TumbleWorkspace<H> {
         self.climb_moves = 0;
         match method {
             TumbleMethod::Approximate => {
+                if self.fresh {
+                    self.climb_start = fly.fresh_start(pose);
+                    self.fresh = false;
+                }
                 let (root, moves) = fly.tumble_root(pose, &mut self.climb_start);
                 self.frame = Some(PoseFrame::new(pose, fly.scale, root));
                 self.node_bv[0] = root;

@@ -233,3 +233,31 @@ fn breadth_first_mirror_equals_the_reference() {
         }
     }
 }
+
+/// A single query's result — pairs and every counter — does not depend on the queries the
+/// collider answered before (its workspaces are pooled and reused: stamps, tumbled nodes,
+/// hill-climbing starts), and the batch's first pose of each chunk, which starts hill
+/// climbing from the same climb table, equals the single query of that pose.
+#[test]
+fn single_queries_do_not_depend_on_history() {
+    let a = mesh::generate::torus([0.0; 3], 1.0, 0.3, 60, 24);
+    let b = a.map_positions(|[x, y, z]| [x, z, y]);
+    let o = BuildOptions::default();
+    let poses = meshcollide::pose::tumbling_poses(40, [0.0; 3], [0.8, 0.0, 0.0]);
+    for bv in [BvKind::Kdop18, BvKind::Dual14] {
+        let fresh = Collider::build(&a, &b, bv, &o, &o);
+        let used = Collider::build(&a, &b, bv, &o, &o);
+        let q = QueryOptions::default();
+        let batch = used.collide_batch(&poses, &QueryOptions::PAPER, &|_| {});
+        for (i, p) in poses.iter().enumerate().rev() {
+            let _ = used.collide(&poses[(i * 7 + 3) % poses.len()], &q);
+            let want = Collider::build(&a, &b, bv, &o, &o).collide(p, &q);
+            assert_eq!(used.collide(p, &q), want, "{bv:?} pose {i}");
+            assert_eq!(fresh.collide(p, &q), want, "{bv:?} pose {i}");
+            if i % meshcollide::query::POSE_CHUNK == 0 {
+                let paper = Collider::build(&a, &b, bv, &o, &o).collide(p, &QueryOptions::PAPER);
+                assert_eq!(batch[i], paper, "{bv:?} pose {i}: batch");
+            }
+        }
+    }
+}

@@ -280,7 +280,7 @@ impl<const H: usize> PairScene for DualScene<H> {
     }
 
     fn begin_chunk(&self, ws: &mut DualWorkspace<H>) {
-        ws.tumble.climb_start.clone_from(&self.fly.hull_start);
+        ws.tumble.restart();
     }
 
     fn collide_into(
