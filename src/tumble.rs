@@ -224,9 +224,6 @@ pub struct FlyingHierarchy<const H: usize> {
     pub points: Vec<[f32; 3]>,
     /// Convex hull of all of B's corners, for hill climbing at the root.
     pub hull: ConvexHull,
-    /// Per direction `2i` (max along slab i) and `2i + 1` (min), the hull vertex extremal in
-    /// B's own orientation.
-    pub hull_start: Vec<u32>,
     /// Where hill climbing starts for a pose without a previous one (the first of a chunk,
     /// a single query): see [`FlyingHierarchy::fresh_start`].
     pub climb_table: ClimbTable,
@@ -302,16 +299,12 @@ impl<const H: usize> FlyingHierarchy<H> {
         corners.dedup_by_key(|p| p.map(f32::to_bits));
         let corners: Vec<[f64; 3]> = corners.iter().map(|p| p.map(f64::from)).collect();
         let hull = ConvexHull::new(&corners);
-        let hull_start = (0..2 * H)
-            .map(|d| hull.extreme(direction::<H>(d, &Pose::IDENTITY)))
-            .collect();
         let climb_table = ClimbTable::new(&hull);
         FlyingHierarchy {
             bvh,
             offsets,
             points,
             hull,
-            hull_start,
             climb_table,
             scale,
         }
@@ -333,10 +326,10 @@ impl<const H: usize> FlyingHierarchy<H> {
     /// per direction of [`FlyingHierarchy::tumble_root`], the [`ClimbTable`] entry of its
     /// cube-map cell. Depends on the pose alone, so the CPU traversal and the GPU's frames
     /// climb alike; the answer does not depend on the start at all, only the moves do.
-    pub fn fresh_start(&self, pose: &Pose) -> Vec<u32> {
-        (0..2 * H)
-            .map(|d| self.climb_table.start(direction::<H>(d, pose)))
-            .collect()
+    /// Written into `start` (2H entries), so a workspace reuses its buffer.
+    pub fn fresh_start(&self, pose: &Pose, start: &mut Vec<u32>) {
+        start.clear();
+        start.extend((0..2 * H).map(|d| self.climb_table.start(direction::<H>(d, pose))));
     }
 
     /// The frames of many poses as the CPU reference computes them: hill climbing restarts
@@ -346,7 +339,8 @@ impl<const H: usize> FlyingHierarchy<H> {
         poses
             .par_chunks(POSE_CHUNK)
             .flat_map_iter(|chunk| {
-                let mut start = self.fresh_start(&chunk[0]);
+                let mut start = Vec::new();
+                self.fresh_start(&chunk[0], &mut start);
                 chunk
                     .iter()
                     .map(|p| {
@@ -428,7 +422,7 @@ impl<const H: usize> TumbleWorkspace<H> {
             node_bv: vec![Kdop::EMPTY; n],
             leaf_stamp: vec![0; n],
             tri_world: vec![[[0.0; 3]; 3]; fly.bvh.triangle_count()],
-            climb_start: fly.hull_start.clone(),
+            climb_start: Vec::with_capacity(2 * H),
             fresh: true,
             frame: None,
             updates: 0,
@@ -456,7 +450,7 @@ impl<const H: usize> TumbleWorkspace<H> {
         match method {
             TumbleMethod::Approximate => {
                 if self.fresh {
-                    self.climb_start = fly.fresh_start(pose);
+                    fly.fresh_start(pose, &mut self.climb_start);
                     self.fresh = false;
                 }
                 let (root, moves) = fly.tumble_root(pose, &mut self.climb_start);
