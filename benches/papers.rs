@@ -165,11 +165,7 @@ fn gpu(c: &mut Criterion) {
     }
     // The deforming-refit kernels on vertices posed by the host.
     if let Ok(mut refit) = gpu::GpuRefit::new(&ctx, &scene.fly.bvh, &m) {
-        let moved: Vec<[f32; 3]> = m
-            .positions
-            .iter()
-            .map(|&v| poses[5].apply(v).map(|x| x as f32))
-            .collect();
+        let moved: Vec<[f64; 3]> = m.positions.iter().map(|&v| poses[5].apply(v)).collect();
         g.bench_function("refit_kernels_per_frame", |b| {
             b.iter(|| {
                 // Wait for the kernels, not just their submission.
@@ -193,7 +189,7 @@ fn tumbling(c: &mut Criterion) {
     let mut g = small(c, "tumble_16_poses_dense");
     g.bench_function("approximation_all_nodes", |b| {
         b.iter(|| {
-            let frames = fly.pose_frames(&poses);
+            let frames = fly.pose_frames(scene.env.frame(), &poses);
             let mut s = 0.0f32;
             for f in &frames {
                 for n in 1..nodes {
@@ -204,10 +200,14 @@ fn tumbling(c: &mut Criterion) {
         })
     });
     let mut ws = TumbleWorkspace::new(fly);
+    let local: Vec<_> = poses
+        .iter()
+        .map(|p| fly.local_pose(scene.env.frame(), p))
+        .collect();
     g.bench_function("exact_refit_all_nodes", |b| {
         b.iter(|| {
-            for p in &poses {
-                ws.begin(fly, p, TumbleMethod::Exact);
+            for lp in &local {
+                ws.begin(fly, lp, TumbleMethod::Exact);
             }
             ws.updates
         })
@@ -244,18 +244,14 @@ fn deforming_refit(c: &mut Criterion) {
     let mut bvh = Bvh::<9>::build(&m, &BuildOptions::default());
     let pose = Pose::from_axis_angle([0.0, 0.0, 1.0], 0.3, [0.1, 0.0, 0.0]);
     // A non-rigid deformation: a twist growing with z.
-    let moved: Vec<[f32; 3]> = m
+    let moved: Vec<[f64; 3]> = m
         .positions
         .iter()
         .map(|&v| {
-            let a = 0.2 * f64::from(v[2]);
+            let a = 0.2 * v[2];
             let (s, co) = a.sin_cos();
             let p = pose.apply(v);
-            [
-                (co * p[0] - s * p[1]) as f32,
-                (s * p[0] + co * p[1]) as f32,
-                p[2] as f32,
-            ]
+            [co * p[0] - s * p[1], s * p[0] + co * p[1], p[2]]
         })
         .collect();
     eprintln!(
@@ -272,7 +268,7 @@ fn tri_tri(c: &mut Criterion) {
     // Pairs whose bounding boxes overlap (as the paper's Cp measurement): random triangles
     // of edge ≤ 0.5 in a unit cube; about half of them intersect.
     let s = mesh::generate::random_soup(11, 2000, 1.0, 0.5);
-    let t: Vec<[[f64; 3]; 3]> = (0..s.triangle_count()).map(|i| s.triangle_f64(i)).collect();
+    let t: Vec<[[f64; 3]; 3]> = (0..s.triangle_count()).map(|i| s.triangle(i)).collect();
     let boxes_overlap = |a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]| {
         (0..3).all(|k| {
             let (alo, ahi) = (

@@ -100,9 +100,7 @@ fn time_build<const H: usize>(m: &Mesh, o: &BuildOptions, repeats: usize) {
     ms.sort_by(f64::total_cmp);
     let b = last.expect("at least one build");
     let n = m.triangle_count() as f64;
-    let bytes = b.node_bytes()
-        + std::mem::size_of_val(b.tri_index.as_slice())
-        + std::mem::size_of_val(b.tri_corners.as_slice());
+    let bytes = b.node_bytes() + std::mem::size_of_val(b.tri_index.as_slice()) + b.tris.bytes();
     println!(
         "kdop{:<2} build (thread CPU time): min {:.1} ms, median {:.1} ms ({:.2} M triangles/s at the median), {} nodes, depth {}, {:.1} B/triangle ({:.1} nodes + {:.1} triangles)",
         2 * H,

@@ -64,7 +64,7 @@ fn build(m: &Mesh, bv: BvKind) -> Collider {
 fn touching_height(c: &Collider, q: [f64; 4], centre: [f64; 3], tol: f64) -> f64 {
     let pose = |h: f64| {
         let p = Pose::new(q, [0.0; 3]);
-        let rc = p.apply_f64(centre);
+        let rc = p.apply(centre);
         Pose::new(q, [centre[0] - rc[0], centre[1] - rc[1], h - rc[2]])
     };
     let first = QueryOptions {
@@ -102,8 +102,8 @@ fn main() {
     let kdop = build(&m, BvKind::Kdop18);
     let rtree = build(&m, BvKind::Rtree);
     let (lo, hi) = m.bounds();
-    let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-    let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+    let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
     for frac in [0.3, 0.6, 0.9, 1.2] {
         let poses = tumbling_poses(steps, c, [frac * size, 0.02 * size, 0.0]);
         println!("distance {frac} x size, {steps} poses:");
@@ -138,7 +138,7 @@ fn main() {
             .zip(&base)
             .map(|(&q, &h)| {
                 let p = Pose::new(q, [0.0; 3]);
-                let rc = p.apply_f64(centre);
+                let rc = p.apply(centre);
                 Pose::new(q, [centre[0] - rc[0], centre[1] - rc[1], h + d - rc[2]])
             })
             .collect();

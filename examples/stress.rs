@@ -40,8 +40,8 @@ fn main() -> Result<(), meshcollide::Error> {
         t.elapsed().as_secs_f64()
     );
     let (lo, hi) = m.bounds();
-    let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-    let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+    let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
     let poses = tumbling_poses(n_poses, c, [0.25 * size, 0.0, 0.0]);
     let o = BuildOptions {
         leaf_size: 4,

@@ -38,7 +38,7 @@ fn main() -> Result<(), meshcollide::Error> {
     );
 
     let t = Instant::now();
-    let frames = fly.pose_frames(&poses);
+    let frames = fly.pose_frames(scene.env.frame(), &poses);
     let mut sink = 0.0f32;
     for f in &frames {
         for node in 1..nodes {
@@ -50,11 +50,7 @@ fn main() -> Result<(), meshcollide::Error> {
     let mut bvh: Bvh<9> = fly.bvh.clone();
     let t = Instant::now();
     for p in &poses {
-        let moved: Vec<[f32; 3]> = m
-            .positions
-            .iter()
-            .map(|&v| p.apply(v).map(|c| c as f32))
-            .collect();
+        let moved: Vec<[f64; 3]> = m.positions.iter().map(|&v| p.apply(v)).collect();
         bvh.refit(&moved, &m.triangles)?;
         sink += bvh.nodes[0].bv.max[0];
     }
@@ -98,11 +94,7 @@ fn main() -> Result<(), meshcollide::Error> {
     let mut refit = GpuRefit::new(&ctx, &fly.bvh, &m)?;
     let t = Instant::now();
     for p in &poses {
-        let moved: Vec<[f32; 3]> = m
-            .positions
-            .iter()
-            .map(|&v| p.apply(v).map(|c| c as f32))
-            .collect();
+        let moved: Vec<[f64; 3]> = m.positions.iter().map(|&v| p.apply(v)).collect();
         refit.refit(&ctx, &moved)?;
     }
     ctx.device

@@ -32,7 +32,7 @@ fn to_parry(m: &Mesh) -> TriMesh {
     let v: Vec<Vector> = m
         .positions
         .iter()
-        .map(|p| Vector::new(p[0] as f64, p[1] as f64, p[2] as f64))
+        .map(|p| Vector::new(p[0], p[1], p[2]))
         .collect();
     let t =
         TriMesh::with_flags(v, m.triangles.clone(), TriMeshFlags::empty()).expect("parry TriMesh");
@@ -101,7 +101,7 @@ fn classify(
     d: &mut Diffs,
 ) {
     let oracle = |(i, j): (u32, u32)| {
-        let ta = a.triangle_f64(i as usize);
+        let ta = a.triangle(i as usize);
         let tb = b.triangle(j as usize).map(|p| pose.apply(p));
         meshcollide::tri::tri_tri_intersect(&ta, &tb)
     };
@@ -174,7 +174,7 @@ struct SceneSpec {
 /// polyhedron's inscribed sphere for the alphas used here).
 fn nested_spheres(tris: usize, alpha: f64) -> (Mesh, Mesh) {
     let outer = generate::sphere_with_triangles([0.0; 3], 1.0, tris);
-    let inner = generate::sphere_with_triangles([0.0; 3], (1.0 - alpha) as f32, tris);
+    let inner = generate::sphere_with_triangles([0.0; 3], 1.0 - alpha, tris);
     (outer, inner)
 }
 
@@ -267,8 +267,8 @@ fn main() -> Result<(), meshcollide::Error> {
     );
 
     let (lo, hi) = mesh.bounds();
-    let center: [f64; 3] = [0, 1, 2].map(|k| 0.5 * (lo[k] as f64 + hi[k] as f64));
-    let extent = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+    let center: [f64; 3] = [0, 1, 2].map(|k| 0.5 * (lo[k] + hi[k]));
+    let extent = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
 
     let mut specs = Vec::new();
     for frac in [0.3, 0.6] {

@@ -16,11 +16,11 @@ const SPHERE_TEST_GROW: f32 = 1.000003814697265625; // 1 + 2^-18
 
 // B's sphere at a pose: the centre moved by the triangle filter's transform, the radius
 // widened by twice its error bound (see Sphere::posed_f32 for the proof).
-fn sphere_posed(s: Sphere, r: array<f32, 9>, t: array<f32, 3>) -> Sphere {
+fn sphere_posed(s: Sphere, r: array<f32, 9>, t: array<f32, 3>, t_err: f32) -> Sphere {
     let c = TfV3(s.c[0], s.c[1], s.c[2]);
     let tt = TfV3(t[0], t[1], t[2]);
     let q = transform_f32(r, tt, c);
-    let e = transform_error_bound(c, tt);
+    let e = transform_error_bound(c, tt, t_err);
     let w = ftz(ftz(s.r * SPHERE_GROW) + ftz(e + e));
     return Sphere(array<f32, 3>(q[0], q[1], q[2]), w);
 }

@@ -31,6 +31,7 @@ struct Counters {
 struct PoseFrame {
     r: array<f32, 9>,
     t: array<f32, 3>,
+    t_err: f32,
     dir: array<f32, H * 3u>,
     off_lo: array<f32, H>,
     off_hi: array<f32, H>,

@@ -87,7 +87,7 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     atomicAdd(&nv[p.pose], 1u);
-    let sb = sphere_posed(fly_spheres[p.b], frames[p.pose].r, frames[p.pose].t);
+    let sb = sphere_posed(fly_spheres[p.b], frames[p.pose].r, frames[p.pose].t, frames[p.pose].t_err);
     if (sphere_disjoint(env_spheres[p.a], sb)) {
         atomicAdd(&dual_counts[3u * p.pose], 1u);
         return;

@@ -35,7 +35,7 @@ fn kdop_overlaps(a: Kdop, b: Kdop) -> bool {
 // The slab-bound formula of build::refit (deforming refit, exact rigid tumbling).
 const F32_MIN_POSITIVE: f32 = 1.1754943508222875e-38; // 2^-126
 const F32_MAX: f32 = 3.4028234663852886e38;
-const SLAB_REL_MARGIN: f32 = 2.384185791015625e-7; // 2^-22
+const SLAB_REL_MARGIN: f32 = 4.76837158203125e-7; // 2^-21
 const SLAB_ABS_MARGIN: f32 = 7.888609052210118e-31; // 2^-100
 
 // Twin of build::refit::ftz: subnormals and -0 become +0, whatever the device's float mode.

@@ -85,7 +85,7 @@ fn posed_kdop(pose: u32, first: u32, count: u32) -> Kdop {
         for (var c = 0u; c < 3u; c = c + 1u) {
             let p = fly_corner(tri, c);
             let q = transform_f32(r, t, p);
-            let e = transform_error_bound(p, t);
+            let e = transform_error_bound(p, t, frames[pose].t_err);
             for (var i = 0u; i < H; i = i + 1u) {
                 let a = AXES[i];
                 let b = slab_bounds(a, q);

@@ -8,7 +8,7 @@
 //
 // Literal twin of src/tri/filter.rs (same functions, same statements, same order); the
 // error-bound derivation is in that file's module documentation. Usage per B corner p:
-//   q = transform_f32(r32, t32, p); eps = transform_error_bound(p, t32);
+//   q = transform_f32(r32, t32, p); eps = transform_error_bound(p, t32, frame.t_err);
 // then tri_tri_filter(a0, a1, a2, q0, q1, q2, max(eps0, max(eps1, eps2))).
 
 alias TfV3 = vec3<f32>;
@@ -91,11 +91,12 @@ fn transform_f32(r: array<f32, 9>, t: TfV3, p: TfV3) -> TfV3 {
     return TfV3(x, y, z);
 }
 
-// A bound on `max_i |transform_f32(fl32(R), t, p)_i − Pose::apply(p)_i|` for a rotation `R`
-// and `t = fl32(pose.t)`, fused multiply-adds or not (derivation in the module docs).
-fn transform_error_bound(p: TfV3, t: TfV3) -> f32 {
+// A bound on `max_i |transform_f32(fl32(R), t, p)_i − (Pose::apply(b) − o_A)_i|` for a
+// rotation `R`, `t = fl32(t_L)` of the local pose, `p` the local f32 corner of `b` and `e0`
+// twice the local pose's `abs_err`, fused multiply-adds or not (derivation in the module docs).
+fn transform_error_bound(p: TfV3, t: TfV3, e0: f32) -> f32 {
     let s = tf_norm1(p) + tf_norm_max(t);
-    return 8.0 * TF_U * s + TF_EPS_FLOOR;
+    return 8.0 * TF_U * s + TF_EPS_FLOOR + e0;
 }
 
 // Sign of orient3d(pa, pb, pc, pd) = det[pa - pd; pb - pd; pc - pd] of the TRUE points when
@@ -176,8 +177,8 @@ fn tf_edge_through(
 }
 
 // The filter (twin of the Rust tri_tri_filter_corners): MISS or HIT only if that is the exact
-// answer for A = (a0, a1, a2) and every B whose corners lie within eps_q (max-norm) of
-// (q0, q1, q2); UNSURE otherwise.
+// answer for every A whose corners lie within 2u·|a_i|∞ + 2^-100 (max-norm) of (a0, a1, a2)
+// and every B whose corners lie within eps_q of (q0, q1, q2); UNSURE otherwise.
 fn tri_tri_filter(
     a0: TfV3,
     a1: TfV3,
@@ -194,7 +195,11 @@ fn tri_tri_filter(
         && tf_in_range(q0)
         && tf_in_range(q1)
         && tf_in_range(q2);
-    if !(ok && eps_q >= 0.0 && eps_q <= TF_EPS_LIMIT) {
+    // A's corners are f32 roundings of the true ones (within 2u of each coordinate, plus
+    // the floor); with B's eps_q, every corner of either triangle is within eps of its truth.
+    let amax = tf_max(tf_max(tf_norm_max(a0), tf_norm_max(a1)), tf_norm_max(a2));
+    let eps = eps_q + (2.0 * TF_U * amax + TF_EPS_FLOOR) * TF_SLACK;
+    if !(ok && eps_q >= 0.0 && eps <= TF_EPS_LIMIT) {
         return TF_UNSURE;
     }
     // 2. Certain MISS: a separating axis, with coordinates relative to a0.
@@ -208,7 +213,7 @@ fn tri_tri_filter(
         tf_max(tf_norm_max(da1), tf_norm_max(da2)),
         tf_max(tf_max(tf_norm_max(db0), tf_norm_max(db1)), tf_norm_max(db2)),
     );
-    let w = (16.0 * TF_U * dmax + eps_q) * TF_SLACK;
+    let w = (16.0 * TF_U * dmax + eps) * TF_SLACK;
     let ea0 = tf_sub(a1, a0);
     let ea1 = tf_sub(a2, a1);
     let ea2 = tf_sub(a0, a2);
@@ -287,22 +292,22 @@ fn tri_tri_filter(
         return TF_MISS;
     }
     // 3. Certain HIT: an edge of one triangle properly through the other.
-    let sb0 = tf_orient_sign(a0, a1, a2, q0, eps_q);
-    let sb1 = tf_orient_sign(a0, a1, a2, q1, eps_q);
-    let sb2 = tf_orient_sign(a0, a1, a2, q2, eps_q);
-    if tf_edge_through(q0, q1, sb0, sb1, a0, a1, a2, eps_q) {
+    let e2 = 2.0 * eps;
+    let sb0 = tf_orient_sign(a0, a1, a2, q0, eps);
+    let sb1 = tf_orient_sign(a0, a1, a2, q1, eps);
+    let sb2 = tf_orient_sign(a0, a1, a2, q2, eps);
+    if tf_edge_through(q0, q1, sb0, sb1, a0, a1, a2, e2) {
         return TF_HIT;
     }
-    if tf_edge_through(q1, q2, sb1, sb2, a0, a1, a2, eps_q) {
+    if tf_edge_through(q1, q2, sb1, sb2, a0, a1, a2, e2) {
         return TF_HIT;
     }
-    if tf_edge_through(q2, q0, sb2, sb0, a0, a1, a2, eps_q) {
+    if tf_edge_through(q2, q0, sb2, sb0, a0, a1, a2, e2) {
         return TF_HIT;
     }
-    let e2 = 2.0 * eps_q;
-    let sa0 = tf_orient_sign(q0, q1, q2, a0, eps_q);
-    let sa1 = tf_orient_sign(q0, q1, q2, a1, eps_q);
-    let sa2 = tf_orient_sign(q0, q1, q2, a2, eps_q);
+    let sa0 = tf_orient_sign(q0, q1, q2, a0, eps);
+    let sa1 = tf_orient_sign(q0, q1, q2, a1, eps);
+    let sa2 = tf_orient_sign(q0, q1, q2, a2, eps);
     if tf_edge_through(a0, a1, sa0, sa1, q0, q1, q2, e2) {
         return TF_HIT;
     }

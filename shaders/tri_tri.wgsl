@@ -68,7 +68,8 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
         let q0 = transform_f32(r, t, b0);
         let q1 = transform_f32(r, t, b1);
         let q2 = transform_f32(r, t, b2);
-        let eps = max(max(transform_error_bound(b0, t), transform_error_bound(b1, t)), transform_error_bound(b2, t));
+        let te = frames[p.pose].t_err;
+        let eps = max(max(transform_error_bound(b0, t, te), transform_error_bound(b1, t, te)), transform_error_bound(b2, t, te));
         for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
             let verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
             if (verdict == TF_HIT) {

@@ -50,6 +50,15 @@ pub enum MeshError {
     },
     #[error("{path}: {location}: vertex coordinate is NaN or infinite")]
     NonFinite { path: PathBuf, location: Location },
+    #[error(
+        "{path}: {location}: vertex coordinate {value:e} is outside the range the exact \
+         predicates support (0, or a magnitude from 2^-200 ≈ 6.2e-61 to 2^100 ≈ 1.3e30)"
+    )]
+    OutOfRange {
+        path: PathBuf,
+        location: Location,
+        value: f64,
+    },
     #[error("{path}: mesh has no triangles")]
     Empty { path: PathBuf },
 }

@@ -18,6 +18,9 @@ pub struct Pose {
     pub r: [[f64; 3]; 3],
 }
 
+/// Rotation entries below this magnitude (`2^-60`) are set to 0 ([`Pose::new`]).
+pub const ROTATION_FLUSH: f64 = 1.0 / (1u64 << 60) as f64;
+
 /// Largest accepted deviation of a quaternion's norm from 1 (FORMATS.md).
 pub const QUAT_NORM_TOLERANCE: f64 = 1e-3;
 
@@ -30,6 +33,12 @@ impl Pose {
 
     /// Builds a pose from a quaternion `(w, x, y, z)` (normalized here; it must not be zero or
     /// non-finite) and a translation.
+    ///
+    /// `R` is computed in f64 from the normalized quaternion by the formulas below, and every
+    /// entry of magnitude below [`ROTATION_FLUSH`] (`2^-60`, far below the formulas' own
+    /// rounding) is set to 0: so a posed coordinate of vertices and translations in the
+    /// supported range ([`crate::mesh::in_supported_range`]) is a multiple of `2^-312`, and
+    /// the exact predicates never underflow.
     pub fn new(q: [f64; 4], t: [f64; 3]) -> Pose {
         let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
         let [w, x, y, z] = q.map(|c| c / n);
@@ -53,7 +62,7 @@ impl Pose {
         Pose {
             q: [w, x, y, z],
             t,
-            r,
+            r: r.map(|row| row.map(|e| if e.abs() < ROTATION_FLUSH { 0.0 } else { e })),
         }
     }
 
@@ -71,15 +80,12 @@ impl Pose {
         Pose::new([c, axis[0] * s, axis[1] * s, axis[2] * s], t)
     }
 
-    /// Maps a point of B into A's frame. The one place this arithmetic is written.
+    /// Maps a point of B into A's frame: `R·p + t` in f64, per coordinate
+    /// `((r_i0·p_0 + r_i1·p_1) + r_i2·p_2) + t_i`, each operation rounded to nearest (no
+    /// fused multiply-add). The one place this arithmetic is written: its result is the
+    /// truth the exact test decides on.
     #[inline]
-    pub fn apply(&self, p: [f32; 3]) -> [f64; 3] {
-        self.apply_f64([p[0] as f64, p[1] as f64, p[2] as f64])
-    }
-
-    /// Same as [`Pose::apply`] for a point already in f64 (k-DOP polytope vertices).
-    #[inline]
-    pub fn apply_f64(&self, p: [f64; 3]) -> [f64; 3] {
+    pub fn apply(&self, p: [f64; 3]) -> [f64; 3] {
         let r = &self.r;
         [
             r[0][0] * p[0] + r[0][1] * p[1] + r[0][2] * p[2] + self.t[0],
@@ -156,6 +162,14 @@ pub fn parse_poses(path: &Path, text: &str) -> Result<Vec<Pose>, PoseError> {
                 )));
             }
         }
+        if let Some(k) = (4..7).find(|&k| !crate::mesh::in_supported_range(v[k])) {
+            return Err(err(format!(
+                "field {} = {:e} is outside the range the exact predicates support (0, or a \
+                 magnitude from 2^-200 ≈ 6.2e-61 to 2^100 ≈ 1.3e30)",
+                POSES_HEADER.split(',').nth(k).unwrap_or("?"),
+                v[k]
+            )));
+        }
         let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]).sqrt();
         if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
             return Err(err(format!(
@@ -198,7 +212,7 @@ pub fn tumbling_poses(n: usize, center: [f64; 3], t: [f64; 3]) -> Vec<Pose> {
             // q = q_z(a) · q_x(a)
             let (qz, qx) = ([c, 0.0, 0.0, s], [c, s, 0.0, 0.0]);
             let rot = Pose::new(quat_mul(qz, qx), [0.0; 3]);
-            let rc = rot.apply_f64(center);
+            let rc = rot.apply(center);
             Pose::new(rot.q, [0, 1, 2].map(|k| center[k] + t[k] - rc[k]))
         })
         .collect()
@@ -247,13 +261,41 @@ mod tests {
     }
 
     #[test]
+    fn translations_outside_the_supported_range_are_row_errors() {
+        let h = "qw,qx,qy,qz,tx,ty,tz\n";
+        for bad in ["1e31", "-1e-70"] {
+            let e = parse_poses(
+                Path::new("p.csv"),
+                &format!("{h}1,0,0,0,0,0,0\n1,0,0,0,0,{bad},0\n"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("line 3") && e.contains("pose 1") && e.contains("ty"),
+                "{e}"
+            );
+        }
+        assert!(parse_poses(Path::new("p.csv"), &format!("{h}1,0,0,0,1e30,0,-1e-60\n")).is_ok());
+    }
+
+    #[test]
+    fn tiny_rotation_entries_are_flushed_to_zero() {
+        // A turn by 2·10⁻²⁰ rad: its off-diagonal entries (≈ 2·10⁻²⁰) are below 2⁻⁶⁰.
+        let p = Pose::new([1.0, 1e-20, 0.0, 0.0], [0.0; 3]);
+        assert_eq!(p.r, Pose::IDENTITY.r);
+        // 10⁻¹⁶ stays.
+        let p = Pose::new([1.0, 1e-16, 0.0, 0.0], [0.0; 3]);
+        assert!(p.r[2][1] > 0.0);
+    }
+
+    #[test]
     fn rotation_is_orthonormal_and_inverse_matches() {
         let p = Pose::new([0.3, -0.5, 0.2, 0.7], [1.0, 2.0, 3.0]);
         let d = [0.2, -0.4, 0.9];
-        let x = [0.7f32, -1.5, 2.25];
+        let x = [0.7f64, -1.5, 2.25];
         let lhs: f64 = (0..3).map(|k| d[k] * (p.apply(x)[k] - p.t[k])).sum();
         let di = p.rotate_inverse(d);
-        let rhs: f64 = (0..3).map(|k| di[k] * x[k] as f64).sum();
+        let rhs: f64 = (0..3).map(|k| di[k] * x[k]).sum();
         assert!((lhs - rhs).abs() < 1e-12);
     }
 
@@ -263,13 +305,13 @@ mod tests {
         let t = [0.1, 0.2, 0.3];
         let poses = tumbling_poses(8, c, t);
         for p in &poses {
-            let m = p.apply_f64(c);
+            let m = p.apply(c);
             for k in 0..3 {
                 assert!((m[k] - c[k] - t[k]).abs() < 1e-12);
             }
         }
         // Half way round: a half-turn about z after one about x is a half-turn about y.
-        let h = poses[4].apply_f64([c[0] + 1.0, c[1] + 2.0, c[2] + 3.0]);
+        let h = poses[4].apply([c[0] + 1.0, c[1] + 2.0, c[2] + 3.0]);
         let want = [c[0] - 1.0 + t[0], c[1] + 2.0 + t[1], c[2] - 3.0 + t[2]];
         for k in 0..3 {
             assert!((h[k] - want[k]).abs() < 1e-12, "{h:?} vs {want:?}");

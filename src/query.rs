@@ -384,7 +384,7 @@ pub fn brute_force(a: &Mesh, b: &Mesh, pose: &Pose) -> Vec<(u32, u32)> {
     let mut pairs: Vec<(u32, u32)> = (0..a.triangle_count())
         .into_par_iter()
         .flat_map_iter(|i| {
-            let ta = a.triangle_f64(i);
+            let ta = a.triangle(i);
             let tb = &tb;
             (0..tb.len()).filter_map(move |j| {
                 crate::tri::tri_tri_intersect(&ta, &tb[j]).then_some((i as u32, j as u32))

@@ -159,7 +159,8 @@ pub fn collide_pose_descent<const H: usize>(
     out: &mut Vec<(u32, u32)>,
 ) -> Counters {
     let mut c = Counters::default();
-    ws.tumble.begin(fly, pose, method);
+    ws.tumble
+        .begin(fly, &fly.local_pose(env.frame(), pose), method);
     let stack = &mut ws.stack;
     stack.clear();
     stack.push((0, 0));
@@ -186,7 +187,7 @@ pub fn collide_pose_descent<const H: usize>(
         }
         let tris_b = ws.tumble.leaf_triangles(fly, pose, f);
         for pa in ne.first..ne.first + ne.count {
-            let ta = env.tri_corners[pa as usize].map(|p| p.map(f64::from));
+            let ta = env.tris.corners_f64(pa as usize);
             for (j, tb) in tris_b.iter().enumerate() {
                 c.tri_tests += 1;
                 if tri_tri_intersect(&ta, tb) {

@@ -21,16 +21,23 @@
 //! and adds the offsets. The expression has no common factors, so no compiler may
 //! refactor it (Mesa's NIR does factor `a·b + a·c`, see `examples/fma_probe.rs`).
 //!
+//! Frames: everything here is in local coordinates ([`crate::frame`]): B's bounding points
+//! and hull relative to B's origin, the tumbled k-DOPs relative to A's, through the
+//! [`LocalPose`] of the pose.
+//!
 //! Conservativeness: the triangle tests run on `Pose::apply` of B's corners in f64. The
-//! margin of [`PoseFrame`] covers the f32 rounding of directions, bounding points, products,
-//! sums and offsets (about 24·2⁻²⁴ of B's scale, we take 4·10⁻⁶) and the root's and the exact
-//! refit's f64 paths round outward, so every tumbled k-DOP contains the f64 points the
-//! triangle tests use and the culling never loses a contact.
+//! margin of [`PoseFrame`] covers the f32 rounding of directions, bounding points (the local
+//! f32 corners included, within 2·2⁻²⁴ of the real ones), products, sums and offsets (about
+//! 26·2⁻²⁴ of B's scale, we take 4·10⁻⁶) plus the local pose's [`LocalPose::abs_err`], and
+//! the root's and the exact refit's f64 paths round outward, so every tumbled k-DOP contains
+//! the f64 points the triangle tests use, less A's origin, and the culling never loses a
+//! contact.
 
 use crate::build::Bvh;
 use crate::bv::Kdop;
 use crate::bv::axes::{axes, project};
 use crate::bv::polytope::kdop_vertices;
+use crate::frame::{Frame, LocalPose};
 use crate::hull::{ClimbTable, ConvexHull};
 use crate::pose::Pose;
 use rayon::prelude::*;
@@ -74,21 +81,24 @@ pub const SMALL_SUBTREE: usize = 16;
 /// error of [`tumble_points`] (≈ 24·2⁻²⁴ ≈ 1.4·10⁻⁶).
 pub const TUMBLE_MARGIN_REL: f64 = 4e-6;
 
-/// The absolute widening for a flying object of coordinate scale `scale` at pose `pose`
-/// (f64 paths: the root by hill climbing and the exact refit).
+/// The absolute widening for a flying object of local coordinate scale `scale` at the
+/// local pose `lp` (f64 paths: the root by hill climbing): the f64 rounding of the local
+/// corners and of the projections, and the local pose's own error.
 #[inline]
-pub fn margin(scale: f64, pose: &Pose) -> f64 {
-    let t = pose.t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    TUMBLE_MARGIN_REL * scale + 1e-12 * t
+pub fn margin(scale: f64, lp: &LocalPose) -> f64 {
+    let t = lp.pose.t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    TUMBLE_MARGIN_REL * scale + 1e-12 * t + lp.abs_err
 }
 
-/// The pose as the GPU has it: the rotation (row-major) and translation rounded to f32
-/// ([`PoseFrame::r`], [`PoseFrame::t`]).
+/// The local pose as the GPU has it: the rotation (row-major) and the local translation
+/// rounded to f32 ([`PoseFrame::r`], [`PoseFrame::t`]), and [`LocalPose::abs_err`] doubled
+/// and rounded up ([`PoseFrame::t_err`]).
 #[inline]
-pub fn pose_f32(pose: &Pose) -> ([f32; 9], [f32; 3]) {
+pub fn pose_f32(lp: &LocalPose) -> ([f32; 9], [f32; 3], f32) {
     (
-        std::array::from_fn(|i| pose.r[i / 3][i % 3] as f32),
-        pose.t.map(|c| c as f32),
+        std::array::from_fn(|i| lp.pose.r[i / 3][i % 3] as f32),
+        lp.pose.t.map(|c| c as f32),
+        crate::bv::kdop::round_up(2.0 * lp.abs_err),
     )
 }
 
@@ -97,9 +107,13 @@ pub fn pose_f32(pose: &Pose) -> ([f32; 9], [f32; 3]) {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PoseFrame<const H: usize> {
-    /// Rotation (row-major) and translation rounded to f32: the GPU transforms triangles.
+    /// Rotation (row-major) and local translation rounded to f32: the GPU transforms
+    /// triangles.
     pub r: [f32; 9],
     pub t: [f32; 3],
+    /// Bound on the local pose's own error ([`LocalPose::abs_err`], doubled, rounded up):
+    /// the last argument of the triangle filter's `transform_error_bound`.
+    pub t_err: f32,
     /// Slab direction `i` rotated into B's frame (`R^T a_i`), rounded to f32.
     pub dir: [[f32; 3]; H],
     /// `a_i·t − margin` rounded down and `a_i·t + margin` rounded up.
@@ -114,13 +128,16 @@ unsafe impl<const H: usize> bytemuck::Zeroable for PoseFrame<H> {}
 unsafe impl<const H: usize> bytemuck::Pod for PoseFrame<H> {}
 
 impl<const H: usize> PoseFrame<H> {
-    /// The frame of `pose` for a flying object of coordinate scale `scale`.
-    pub fn new(pose: &Pose, scale: f64, root: Kdop<H>) -> PoseFrame<H> {
+    /// The frame of the local pose `lp` for a flying object of local coordinate scale
+    /// `scale`.
+    pub fn new(lp: &LocalPose, scale: f64, root: Kdop<H>) -> PoseFrame<H> {
         let ax = axes(H);
-        let (r, t) = pose_f32(pose);
+        let pose = &lp.pose;
+        let (r, t, t_err) = pose_f32(lp);
         let mut f = PoseFrame {
             r,
             t,
+            t_err,
             dir: [[0.0; 3]; H],
             off_lo: [0.0; H],
             off_hi: [0.0; H],
@@ -129,7 +146,7 @@ impl<const H: usize> PoseFrame<H> {
         for (i, &axis) in ax.iter().enumerate() {
             f.dir[i] = pose.rotate_inverse(axis.map(f64::from)).map(|c| c as f32);
             let o = project(axis, pose.t);
-            let m = TUMBLE_MARGIN_REL * scale + o.abs() * (1.0 / (1u64 << 21) as f64);
+            let m = TUMBLE_MARGIN_REL * scale + o.abs() * (1.0 / (1u64 << 21) as f64) + lp.abs_err;
             f.off_lo[i] = crate::bv::kdop::round_down(o - m);
             f.off_hi[i] = crate::bv::kdop::round_up(o + m);
         }
@@ -137,9 +154,9 @@ impl<const H: usize> PoseFrame<H> {
     }
 }
 
-/// The exact refit's k-DOP of triangles of B under a pose frame, in f32 only: each corner
-/// moved by the triangle filter's `transform_f32` (error at most `transform_error_bound`
-/// against `Pose::apply`), bounded by the deforming refit's `slab_bounds_f32`, and widened
+/// The exact refit's k-DOP of triangles of B (local f32 corners) under a pose frame, in f32
+/// only: each corner moved by the triangle filter's `transform_f32` (error at most
+/// `transform_error_bound` against `Pose::apply`, less A's origin), bounded by the deforming refit's `slab_bounds_f32`, and widened
 /// by twice the transform error times `|axis|₁` (twice: the widening's own rounding stays
 /// far below the doubled bound). WGSL twin: `posed_kdop` in `shaders/kdop_tumble.wgsl`.
 pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) -> Kdop<H> {
@@ -149,7 +166,7 @@ pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) 
     let mut k = Kdop::EMPTY;
     for &p in tris.iter().flatten() {
         let q = transform_f32(&frame.r, &frame.t, p);
-        let e = transform_error_bound(p, &frame.t);
+        let e = transform_error_bound(p, &frame.t, frame.t_err);
         for (i, &a) in ax.iter().enumerate() {
             let (lo, hi) = slab_bounds_f32(a, q);
             let n1 = (a[0].abs() + a[1].abs() + a[2].abs()) as f32;
@@ -227,7 +244,7 @@ pub struct FlyingHierarchy<const H: usize> {
     /// Where hill climbing starts for a pose without a previous one (the first of a chunk,
     /// a single query): see [`FlyingHierarchy::fresh_start`].
     pub climb_table: ClimbTable,
-    /// Largest absolute coordinate of any bounding point (the margin's scale).
+    /// Largest absolute local coordinate of any bounding point (the margin's scale).
     pub scale: f64,
 }
 
@@ -254,17 +271,14 @@ impl<const H: usize> FlyingHierarchy<H> {
                 let own = start as usize..end as usize;
                 // A node of one triangle is always cheaper (and exact) with its own corners.
                 if own.len() == 1 {
-                    return bvh.tri_corners[own.start].to_vec();
+                    return bvh.tris.corners_f32(own.start).to_vec();
                 }
                 // Small subtrees: their distinct corners (shared vertices once) when they
                 // are fewer than the polytope's vertices; exact, and tumbling is linear in
                 // the number of points.
                 let corners = (own.len() <= SMALL_SUBTREE).then(|| {
-                    let mut c: Vec<[f32; 3]> = bvh.tri_corners[own.clone()]
-                        .iter()
-                        .flatten()
-                        .copied()
-                        .collect();
+                    let mut c: Vec<[f32; 3]> =
+                        own.clone().flat_map(|p| bvh.tris.corners_f32(p)).collect();
                     c.sort_unstable_by_key(|p| p.map(f32::to_bits));
                     c.dedup_by_key(|p| p.map(f32::to_bits));
                     c
@@ -293,11 +307,13 @@ impl<const H: usize> FlyingHierarchy<H> {
             .iter()
             .flatten()
             .fold(0.0f64, |m, &c| m.max((c as f64).abs()));
-        // Distinct corners only: shared vertices repeat in every triangle around them.
-        let mut corners: Vec<[f32; 3]> = bvh.tri_corners.iter().flatten().copied().collect();
-        corners.sort_unstable_by_key(|p| p.map(f32::to_bits));
-        corners.dedup_by_key(|p| p.map(f32::to_bits));
-        let corners: Vec<[f64; 3]> = corners.iter().map(|p| p.map(f64::from)).collect();
+        // B's vertices (each once) in local f64 coordinates.
+        let corners: Vec<[f64; 3]> = bvh
+            .tris
+            .positions
+            .iter()
+            .map(|&p| bvh.tris.frame.local_f64(p))
+            .collect();
         let hull = ConvexHull::new(&corners);
         let climb_table = ClimbTable::new(&hull);
         FlyingHierarchy {
@@ -332,10 +348,20 @@ impl<const H: usize> FlyingHierarchy<H> {
         start.extend((0..2 * H).map(|d| self.climb_table.start(direction::<H>(d, pose))));
     }
 
+    /// B's local frame.
+    pub fn frame(&self) -> &Frame {
+        &self.bvh.tris.frame
+    }
+
+    /// The local pose of `pose` into the frame `env` of A.
+    pub fn local_pose(&self, env: &Frame, pose: &Pose) -> LocalPose {
+        LocalPose::new(pose, env, self.frame())
+    }
+
     /// The frames of many poses as the CPU reference computes them: hill climbing restarts
     /// from [`FlyingHierarchy::fresh_start`] every [`POSE_CHUNK`] poses and carries its
-    /// extremal vertices from pose to pose within a chunk.
-    pub fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<H>> {
+    /// extremal vertices from pose to pose within a chunk. `env` is A's frame.
+    pub fn pose_frames(&self, env: &Frame, poses: &[Pose]) -> Vec<PoseFrame<H>> {
         poses
             .par_chunks(POSE_CHUNK)
             .flat_map_iter(|chunk| {
@@ -344,18 +370,20 @@ impl<const H: usize> FlyingHierarchy<H> {
                 chunk
                     .iter()
                     .map(|p| {
-                        let (root, _) = self.tumble_root(p, &mut start);
-                        PoseFrame::new(p, self.scale, root)
+                        let lp = self.local_pose(env, p);
+                        let (root, _) = self.tumble_root(&lp, &mut start);
+                        PoseFrame::new(&lp, self.scale, root)
                     })
                     .collect::<Vec<_>>()
             })
             .collect()
     }
 
-    /// The exact k-DOP of all of B at `pose` by hill climbing on the hull, starting from
-    /// `start` (updated to the extremal vertices found, for the next pose's coherence).
-    /// Returns the k-DOP and the number of hill-climbing moves.
-    pub fn tumble_root(&self, pose: &Pose, start: &mut [u32]) -> (Kdop<H>, u32) {
+    /// The exact k-DOP of all of B at the local pose `lp` by hill climbing on the hull,
+    /// starting from `start` (updated to the extremal vertices found, for the next pose's
+    /// coherence). Returns the k-DOP and the number of hill-climbing moves.
+    pub fn tumble_root(&self, lp: &LocalPose, start: &mut [u32]) -> (Kdop<H>, u32) {
+        let pose = &lp.pose;
         let ax = axes(H);
         let mut lo = [0.0; H];
         let mut hi = [0.0; H];
@@ -369,7 +397,7 @@ impl<const H: usize> FlyingHierarchy<H> {
                 start[slot] = v;
                 moves += m;
                 let p = self.hull.vertices()[v as usize];
-                let x = project(ax[i], pose.apply_f64(p));
+                let x = project(ax[i], pose.apply(p));
                 if slot.is_multiple_of(2) {
                     hi[i] = x;
                 } else {
@@ -377,10 +405,7 @@ impl<const H: usize> FlyingHierarchy<H> {
                 }
             }
         }
-        (
-            Kdop::from_extents(&lo, &hi, margin(self.scale, pose)),
-            moves,
-        )
+        (Kdop::from_extents(&lo, &hi, margin(self.scale, lp)), moves)
     }
 }
 
@@ -436,9 +461,10 @@ impl<const H: usize> TumbleWorkspace<H> {
         self.fresh = true;
     }
 
-    /// Starts a new pose: forgets every tumbled node (O(1) by stamping) and, for
-    /// [`TumbleMethod::Exact`], refits the whole hierarchy.
-    pub fn begin(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose, method: TumbleMethod) {
+    /// Starts a new pose (its local pose `lp`): forgets every tumbled node (O(1) by
+    /// stamping) and, for [`TumbleMethod::Exact`], refits the whole hierarchy.
+    pub fn begin(&mut self, fly: &FlyingHierarchy<H>, lp: &LocalPose, method: TumbleMethod) {
+        let pose = &lp.pose;
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.node_stamp.fill(0);
@@ -453,27 +479,30 @@ impl<const H: usize> TumbleWorkspace<H> {
                     fly.fresh_start(pose, &mut self.climb_start);
                     self.fresh = false;
                 }
-                let (root, moves) = fly.tumble_root(pose, &mut self.climb_start);
-                self.frame = Some(PoseFrame::new(pose, fly.scale, root));
+                let (root, moves) = fly.tumble_root(lp, &mut self.climb_start);
+                self.frame = Some(PoseFrame::new(lp, fly.scale, root));
                 self.node_bv[0] = root;
                 self.node_stamp[0] = self.stamp;
                 self.updates = 1;
                 self.climb_moves = moves as u64;
             }
-            TumbleMethod::Exact => self.refit_all(fly, pose),
+            TumbleMethod::Exact => self.refit_all(fly, lp),
         }
     }
 
     /// Exact refit: bound every leaf's posed corners ([`posed_kdop`]), merge upwards
     /// (children are stored after their parents, so a reverse sweep visits children first).
-    fn refit_all(&mut self, fly: &FlyingHierarchy<H>, pose: &Pose) {
+    fn refit_all(&mut self, fly: &FlyingHierarchy<H>, lp: &LocalPose) {
         let bvh = &fly.bvh;
-        let frame = PoseFrame::new(pose, fly.scale, Kdop::EMPTY);
+        let frame = PoseFrame::new(lp, fly.scale, Kdop::EMPTY);
+        let mut corners = Vec::new();
         for i in (0..bvh.nodes.len()).rev() {
             let node = &bvh.nodes[i];
             self.node_bv[i] = if node.is_leaf() {
                 let r = node.first as usize..(node.first + node.count) as usize;
-                posed_kdop(&frame, &bvh.tri_corners[r])
+                corners.clear();
+                corners.extend(r.map(|p| bvh.tris.corners_f32(p)));
+                posed_kdop(&frame, &corners)
             } else {
                 let c = node.first as usize;
                 self.node_bv[c].merge(&self.node_bv[c + 1])
@@ -498,7 +527,8 @@ impl<const H: usize> TumbleWorkspace<H> {
         &self.node_bv[node]
     }
 
-    /// B's triangles of leaf `node` in A's frame (f64), transformed on first use.
+    /// B's triangles of leaf `node` in A's frame (global f64: [`Pose::apply`] of the
+    /// corners as written), transformed on first use.
     #[inline]
     pub fn leaf_triangles(
         &mut self,
@@ -510,7 +540,7 @@ impl<const H: usize> TumbleWorkspace<H> {
         let r = n.first as usize..(n.first + n.count) as usize;
         if self.leaf_stamp[node] != self.stamp {
             for p in r.clone() {
-                self.tri_world[p] = fly.bvh.tri_corners[p].map(|c| pose.apply(c));
+                self.tri_world[p] = fly.bvh.tris.corners_f64(p).map(|c| pose.apply(c));
             }
             self.leaf_stamp[node] = self.stamp;
         }

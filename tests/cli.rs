@@ -35,13 +35,84 @@ fn soup(seed: u64, n: usize) -> Mesh {
     for _ in 0..n {
         let c = [rng.f64(), rng.f64(), rng.f64()];
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.3, 0.3)) as f32));
+            positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.3, 0.3)));
         }
     }
     let triangles = (0..n as u32)
         .map(|i| [3 * i, 3 * i + 1, 3 * i + 2])
         .collect();
     Mesh::new(positions, triangles).unwrap()
+}
+
+/// The first case as a user meets it: two boxes 0.01 apart near x = 10⁶ written
+/// with 17 significant digits in OBJ and in ASCII STL, slid across the gap by translation
+/// poses; `pairs.csv` equals brute force on the f64 values of the files, on both backends
+/// (the GPU on lavapipe in CI).
+#[test]
+fn query_is_exact_on_coordinates_far_from_the_origin() {
+    let d = tmp_dir("far");
+    let a = meshcollide::mesh::generate::box_mesh(
+        [1000000.0000000001, 0.0, 0.0],
+        [1000000.1100000001, 1.0, 1.0],
+    );
+    let b = meshcollide::mesh::generate::box_mesh(
+        [1000000.12, 0.25000000000000006, 0.25],
+        [1000001.0, 0.75, 0.7499999999999999],
+    );
+    write_obj(&d.join("a.obj"), &a);
+    let mut stl = String::from("solid b\n");
+    for i in 0..b.triangle_count() {
+        stl += "facet normal 0 0 0\nouter loop\n";
+        for p in b.triangle(i) {
+            stl += &format!("vertex {:.17e} {:.17e} {:.17e}\n", p[0], p[1], p[2]);
+        }
+        stl += "endloop\nendfacet\n";
+    }
+    stl += "endsolid b\n";
+    std::fs::write(d.join("b.stl"), stl).unwrap();
+    let poses: Vec<Pose> = [0.0, -0.0099, -0.01, -0.0100000001, -0.3]
+        .iter()
+        .map(|&dx| Pose::translation([dx, 0.0, 0.0]))
+        .collect();
+    std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
+    let (fa, fb) = (
+        meshcollide::mesh::load(&d.join("a.obj")).unwrap(),
+        meshcollide::mesh::load(&d.join("b.stl")).unwrap(),
+    );
+    assert_eq!((&fa.positions, &fb.positions.len()), (&a.positions, &36));
+    let read = meshcollide::pose::read_poses(&d.join("poses.csv")).unwrap();
+    let truth: Vec<Vec<(u32, u32)>> = read.iter().map(|p| brute_force(&fa, &fb, p)).collect();
+    assert!(truth[0].is_empty() && truth[1].is_empty() && !truth[4].is_empty());
+    let gpu = meshcollide::gpu::GpuContext::new().is_ok()
+        || std::env::var("MESHCOLLIDE_REQUIRE_GPU").as_deref() == Ok("1");
+    let backends: &[&str] = if gpu { &["cpu", "gpu"] } else { &["cpu"] };
+    for backend in backends {
+        for bv in ["kdop18", "dual18", "boxtree", "rtree"] {
+            if *backend == "gpu" && !bv.starts_with("kdop") && !bv.starts_with("dual") {
+                continue;
+            }
+            let out = bin()
+                .args(["query", "a.obj", "b.stl", "--poses", "poses.csv"])
+                .args(["--out", "pairs.csv", "--bv", bv, "--backend", backend])
+                .current_dir(&d)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let got = parse_pairs(&std::fs::read_to_string(d.join("pairs.csv")).unwrap()).unwrap();
+            for (i, t) in truth.iter().enumerate() {
+                let mine: Vec<(u32, u32)> = got
+                    .iter()
+                    .filter(|x| x.0 == i as u32)
+                    .map(|x| (x.1, x.2))
+                    .collect();
+                assert_eq!(&mine, t, "{backend} {bv} pose {i}");
+            }
+        }
+    }
 }
 
 #[test]
@@ -256,8 +327,8 @@ fn gpu_and_cpu_backends_write_identical_pairs() {
     ] {
         let ma = meshcollide::mesh::load(&dir.join(a)).unwrap();
         let (lo, hi) = ma.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-        let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
         let poses =
             meshcollide::pose::tumbling_poses(12, [0.0; 3], [c[0] + 0.2 * size, c[1], c[2]]);
         std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();

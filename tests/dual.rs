@@ -26,7 +26,7 @@ fn grid_soup(rng: &mut Rng, n: usize, span: u64) -> Mesh {
     for i in 0..n as u32 {
         let base = [0; 3].map(|_| rng.below(span) as i64);
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
         }
         triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }
@@ -281,18 +281,17 @@ fn symmetric_kdops_contain_the_tight_ones() {
                     ..Default::default()
                 },
             );
-            if let Collider::Dual18(s) = &c {
-                if symmetric {
-                    // A's stored k-DOPs: one centre per node (the x, y, z box's).
-                    for n in &s.env.nodes {
-                        let ax = bv::axes::axes(9);
-                        let ctr =
-                            [0, 1, 2].map(|i| 0.5 * (n.bv.min[i] as f64 + n.bv.max[i] as f64));
-                        for (i, &d) in ax.iter().enumerate() {
-                            let ac = bv::axes::project(d, ctr);
-                            let (lo, hi) = (ac - n.bv.min[i] as f64, n.bv.max[i] as f64 - ac);
-                            assert!((lo - hi).abs() <= 1e-5 * (1.0 + lo.abs()));
-                        }
+            if let Collider::Dual18(s) = &c
+                && symmetric
+            {
+                // A's stored k-DOPs: one centre per node (the x, y, z box's).
+                for n in &s.env.nodes {
+                    let ax = bv::axes::axes(9);
+                    let ctr = [0, 1, 2].map(|i| 0.5 * (n.bv.min[i] as f64 + n.bv.max[i] as f64));
+                    for (i, &d) in ax.iter().enumerate() {
+                        let ac = bv::axes::project(d, ctr);
+                        let (lo, hi) = (ac - n.bv.min[i] as f64, n.bv.max[i] as f64 - ac);
+                        assert!((lo - hi).abs() <= 1e-5 * (1.0 + lo.abs()));
                     }
                 }
             }
@@ -325,8 +324,8 @@ fn dual_equals_kdop18_on_small_shared_models() {
     for name in ["soup.stl", "beetle.obj", "gearwheel.stl", "spot.obj"] {
         let m = mesh::load(&dir.join(name)).unwrap();
         let (lo, hi) = m.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-        let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
         let mut poses = Vec::new();
         for frac in [0.3, 0.7, 1.0] {
             poses.extend(pose::tumbling_poses(3, c, [frac * size, 0.02 * size, 0.0]));

@@ -228,8 +228,8 @@ fn shared_models_match_the_cpu_dual() {
     for name in ["beetle.obj", "spot.obj"] {
         let m = mesh::load(&dir.join(name)).unwrap();
         let (lo, hi) = m.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-        let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
         let mut poses = tumbling_poses(3, c, [0.3 * size, 0.0, 0.0]);
         poses.extend(tumbling_poses(3, c, [0.8 * size, 0.02 * size, 0.0]));
         let case = Case {

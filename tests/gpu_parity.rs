@@ -235,8 +235,8 @@ fn shared_models_match_the_reference() {
     for name in ["beetle.obj", "gearwheel.stl", "spot.obj"] {
         let m = mesh::load(&dir.join(name)).unwrap();
         let (lo, hi) = m.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-        let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
         let mut poses = tumbling_poses(4, c, [0.3 * size, 0.0, 0.0]);
         poses.extend(tumbling_poses(4, c, [0.7 * size, 0.02 * size, 0.0]));
         compare::<9>(&ctx, &m, &m, &poses, 1, None, name);

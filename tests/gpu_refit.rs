@@ -6,6 +6,7 @@
 //! `MESHCOLLIDE_REQUIRE_GPU=1`, which turns a missing adapter into a failure.
 
 use meshcollide::gpu::{GpuContext, GpuRefit};
+use meshcollide::mesh::MAX_COORDINATE;
 use meshcollide::mesh::generate::{degenerate_soup, grid, random_soup, torus, uv_sphere};
 use meshcollide::rng::Rng;
 use meshcollide::{BuildOptions, Bvh, Mesh};
@@ -25,12 +26,26 @@ fn gpu(test: &str) -> Option<GpuContext> {
     }
 }
 
-/// Coordinates at the edges of the f32 range: huge (sums overflow f32), tiny and subnormal
-/// (flushed by some GPUs), exact cancellation.
+/// Coordinates at the edges of what a mesh may hold ([`MAX_COORDINATE`] = 2^100) and of the
+/// f32 range: tiny and subnormal in f32 (flushed by some GPUs), exact cancellation; the
+/// `edge` deformation takes the huge ones to where sums overflow f32.
 fn extreme_mesh() -> Mesh {
+    // f32 values, widened exactly: the refit's f32 stages see them unrounded.
     let vals = [
-        3.0e38f32, -3.0e38, 1.0e30, 1e8, -1e8, 1.0, 1e-20, 1e-38, 1e-40, -1e-45, 0.0, -0.0,
-    ];
+        MAX_COORDINATE as f32,
+        -MAX_COORDINATE as f32,
+        1.0e30,
+        1e8,
+        -1e8,
+        1.0,
+        1e-20,
+        1e-38,
+        1e-40,
+        -1e-45,
+        0.0,
+        -0.0,
+    ]
+    .map(f64::from);
     let mut rng = Rng::new(99);
     let mut positions = Vec::new();
     let mut triangles = Vec::new();
@@ -48,6 +63,8 @@ fn extreme_mesh() -> Mesh {
 fn meshes() -> Vec<(&'static str, Mesh)> {
     vec![
         ("torus", torus([0.3, -0.2, 0.1], 2.0, 0.5, 40, 16)),
+        // Far from the origin: both refits work in the hierarchy's local frame.
+        ("far_torus", torus([1.0e6, -2.0e6, 3.5], 2.0, 0.5, 40, 16)),
         ("uv_sphere", uv_sphere([1.0, 2.0, 3.0], 1.5, 17, 23)),
         ("random_soup", random_soup(5, 1500, 10.0, 0.8)),
         ("degenerate_soup", degenerate_soup(6, 700, 4.0)),
@@ -57,37 +74,54 @@ fn meshes() -> Vec<(&'static str, Mesh)> {
 }
 
 /// Deformations of the vertices: random displacement, a twist about z, large scale changes.
-fn deformations(mesh: &Mesh, seed: u64) -> Vec<(&'static str, Vec<[f32; 3]>)> {
+fn deformations(mesh: &Mesh, seed: u64) -> Vec<(&'static str, Vec<[f64; 3]>)> {
     let p = &mesh.positions;
     let mut rng = Rng::new(seed);
-    let jitter: Vec<[f32; 3]> = p
+    let jitter: Vec<[f64; 3]> = p
         .iter()
-        .map(|v| v.map(|c| c + rng.range(-0.05, 0.05) as f32))
+        .map(|v| v.map(|c| c + rng.range(-0.05, 0.05)))
         .collect();
-    let twist: Vec<[f32; 3]> = p
+    let twist: Vec<[f64; 3]> = p
         .iter()
         .map(|&[x, y, z]| {
-            let a = 0.7 * f64::from(z);
+            let a = 0.7 * z;
             let (s, c) = a.sin_cos();
-            let (x, y) = (f64::from(x), f64::from(y));
-            [(c * x - s * y) as f32, (s * x + c * y) as f32, z]
+            [c * x - s * y, s * x + c * y, z]
         })
         .collect();
-    let grow: Vec<[f32; 3]> = p.iter().map(|v| v.map(|c| c * 3.0e5 - 7.0)).collect();
-    let shrink: Vec<[f32; 3]> = p.iter().map(|v| v.map(|c| c * 1.0e-9 + 1e-30)).collect();
-    // Keep the extreme mesh's deformed coordinates finite (refit rejects inf).
-    let fin = |v: Vec<[f32; 3]>| -> Vec<[f32; 3]> {
+    let grow: Vec<[f64; 3]> = p.iter().map(|v| v.map(|c| c * 3.0e5 - 7.0)).collect();
+    let shrink: Vec<[f64; 3]> = p.iter().map(|v| v.map(|c| c * 1.0e-9 + 1e-30)).collect();
+    // Exact scaling by 2^28, then clamped: the extreme mesh's coordinates pile up at the
+    // supported range's ends.
+    let edge: Vec<[f64; 3]> = p.iter().map(|v| v.map(|c| c * 268435456.0)).collect();
+    // Keep the deformed coordinates in the range the exact predicates support (as `refit`
+    // requires): clamp to ±2^100, flush magnitudes below 2^-200 to 0.
+    let (lim, tiny) = (
+        meshcollide::mesh::MAX_COORDINATE,
+        meshcollide::mesh::MIN_COORDINATE,
+    );
+    let fin = |v: Vec<[f64; 3]>| -> Vec<[f64; 3]> {
         v.into_iter()
-            .map(|q| q.map(|c| c.clamp(-f32::MAX, f32::MAX)))
+            .map(|q| {
+                q.map(|c| {
+                    if c.abs() < tiny {
+                        0.0
+                    } else {
+                        c.clamp(-lim, lim)
+                    }
+                })
+            })
             .collect()
     };
-    let (jitter, twist, grow, shrink) = (fin(jitter), fin(twist), fin(grow), fin(shrink));
+    let (jitter, twist, grow, shrink, edge) =
+        (fin(jitter), fin(twist), fin(grow), fin(shrink), fin(edge));
     vec![
         ("identity", p.clone()),
         ("jitter", jitter),
         ("twist", twist),
         ("grow", grow),
         ("shrink", shrink),
+        ("edge", edge),
     ]
 }
 
@@ -160,8 +194,8 @@ fn gpu_refit_repeated_and_timed() {
     let (mut t_cpu, mut t_gpu, mut t_read) = (0.0, 0.0, 0.0);
     let frames = 4;
     for f in 0..frames {
-        let s = 1.0 + 0.1 * f as f32;
-        let positions: Vec<[f32; 3]> = mesh
+        let s = 1.0 + 0.1 * f64::from(f);
+        let positions: Vec<[f64; 3]> = mesh
             .positions
             .iter()
             .map(|&[x, y, z]| [x * s, y, z / s + 0.01 * x])

@@ -480,9 +480,7 @@ fn read_obj_vertices(path: &str) -> Option<Vec<[f64; 3]>> {
         text.lines()
             .filter_map(|l| l.strip_prefix("v "))
             .map(|l| {
-                let mut it = l
-                    .split_whitespace()
-                    .map(|x| x.parse::<f32>().unwrap() as f64);
+                let mut it = l.split_whitespace().map(|x| x.parse::<f64>().unwrap());
                 [it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
             })
             .collect(),
@@ -510,9 +508,7 @@ fn read_ascii_ply_gz_vertices(path: &str) -> Option<Vec<[f64; 3]>> {
         lines
             .take(count)
             .map(|l| {
-                let mut it = l
-                    .split_whitespace()
-                    .map(|x| x.parse::<f32>().unwrap() as f64);
+                let mut it = l.split_whitespace().map(|x| x.parse::<f64>().unwrap());
                 [it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
             })
             .collect(),

@@ -4,6 +4,7 @@
 
 mod common;
 
+use meshcollide::mesh::in_supported_range;
 use meshcollide::mesh::load::{load, load_bytes};
 use meshcollide::rng::Rng;
 use meshcollide::{Location, Mesh, MeshError};
@@ -48,8 +49,9 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-/// Six vertices, all exact in f32 and in decimal.
-const P: [[f32; 3]; 6] = [
+/// Six vertices, all exact in f32 (binary STL, PLY `float`) and in decimal: every format
+/// loads them as these f64 values.
+const P: [[f64; 3]; 6] = [
     [0.0, 0.0, 0.0],
     [1.0, 0.0, 0.0],
     [1.0, 1.0, 0.0],
@@ -128,14 +130,18 @@ fn stl_ascii() -> String {
     s + "endsolid test\n"
 }
 
-fn stl_binary(header: &[u8], positions: &[[f32; 3]]) -> Vec<u8> {
+/// A binary STL of the facets `positions` (three per facet); every coordinate must be an f32
+/// value (or NaN), which the file stores as f32.
+fn stl_binary(header: &[u8], positions: &[[f64; 3]]) -> Vec<u8> {
     let mut b = vec![b' '; 80];
     b[..header.len()].copy_from_slice(header);
     b.extend_from_slice(&(positions.len() as u32 / 3).to_le_bytes());
     for f in positions.chunks(3) {
         b.extend_from_slice(&[0u8; 12]);
-        for c in f.iter().flatten() {
-            b.extend_from_slice(&c.to_le_bytes());
+        for &c in f.iter().flatten() {
+            let x = c as f32;
+            assert!(f64::from(x) == c || c.is_nan(), "{c} is not an f32");
+            b.extend_from_slice(&x.to_le_bytes());
         }
         b.extend_from_slice(&[0u8; 2]);
     }
@@ -192,7 +198,7 @@ fn ply(enc: Enc, vt: &str, list: (&str, &str), list_name: &str) -> Vec<u8> {
     };
     for p in P {
         for c in p {
-            num(&mut b, vt, f64::from(c));
+            num(&mut b, vt, c);
         }
         num(&mut b, "uchar", 255.0);
         end(&mut b);
@@ -368,6 +374,99 @@ fn load_bytes_uses_the_path_only_for_format_and_messages() {
     );
 }
 
+/// Every decimal coordinate loads as the f64 its text denotes (rounded once, as
+/// `str::parse::<f64>` does) in every text format, also where it is no f32 or lies outside
+/// f32's range; binary STL's f32 and binary PLY's `float` and `double` values load exactly.
+#[test]
+fn coordinates_load_as_the_f64_the_file_denotes() {
+    let d = TempDir::new("f64");
+    // Beyond f32's range and below its subnormals, within the supported one.
+    let text = [
+        ["0.1", "-0.2", "0.30000000000000004"],
+        [
+            "1.0000000000000002e29",
+            "-7.000000000000001",
+            "3.14159265358979323846",
+        ],
+        ["123456789.123456789", "1e-60", "-2.5e-8"],
+    ];
+    let want: Vec<[f64; 3]> = text
+        .iter()
+        .map(|r| r.map(|t| t.parse::<f64>().unwrap()))
+        .collect();
+    assert!(want.iter().flatten().all(|&c| f64::from(c as f32) != c));
+    assert!(want.iter().flatten().all(|&c| in_supported_range(c)));
+    let rows = |prefix: &str| -> String {
+        text.iter()
+            .map(|r| format!("{prefix}{} {} {}\n", r[0], r[1], r[2]))
+            .collect()
+    };
+    let obj = rows("v ") + "f 1 2 3\n";
+    assert_eq!(
+        load_as(&d, "a.obj", obj.as_bytes()).unwrap().positions,
+        want
+    );
+    let stl = format!(
+        "solid t\nfacet normal 0 0 1\nouter loop\n{}endloop\nendfacet\nendsolid t\n",
+        rows("vertex ")
+    );
+    assert_eq!(
+        load_as(&d, "a.stl", stl.as_bytes()).unwrap().positions,
+        want
+    );
+    let header = |format: &str, ty: &str| {
+        format!(
+            "ply\nformat {format} 1.0\nelement vertex 3\nproperty {ty} x\nproperty {ty} y\n\
+             property {ty} z\nelement face 1\nproperty list uchar int vertex_indices\n\
+             end_header\n"
+        )
+    };
+    let ply = header("ascii", "double") + &rows("") + "3 0 1 2\n";
+    assert_eq!(
+        load_as(&d, "a.ply", ply.as_bytes()).unwrap().positions,
+        want
+    );
+    // ASCII `float` is decimal text too: rounded once, to the nearest f64.
+    let ply = header("ascii", "float") + &rows("") + "3 0 1 2\n";
+    assert_eq!(
+        load_as(&d, "af.ply", ply.as_bytes()).unwrap().positions,
+        want
+    );
+
+    // Binary: the stored values, widened exactly.
+    let binary_ply = |ty: &str, coords: &[u8]| {
+        let mut b = header("binary_little_endian", ty).into_bytes();
+        b.extend_from_slice(coords);
+        b.push(3);
+        for v in 0..3i32 {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b
+    };
+    let doubles: Vec<u8> = want
+        .iter()
+        .flatten()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    let m = load_as(&d, "d.ply", &binary_ply("double", &doubles)).unwrap();
+    assert_eq!(m.positions, want);
+    let singles: Vec<[f32; 3]> = vec![
+        [0.1, -0.2, 1e30],
+        [f32::from_bits(1), -f32::MIN_POSITIVE, 3.3333333],
+        [12345.678, 1e-40, -2.5e-8],
+    ];
+    let widened: Vec<[f64; 3]> = singles.iter().map(|p| p.map(f64::from)).collect();
+    let floats: Vec<u8> = singles
+        .iter()
+        .flatten()
+        .flat_map(|c| c.to_le_bytes())
+        .collect();
+    let m = load_as(&d, "f.ply", &binary_ply("float", &floats)).unwrap();
+    assert_eq!(m.positions, widened);
+    let m = load_as(&d, "b.stl", &stl_binary(b"bin", &widened)).unwrap();
+    assert_eq!(m.positions, widened);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: the right variant, naming the file and the line / face / vertex
 
@@ -401,7 +500,7 @@ fn obj_errors_name_the_line() {
             is_nonfinite,
         ),
         (
-            "v 0 0 0\nv 1e39 0 0\nv 0 1 0\nf 1 2 3\n",
+            "v 0 0 0\nv 1e309 0 0\nv 0 1 0\nf 1 2 3\n",
             Location::Line(2),
             is_nonfinite,
         ),
@@ -457,7 +556,7 @@ fn stl_errors_name_the_line_or_facet() {
     assert_err(load(&p), &p, None, is_empty);
 
     let mut positions = stl_expected().positions;
-    positions[4][2] = f32::NAN;
+    positions[4][2] = f64::NAN;
     let p = d.write("nan-bin.stl", &stl_binary(b"", &positions));
     assert_err(load(&p), &p, Some(Location::Face(1)), is_nonfinite);
     let p = d.write("no-facets.stl", &stl_binary(b"", &[]));
@@ -792,8 +891,8 @@ fn shared_models_match_the_manifest() {
         let mut bounds = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
         for p in &m.positions {
             for (k, &c) in p.iter().enumerate() {
-                bounds.0[k] = bounds.0[k].min(f64::from(c));
-                bounds.1[k] = bounds.1[k].max(f64::from(c));
+                bounds.0[k] = bounds.0[k].min(c);
+                bounds.1[k] = bounds.1[k].max(c);
             }
         }
         let tol = 1e-4 * (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
@@ -802,4 +901,41 @@ fn shared_models_match_the_manifest() {
             assert!((bounds.1[k] - hi[k]).abs() <= tol, "{name} max: {bounds:?}");
         }
     }
+}
+
+/// Coordinates outside the range the exact predicates support are a located error in every
+/// format, never a panic or a silent wrong answer.
+#[test]
+fn coordinates_out_of_the_supported_range_are_located_errors() {
+    let d = TempDir::new("range");
+    for (i, bad) in ["1e31", "-2e30", "1e-61", "-5e-300"].iter().enumerate() {
+        let obj = format!("v 0 0 0\nv 1 0 0\nv 0 {bad} 1\nf 1 2 3\n");
+        let e = load_as(&d, &format!("r{i}.obj"), obj.as_bytes()).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("line 3") && s.contains("exact predicates support"),
+            "{s}"
+        );
+        let stl = format!(
+            "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex {bad} 0 0\n\
+             vertex 0 1 0\nendloop\nendfacet\nendsolid t\n"
+        );
+        let e = load_as(&d, &format!("r{i}.stl"), stl.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("exact predicates support"), "{e}");
+    }
+    // Binary STL: an f32 of 3e38 is finite but beyond 2^100.
+    let big = vec![
+        [0.0, 0.0, 0.0],
+        [f64::from(3e38f32), 0.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ];
+    let e = load_as(&d, "big.stl", &stl_binary(b"bin", &big)).unwrap_err();
+    assert!(e.to_string().contains("face 0"), "{e}");
+    // Zero is always fine, and so are the range's ends.
+    let ok = format!(
+        "v 0 0 0\nv {} 0 0\nv 0 {:e} 1\nf 1 2 3\n",
+        meshcollide::mesh::MAX_COORDINATE,
+        meshcollide::mesh::MIN_COORDINATE
+    );
+    assert!(load_as(&d, "ok.obj", ok.as_bytes()).is_ok());
 }

@@ -20,7 +20,7 @@ fn grid_soup(rng: &mut Rng, n: usize, span: i64) -> Mesh {
     for i in 0..n as u32 {
         let base = [0; 3].map(|_| rng.below(span as u64) as i64);
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
         }
         triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }
@@ -38,7 +38,7 @@ fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
     for i in 0..n as u32 {
         let c = [rng.f64(), rng.f64(), rng.f64()];
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.3, 0.3)) as f32));
+            positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.3, 0.3)));
         }
         triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }

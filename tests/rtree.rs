@@ -17,7 +17,7 @@ fn grid_soup(rng: &mut Rng, n: usize, span: u64) -> Mesh {
     for i in 0..n as u32 {
         let base = [0; 3].map(|_| rng.below(span) as i64);
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
         }
         triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }
@@ -33,7 +33,7 @@ fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
     for i in 0..n as u32 {
         let c = [rng.f64(), rng.f64(), rng.f64()];
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.3, 0.3)) as f32));
+            positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.3, 0.3)));
         }
         triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }
@@ -290,8 +290,8 @@ fn shared_models_equal_kdop18() {
     for name in ["soup.stl", "beetle.obj", "gearwheel.stl", "spot.obj"] {
         let m = mesh::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let (lo, hi) = m.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-        let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
         let mut ps = Vec::new();
         for frac in [0.0, 0.3, 0.7, 1.0] {
             ps.extend(pose::tumbling_poses(6, c, [frac * size, 0.02 * size, 0.0]));

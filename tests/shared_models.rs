@@ -16,8 +16,8 @@ fn load(dir: &Path, name: &str) -> Mesh {
 /// deep overlap, close contact, and (nearly) apart.
 fn poses(m: &Mesh, steps: usize) -> Vec<Pose> {
     let (lo, hi) = m.bounds();
-    let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
-    let size = (0..3).map(|k| (hi[k] - lo[k]) as f64).fold(0.0, f64::max);
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+    let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
     let mut v = Vec::new();
     for frac in [0.0, 0.3, 0.7, 1.0] {
         v.extend(tumbling_poses(steps, c, [frac * size, 0.02 * size, 0.0]));
@@ -201,7 +201,7 @@ fn dragon_loads_and_kdop6_agrees_with_kdop18() {
     let m = load(&dir, "dragon-vrip.ply.gz");
     assert_eq!(m.triangle_count(), 871_414);
     let (lo, hi) = m.bounds();
-    let c = [0, 1, 2].map(|k| (lo[k] as f64 + hi[k] as f64) / 2.0);
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
     let ps = tumbling_poses(2, c, [0.05, 0.0, 0.0]);
     let o = BuildOptions {
         leaf_size: 4,

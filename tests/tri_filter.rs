@@ -1,13 +1,17 @@
 //! The f32 triangle–triangle filter (`meshcollide::tri::filter`, twin of
 //! `shaders/tri_filter.wgsl`) against the exact truth.
 //!
-//! The truth of every case is `tri_tri_intersect` on A's f32 corners and `Pose::apply` of B's
-//! f32 corners (f64). The filter only gets what the GPU gets: A, `p`, `fl32(pose.r)`,
-//! `fl32(pose.t)`. It must never contradict the truth; UNSURE rates are printed
+//! The truth of every case is `tri_tri_intersect` on A's corners as written (f64) and
+//! `Pose::apply` of B's corners as written (f64). The filter only gets what the GPU gets:
+//! A's and B's local f32 corners (`Frame::local_f32`), `fl32(R)`, `fl32(t_L)` and the local
+//! pose's error bound (`tumble::pose_f32`). Most families have f32 corners near the origin;
+//! `far_from_origin_and_17_digit_cases` moves them up to 10⁷ away at 10⁻³ scale with
+//! coordinates that no f32 holds. It must never contradict the truth; UNSURE rates are printed
 //! (`cargo test --test tri_filter -- --nocapture`). Case counts scale with
 //! `MESHCOLLIDE_CASES=<n>` (default 200000 per family).
 
 use meshcollide::Pose;
+use meshcollide::frame::{Frame, LocalPose};
 use meshcollide::rng::Rng;
 use meshcollide::tri::filter::{
     HIT, MISS, TRI_FILTER_WGSL, UNSURE, transform_error_bound, transform_f32, tri_tri_filter,
@@ -60,17 +64,48 @@ fn transform_f32_fused(r: &[f32; 9], t: &[f32; 3], p: [f32; 3]) -> [f32; 3] {
     })
 }
 
-/// Runs the filter on A and B = `pose(p)` exactly as the GPU would (both unfused and fused
-/// transforms), checks it against the truth, and records the unfused result.
+/// [`check_frames`] for f32 corners in frames at the origin.
 fn check(a: &T32, p: &T32, pose: &Pose, stats: &mut Stats) -> u32 {
-    let r32: [f32; 9] = std::array::from_fn(|k| pose.r[k / 3][k % 3] as f32);
-    let t32: [f32; 3] = pose.t.map(|c| c as f32);
     let a64: T64 = a.map(|v| v.map(f64::from));
-    let b64: T64 = p.map(|v| pose.apply(v));
-    let truth = tri_tri_intersect(&a64, &b64);
+    let b64: T64 = p.map(|v| v.map(f64::from));
+    let env = Frame::default();
+    let fly = Frame {
+        origin: [0.0; 3],
+        l1_max: Frame::of_points(&b64).l1_max,
+    };
+    check_frames(&a64, &b64, pose, &env, &fly, stats)
+}
+
+/// `x + o − y` for f64 `x`, `o`, `y` with `x + o` close to `y`, nearly exactly (two-sum,
+/// then a subtraction Sterbenz makes exact).
+fn offset_error(x: f64, o: f64, y: f64) -> f64 {
+    let s = x + o;
+    let bp = s - x;
+    let e = (x - (s - bp)) + (o - bp);
+    (s - y) + e
+}
+
+/// Runs the filter on A (corners as written, frame `env`) and B (corners as written in its
+/// own frame `fly`) placed by `pose`, exactly as the GPU would (local f32 corners, both
+/// unfused and fused transforms), checks it against the truth, and records the unfused
+/// result.
+fn check_frames(
+    a64: &T64,
+    b: &T64,
+    pose: &Pose,
+    env: &Frame,
+    fly: &Frame,
+    stats: &mut Stats,
+) -> u32 {
+    let lp = LocalPose::new(pose, env, fly);
+    let (r32, t32, te) = meshcollide::tumble::pose_f32(&lp);
+    let a: T32 = a64.map(|v| env.local_f32(v));
+    let p: T32 = b.map(|v| fly.local_f32(v));
+    let b64: T64 = b.map(|v| pose.apply(v));
+    let truth = tri_tri_intersect(a64, &b64);
     let eps = p
         .iter()
-        .map(|&v| transform_error_bound(v, &t32))
+        .map(|&v| transform_error_bound(v, &t32, te))
         .fold(0.0f32, f32::max);
     let mut first = UNSURE;
     for (k, tf) in [transform_f32 as fn(&_, &_, _) -> _, transform_f32_fused]
@@ -80,7 +115,7 @@ fn check(a: &T32, p: &T32, pose: &Pose, stats: &mut Stats) -> u32 {
         let q: T32 = p.map(|v| tf(&r32, &t32, v));
         for j in 0..3 {
             for c in 0..3 {
-                let err = (q[j][c] as f64 - b64[j][c]).abs();
+                let err = offset_error(q[j][c] as f64, env.origin[c], b64[j][c]).abs();
                 assert!(
                     err <= eps as f64,
                     "transform bound violated: |{} - {}| > {eps} (p {:?}, pose {pose:?})",
@@ -90,7 +125,7 @@ fn check(a: &T32, p: &T32, pose: &Pose, stats: &mut Stats) -> u32 {
                 );
             }
         }
-        let f = tri_tri_filter(a, &q, eps);
+        let f = tri_tri_filter(&a, &q, eps);
         assert!(
             f == UNSURE || (f == HIT) == truth,
             "filter says {f} but truth is {truth}: a {a:?} p {p:?} pose {pose:?} q {q:?} eps {eps}"
@@ -382,6 +417,83 @@ fn constructed_near_touching_cases() {
     assert!(by_gap[0].unsure * 10 < by_gap[0].total, "{:?}", by_gap[0]);
 }
 
+/// The frame of a model of extent `ext` that holds triangle `t` near one corner of its box.
+fn frame_of(t: &T64, ext: f64) -> Frame {
+    let far = add(t[0], [ext, ext * 0.7, -ext * 0.4]);
+    Frame::of_points(t.iter().chain([&far]))
+}
+
+/// The constructed cases moved far from the origin at 10⁻³ scale (A's origin up to 10⁷
+/// away, B written in its own frame elsewhere, the pose carrying it back), with corners that
+/// no f32 holds (17 significant digits after the shift, plus a relative jitter of 10⁻¹²):
+/// the filter sees only local f32 roundings and must still never contradict the truth on
+/// the f64 values as written, and still decide most generic cases.
+#[test]
+fn far_from_origin_and_17_digit_cases() {
+    let n = cases() / 2;
+    let mut rng = Rng::new(0x000f_a20f_0121);
+    let mut stats: Vec<Stats> = KINDS.iter().map(|_| Stats::default()).collect();
+    let mut generic = Stats::default();
+    let mut generic_in_model = Stats::default();
+    for i in 0..n {
+        let kind = i % KINDS.len();
+        let (a, x, _) = constructed(&mut rng, kind);
+        let far = [1.0, 1e3, 1e6, 1e7][(i / KINDS.len()) % 4];
+        let s = if kind == 8 { 1.0 } else { 1e-3 };
+        let o_a = rand_pt(&mut rng, -far, far);
+        let jitter = |rng: &mut Rng, v: f64| v * (1.0 + rng.range(-1e-12, 1e-12));
+        let a64: T64 =
+            a.map(|v| std::array::from_fn(|k| jitter(&mut rng, v[k] as f64 * s + o_a[k])));
+        let xg: T64 = x.map(|v| std::array::from_fn(|k| v[k] * s + o_a[k]));
+        let t = add(o_a, rand_pt(&mut rng, -far, far));
+        let pose = if i % 7 == 0 {
+            Pose::translation(t)
+        } else {
+            Pose::new(rng.unit_quaternion(), t)
+        };
+        let b: T64 = xg.map(|v| {
+            let w = pose.rotate_inverse(sub(v, pose.t));
+            std::array::from_fn(|k| jitter(&mut rng, w[k]))
+        });
+        // The triangles are part of models up to 10⁴ times their size: the local origin
+        // (the model's box centre) sits that far away, and the local f32 corners carry a
+        // rounding of that magnitude.
+        let ext = [0.0, 1e2, 1e4][(i / (4 * KINDS.len())) % 3] * s;
+        let (env, fly) = (frame_of(&a64, ext), frame_of(&b, ext));
+        let f = check_frames(&a64, &b, &pose, &env, &fly, &mut stats[kind]);
+        if kind == 8 || kind == 9 {
+            continue;
+        }
+        let _ = f;
+        // A generic pair at the same scale and place: far from touching.
+        let a2: T64 = std::array::from_fn(|_| add(o_a, scale(rand_pt(&mut rng, 0.0, 1.0), s)));
+        let b2: T64 = std::array::from_fn(|_| {
+            let v = add(o_a, scale(rand_pt(&mut rng, 0.0, 1.0), s));
+            pose.rotate_inverse(sub(v, pose.t))
+        });
+        let (env, fly) = (frame_of(&a2, ext), frame_of(&b2, ext));
+        let st = if ext == 0.0 {
+            &mut generic
+        } else {
+            &mut generic_in_model
+        };
+        check_frames(&a2, &b2, &pose, &env, &fly, st);
+    }
+    for (k, s) in stats.iter().enumerate() {
+        s.print(&format!("far: {}", KINDS[k]));
+    }
+    generic.print("far: random");
+    generic_in_model.print("far: random, in a model");
+    assert!(
+        generic.truth_hit > generic.total / 20,
+        "too few intersecting cases"
+    );
+    assert!(
+        generic.unsure * 100 < generic.total,
+        "UNSURE rate too high: {generic:?}"
+    );
+}
+
 /// Exactly shared features with the identity pose and unit-cube-scale data: the filter must
 /// not claim a MISS for touching triangles, whatever the inputs' rounding.
 #[test]
@@ -415,7 +527,7 @@ fn tf_test_v(i: u32) -> vec3<f32> {
 
 @compute @workgroup_size(64)
 fn tf_test_main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let base = gid.x * 30u;
+    let base = gid.x * 31u;
     var r: array<f32, 9>;
     for (var k = 0u; k < 9u; k++) {
         r[k] = tf_test_in[base + k];
@@ -427,7 +539,8 @@ fn tf_test_main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let q0 = transform_f32(r, t, p0);
     let q1 = transform_f32(r, t, p1);
     let q2 = transform_f32(r, t, p2);
-    let eps = max(transform_error_bound(p0, t), max(transform_error_bound(p1, t), transform_error_bound(p2, t)));
+    let e0 = tf_test_in[base + 30u];
+    let eps = max(transform_error_bound(p0, t, e0), max(transform_error_bound(p1, t, e0), transform_error_bound(p2, t, e0)));
     tf_test_out[gid.x] = tri_tri_filter(tf_test_v(base + 12u), tf_test_v(base + 15u), tf_test_v(base + 18u), q0, q1, q2, eps);
 }
 "#;

@@ -3,6 +3,7 @@
 //! exact refit.
 
 use meshcollide::bv::Kdop;
+use meshcollide::frame::Frame;
 use meshcollide::rng::Rng;
 use meshcollide::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use meshcollide::*;
@@ -22,10 +23,17 @@ fn subtree_ranges<const H: usize>(bvh: &Bvh<H>) -> Vec<(usize, usize)> {
     r
 }
 
-fn contains_all<const H: usize>(bv: &Kdop<H>, tris: &[[[f32; 3]; 3]], pose: &Pose) -> bool {
-    tris.iter()
-        .flatten()
-        .all(|&p| bv.contains_point(pose.apply(p)))
+/// Whether the tumbled k-DOP (in the global frame: A's frame is the identity here) holds
+/// the truth of every corner of B's triangles at positions `a..b`.
+fn contains_all<const H: usize>(
+    bv: &Kdop<H>,
+    fly: &FlyingHierarchy<H>,
+    (a, b): (usize, usize),
+    pose: &Pose,
+) -> bool {
+    (a..b)
+        .flat_map(|p| fly.bvh.tris.corners_f64(p))
+        .all(|p| bv.contains_point(pose.apply(p)))
 }
 
 fn check_mesh<const H: usize>(mesh: &Mesh, rng: &mut Rng, poses: usize, label: &str) {
@@ -40,11 +48,12 @@ fn check_mesh<const H: usize>(mesh: &Mesh, rng: &mut Rng, poses: usize, label: &
         for _ in 0..poses {
             let pose = Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-2.0, 2.0)));
             for method in [TumbleMethod::Approximate, TumbleMethod::Exact] {
-                ws.begin(&fly, &pose, method);
+                let lp = fly.local_pose(&Frame::default(), &pose);
+                ws.begin(&fly, &lp, method);
                 for (i, &(a, b)) in ranges.iter().enumerate() {
                     let bv = *ws.node_bv(&fly, i);
                     assert!(
-                        contains_all(&bv, &fly.bvh.tri_corners[a..b], &pose),
+                        contains_all(&bv, &fly, (a, b), &pose),
                         "{label} H={H} leaf_size={leaf_size} {method:?} node {i} ({} tris, leaf={}) misses a corner",
                         b - a,
                         fly.bvh.nodes[i].is_leaf()
@@ -60,7 +69,7 @@ fn grid_mesh(rng: &mut Rng, n: usize) -> Mesh {
     let mut triangles = Vec::new();
     for i in 0..n as u32 {
         for _ in 0..3 {
-            positions.push([0; 3].map(|_| rng.below(4) as f32 * 0.5));
+            positions.push([0; 3].map(|_| rng.below(4) as f64 * 0.5));
         }
         triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }
@@ -87,6 +96,15 @@ fn tumbled_kdops_contain_their_triangles() {
         check_mesh::<9>(&far, &mut rng, 5, "far");
         let big = m.map_positions(|p| [p[0] * 1e4, p[1] * 1e4, p[2] * 1e4]);
         check_mesh::<13>(&big, &mut rng, 5, "big");
+        // Far from the origin as files in map coordinates are: 10⁷ away, features 10⁻³.
+        let very_far = m.map_positions(|p| {
+            [
+                p[0] * 1e-3 + 1.234_567_891_234_567e7,
+                p[1] * 1e-3 - 9.876_543_210_987_654e6,
+                p[2] * 1e-3 + 3.3e6,
+            ]
+        });
+        check_mesh::<9>(&very_far, &mut rng, 5, "very far");
     }
 }
 
@@ -99,7 +117,8 @@ fn tumble_points_matches_the_reference_bitwise() {
         let fly = FlyingHierarchy::new(Bvh::<H>::build(mesh, &BuildOptions::default()));
         for _ in 0..20 {
             let pose = Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-2.0, 2.0)));
-            let f = PoseFrame::<H>::new(&pose, fly.scale, Kdop::EMPTY);
+            let lp = meshcollide::frame::LocalPose::exact(&pose);
+            let f = PoseFrame::<H>::new(&lp, fly.scale, Kdop::EMPTY);
             for node in 0..fly.bvh.nodes.len() {
                 let pts = fly.node_points(node);
                 let (a, b) = (tumble_points(&f, pts), tumble_points_reference(&f, pts));
@@ -122,4 +141,103 @@ fn tumble_points_matches_the_reference_bitwise() {
     run::<7>(&m, &mut rng);
     run::<9>(&m, &mut rng);
     run::<13>(&m, &mut rng);
+}
+
+/// Sign of `Σ terms` exactly (Shewchuk's grow-expansion with two-sum: the most significant
+/// nonzero component of the non-overlapping expansion carries the sign).
+fn exact_sign(terms: &[f64]) -> std::cmp::Ordering {
+    let two_sum = |a: f64, b: f64| {
+        let s = a + b;
+        let bb = s - a;
+        (s, (a - (s - bb)) + (b - bb))
+    };
+    let mut e: Vec<f64> = Vec::new();
+    for &t in terms {
+        let mut q = t;
+        let mut out = Vec::new();
+        for &x in &e {
+            let (s, err) = two_sum(q, x);
+            if err != 0.0 {
+                out.push(err);
+            }
+            q = s;
+        }
+        out.push(q);
+        e = out;
+    }
+    let top = e.iter().rev().find(|&&x| x != 0.0).copied().unwrap_or(0.0);
+    top.partial_cmp(&0.0).unwrap()
+}
+
+/// Far from the origin with features below the f32 spacing there (10⁻⁴ at 10⁷), A's local
+/// frame where B lands: every tumbled k-DOP (both methods, every node) contains the truth
+/// `Pose::apply(b) − o_A` of every corner below it, decided exactly (the projection of the
+/// f64 truth and of A's origin summed as an expansion against the f32 bound). Without the
+/// local pose's error bound in the margins this fails: the f64 pose formula at 10⁷ errs
+/// by more than the relative margin of so small a model.
+#[test]
+fn tumbled_kdops_contain_the_exact_truth_far_away() {
+    use meshcollide::frame::Frame;
+    let mut rng = Rng::new(4242);
+    let s = 1e-4;
+    let off = [1.234_567_890_123_456_7e7, -9.876_543_210_987_654e6, 3.3e6];
+    let m = meshcollide::mesh::generate::torus([0.0; 3], 1.0, 0.3, 16, 8)
+        .map_positions(|p| [p[0] * s + off[0], p[1] * s + off[1], p[2] * s + off[2]]);
+    fn run<const H: usize>(m: &Mesh, rng: &mut Rng, off: [f64; 3], s: f64) -> usize {
+        let fly = FlyingHierarchy::new(Bvh::<H>::build(m, &BuildOptions::default()));
+        let ranges = subtree_ranges(&fly.bvh);
+        let mut ws = TumbleWorkspace::new(&fly);
+        let ax = meshcollide::bv::axes(H);
+        let mut checked = 0;
+        for _ in 0..8 {
+            // A rotation about B's centre, landing B near a point 10⁶ away (A's origin).
+            let target = [off[0] - 4e6, off[1] + 1e6, off[2] - 2.5e6];
+            let q = rng.unit_quaternion();
+            let r = Pose::new(q, [0.0; 3]);
+            let rc = r.apply(off);
+            let pose = Pose::new(q, [0, 1, 2].map(|k| target[k] - rc[k]));
+            let env = Frame {
+                origin: [0, 1, 2].map(|k| target[k] + rng.range(-2.0, 2.0) * s),
+                l1_max: 0.0,
+            };
+            let lp = fly.local_pose(&env, &pose);
+            for method in [TumbleMethod::Approximate, TumbleMethod::Exact] {
+                ws.begin(&fly, &lp, method);
+                for (i, &(a, b)) in ranges.iter().enumerate() {
+                    let bv = *ws.node_bv(&fly, i);
+                    for p in (a..b).flat_map(|t| fly.bvh.tris.corners_f64(t)) {
+                        let x = pose.apply(p);
+                        for (j, d) in ax.iter().enumerate() {
+                            let terms = |bound: f32| -> Vec<f64> {
+                                let mut v: Vec<f64> = (0..3)
+                                    .flat_map(|k| {
+                                        let c = f64::from(d[k]);
+                                        [c * x[k], -c * env.origin[k]]
+                                    })
+                                    .collect();
+                                v.push(-f64::from(bound));
+                                v
+                            };
+                            use std::cmp::Ordering::*;
+                            assert_ne!(
+                                exact_sign(&terms(bv.min[j])),
+                                Less,
+                                "{method:?} node {i} slab {j}"
+                            );
+                            assert_ne!(
+                                exact_sign(&terms(bv.max[j])),
+                                Greater,
+                                "{method:?} node {i} slab {j}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        checked
+    }
+    assert!(run::<9>(&m, &mut rng, off, s) > 0);
+    assert!(run::<13>(&m, &mut rng, off, s) > 0);
+    assert!(run::<3>(&m, &mut rng, off, s) > 0);
 }

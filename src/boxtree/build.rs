@@ -31,18 +31,22 @@
 //!   its longest side (lower + upper), so adversarial inputs cannot make the tree deep
 //!   and the build quadratic (the k-DOP builder has the same guard).
 //!
-//! Conservative boxes: the f32 vertex coordinates bound every triangle exactly, and `c` is
-//! chosen (rounded down to f32 and checked) so that the box computed by [`Aabb::child`] in
-//! f64 still contains the child's triangles; `validate` checks every triangle against every
-//! ancestor's box.
+//! Conservative boxes, in the mesh's local frame ([`crate::frame`]): each triangle's bounds
+//! are f32, rounded outward from its local f64 corners so that they contain the *real*
+//! local corners `p − o` ([`local_bounds_f32`] has the proof); the root box is their union
+//! (f32 values), and `c` is chosen (rounded down to f32 and checked) so that the box
+//! computed by [`Aabb::child`] in f64 still contains the child's triangle bounds. `validate`
+//! checks every real local corner against every ancestor's box.
 
 #![allow(clippy::needless_range_loop)] // per-axis arithmetic reads best indexed
 
 use super::node::{Aabb, MAX_LEAF, Node};
 use super::{BoxTree, LUT_SIZE};
+use crate::frame::local_bounds_f32;
 use crate::mesh::Mesh;
+use crate::ordered::OrderedTriangles;
 
-/// Per triangle: its bounds `[lo, hi]` (exact: vertex coordinates are f32).
+/// Per triangle: its local bounds `[lo, hi]` ([`local_bounds_f32`]).
 type TriBounds = [[f32; 3]; 2];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,18 +265,9 @@ impl Builder<'_> {
 pub fn build(mesh: &Mesh, leaf_size: u32) -> BoxTree {
     let n = mesh.triangle_count();
     let leaf = leaf_size.clamp(1, MAX_LEAF) as usize;
+    let frame = OrderedTriangles::frame_of(mesh);
     let tb: Vec<TriBounds> = (0..n)
-        .map(|i| {
-            let t = mesh.triangle(i);
-            let mut b = [t[0], t[0]];
-            for p in &t[1..] {
-                for k in 0..3 {
-                    b[0][k] = b[0][k].min(p[k]);
-                    b[1][k] = b[1][k].max(p[k]);
-                }
-            }
-            b
-        })
+        .map(|i| local_bounds_f32(mesh.triangle(i).map(|p| frame.local_f64(p))))
         .collect();
     let mut root = Aabb {
         lo: [f64::INFINITY; 3],
@@ -341,12 +336,12 @@ pub fn build(mesh: &Mesh, leaf_size: u32) -> BoxTree {
         }
     }
     let lut_codes = lut_codes(&nodes, &root);
-    let tri_corners = idx.iter().map(|&t| mesh.triangle(t as usize)).collect();
+    let tris = OrderedTriangles::with_frame(mesh, &idx, frame);
     BoxTree {
         nodes,
         root,
         tri_index: idx,
-        tri_corners,
+        tris,
         depth,
         lut_codes,
     }
@@ -380,12 +375,13 @@ fn lut_codes(nodes: &[Node], root: &Aabb) -> Vec<u16> {
 
 /// Checks: children after their parent and every node reached once; leaf ranges cover
 /// every triangle position once; `tri_index` a permutation; every child box inside its
-/// parent's; every triangle inside the box of every ancestor (boxes computed by
-/// [`Aabb::child`], exactly as the traversal computes them).
+/// parent's; every triangle's real local corners inside the box of every ancestor (boxes
+/// computed by [`Aabb::child`], exactly as the traversal computes them; corners checked by
+/// [`Aabb::contains_real`] on their local f64 values).
 pub fn validate(t: &BoxTree) -> Result<(), String> {
     let nn = t.nodes.len();
     let nt = t.tri_index.len();
-    if t.tri_corners.len() != nt || t.lut_codes.len() != nn {
+    if t.tris.len() != nt || t.lut_codes.len() != nn {
         return Err("array lengths differ".into());
     }
     let mut seen_node = vec![false; nn];
@@ -414,9 +410,8 @@ pub fn validate(t: &BoxTree) -> Result<(), String> {
                 if std::mem::replace(&mut seen_tri[p], true) {
                     return Err(format!("triangle position {p} in two leaves"));
                 }
-                for c in t.tri_corners[p] {
-                    let c = c.map(f64::from);
-                    if let Some(k) = path.iter().position(|bx| !bx.contains_point(c)) {
+                for c in t.tris.corners_local_f64(p) {
+                    if let Some(k) = path.iter().position(|bx| !bx.contains_real(c)) {
                         return Err(format!(
                             "corner {c:?} of leaf {i} outside its ancestor at depth {}",
                             k + 1
@@ -513,8 +508,8 @@ mod tests {
 
     #[test]
     fn identical_triangles_stay_balanced() {
-        let tri = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-        let positions: Vec<[f32; 3]> = (0..300).map(|i| tri[i % 3]).collect();
+        let tri = [[0.0f64, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let positions: Vec<[f64; 3]> = (0..300).map(|i| tri[i % 3]).collect();
         let triangles = (0..100u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
         let m = Mesh::new(positions, triangles).unwrap();
         let t = check(&m, 1);
@@ -530,7 +525,7 @@ mod tests {
         let mut positions = Vec::new();
         let mut triangles = Vec::new();
         for i in 0..2000u32 {
-            let x = 1.01f32.powi(i as i32 * 4);
+            let x = 1.01f64.powi(i as i32 * 3); // below `MAX_COORDINATE`
             positions.extend([[x, 0.0, 0.0], [x, 1.0, 0.0], [x, 0.0, 1.0]]);
             triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
         }

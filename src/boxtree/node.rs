@@ -1,14 +1,16 @@
 //! The 9-byte node of a restricted boxtree and the one formula that derives a child's box
 //! from its parent's (`000_ce88008c398d4cd9.txt`, 3.1 and Figure 1).
 
+use crate::frame::real_within;
+
 /// One node: the box of its parent with one side moved inwards by `c` along `axis`.
 ///
 /// `#[repr(C, packed)]`: 4 (`c`) + 4 (`child`) + 1 (`flags`) = 9 bytes, the paper's "about
 /// 9 bytes per node" (Table 1). Leaves reference their triangles through `child` (the
 /// position of their first triangle in the tree's reordered triangle arrays) and the
 /// count in `flags`, so a leaf costs no byte more than an inner node. The triangle arrays
-/// themselves (`tri_index`, `tri_corners`) are per triangle, not per node, and are the same
-/// for every hierarchy; like the k-DOP trees' they are not counted in the node bytes.
+/// themselves (`tri_index`, `tris`) are per triangle, not per node, and are the same for
+/// every hierarchy; like the k-DOP trees' they are not counted in the node bytes.
 #[repr(C, packed)]
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Node {
@@ -80,7 +82,7 @@ impl Node {
     }
 }
 
-/// An axis-aligned box in f64.
+/// An axis-aligned box in f64 (local coordinates of its tree).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
     pub lo: [f64; 3],
@@ -110,6 +112,12 @@ impl Aabb {
         (0..3).all(|k| self.lo[k] <= p[k] && p[k] <= self.hi[k])
     }
 
+    /// Whether the real point that the local f64 `x` rounds certainly lies inside
+    /// ([`real_within`] per coordinate).
+    pub fn contains_real(&self, x: [f64; 3]) -> bool {
+        (0..3).all(|k| real_within(x[k], self.lo[k], self.hi[k]))
+    }
+
     pub fn contains(&self, o: &Aabb) -> bool {
         (0..3).all(|k| self.lo[k] <= o.lo[k] && o.hi[k] <= self.hi[k])
     }
@@ -125,7 +133,6 @@ impl Aabb {
 #[cfg(test)]
 mod tests {
     use super::*;
-
     #[test]
     fn node_is_nine_bytes_and_flags_round_trip() {
         assert_eq!(std::mem::size_of::<Node>(), 9);

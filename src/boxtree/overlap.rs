@@ -16,23 +16,31 @@
 //! child pair compares only the interval ends that changed: the others passed at the parent
 //! pair already.
 //!
+//! Frames: both trees' boxes are in their own local coordinates, and the pose is the
+//! [`LocalPose`] `p ↦ r·p + t` from B's frame into A's (`t` the local translation).
+//!
 //! Conservative: B's intervals are exact projections of the *real* map `p ↦ r·p + t` (any
 //! f64 `r`, orthonormal or not, since `s·(r p) = Σ_i (s·b^i) p_i`), and any direction is a
 //! valid separating axis, so only rounding can make a test wrong. Every comparison carries
-//! a margin `m_j = (D_A + D_B + 32) · 2^-48 · K_j`, where `K_j = |s_j|₁ (S_A + |t|∞ +
-//! R₁ S_B) + Σ_i |s_j·b^i| S_B + |s_j·t|` bounds every value that enters interval `j` (`S`
-//! the largest absolute coordinate of a root box, `R₁` the largest row 1-norm of `r`, `D`
-//! the depths). Each level adds at most a few roundings of relative size 2^-53 to such
-//! values (the product, the sum, and the difference between `c` and the f64 side that
-//! [`Aabb::child`] actually computes), and `Pose::apply` differs from `r·p + t` by at most
-//! four; the margin allows 32 roundings per level plus 32 levels. A's intervals on its own
-//! axes are exact (the same subtraction as [`Aabb::child`]).
+//! a margin `m_j = (D_A + D_B + 32) · 2^-48 · K_j + 2·|s_j|₁·abs_err`, where `K_j = |s_j|₁
+//! (S_A + |t|∞ + R₁ S_B) + Σ_i |s_j·b^i| S_B + |s_j·t|` bounds every value that enters
+//! interval `j` (`S` the largest absolute coordinate of a root box, `R₁` the largest row
+//! 1-norm of `r`, `D` the depths). Each level adds at most a few roundings of relative size
+//! 2^-53 to such values (the product, the sum, and the difference between `c` and the f64
+//! side that [`Aabb::child`] actually computes); the first term allows 32 roundings per
+//! level plus 32 levels. The second covers the gap between the real map and the truth the
+//! exact test decides on (`Pose::apply` of B's corners as written, less A's origin): at
+//! most [`LocalPose::abs_err`] per coordinate, so at most `|s_j|₁·abs_err` along `s_j` for
+//! every point of B's triangles (convex combinations of the corners); doubled, it also
+//! covers its own rounding. A's intervals on its own axes are exact (the same subtraction
+//! as [`Aabb::child`]).
 
 #![allow(clippy::needless_range_loop)] // per-axis arithmetic reads best indexed
 
 use super::node::{Aabb, Node};
 use super::{BoxTree, LUT_SIZE};
 use crate::Pose;
+use crate::frame::LocalPose;
 
 /// Projections of one box onto the `N` directions, plus which ends changed from the parent.
 #[derive(Clone, Copy, Debug)]
@@ -93,8 +101,10 @@ fn direction(r: &[[f64; 3]; 3], j: usize) -> [f64; 3] {
 }
 
 impl<const N: usize> Frame<N> {
-    /// The constants for `pose`, given both trees' root boxes and depths.
-    pub fn new(pose: &Pose, a: (&Aabb, u32), b: (&Aabb, u32)) -> Frame<N> {
+    /// The constants for the local pose `lp` (B's frame into A's, see
+    /// [`LocalPose::new`]), given both trees' local root boxes and depths.
+    pub fn new(lp: &LocalPose, a: (&Aabb, u32), b: (&Aabb, u32)) -> Frame<N> {
+        let pose = &lp.pose;
         let r = &pose.r;
         let s: [[f64; 3]; N] = std::array::from_fn(|j| direction(r, j));
         let col = |i: usize| [r[0][i], r[1][i], r[2][i]];
@@ -111,7 +121,7 @@ impl<const N: usize> Frame<N> {
             let s1: f64 = s[j].iter().map(|x| x.abs()).sum();
             let g1: f64 = sb[j].iter().map(|x| x.abs()).sum();
             let k = s1 * (sa_max + t_max + r1 * sb_max) + g1 * sb_max + st[j].abs();
-            levels * 2f64.powi(-48) * k + 1e-300
+            levels * 2f64.powi(-48) * k + 2.0 * s1 * lp.abs_err + 1e-300
         });
         let mask = |tab: &[[f64; 3]; N], i: usize| {
             (0..N)
@@ -282,7 +292,7 @@ pub fn certainly_overlap(a: &Aabb, b: &Aabb, pose: &Pose) -> bool {
     let corners_b: Vec<[f64; 3]> = (0..8)
         .map(|m| {
             let p = std::array::from_fn(|k| if m >> k & 1 == 1 { b.hi[k] } else { b.lo[k] });
-            pose.apply_f64(p)
+            pose.apply(p)
         })
         .collect();
     let scale = a.max_abs() + b.max_abs() * 2.0 + pose.t.iter().map(|x| x.abs()).sum::<f64>();
@@ -308,9 +318,10 @@ mod tests {
     use crate::rng::Rng;
 
     fn verdicts(a: &Aabb, b: &Aabb, pose: &Pose) -> [bool; 3] {
-        let f3 = Frame::<3>::new(pose, (a, 1), (b, 1));
-        let f6 = Frame::<6>::new(pose, (a, 1), (b, 1));
-        let f15 = Frame::<15>::new(pose, (a, 1), (b, 1));
+        let lp = LocalPose::exact(pose);
+        let f3 = Frame::<3>::new(&lp, (a, 1), (b, 1));
+        let f6 = Frame::<6>::new(&lp, (a, 1), (b, 1));
+        let f15 = Frame::<15>::new(&lp, (a, 1), (b, 1));
         [
             f3.overlap_full(&f3.root_a(a), &f3.root_b(b)),
             f6.overlap_full(&f6.root_a(a), &f6.root_b(b)),
@@ -346,7 +357,7 @@ mod tests {
             };
             // B's centre lands near A's centre.
             let rot = Pose::new(q, [0.0; 3]);
-            let cb = rot.apply_f64(std::array::from_fn(|k| (b.lo[k] + b.hi[k]) / 2.0));
+            let cb = rot.apply(std::array::from_fn(|k| (b.lo[k] + b.hi[k]) / 2.0));
             let t =
                 std::array::from_fn(|k| (a.lo[k] + a.hi[k]) / 2.0 - cb[k] + rng.range(-1.0, 1.0));
             let pose = Pose::new(q, t);

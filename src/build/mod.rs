@@ -13,6 +13,7 @@ mod validate;
 
 use crate::bv::{Kdop, KdopNode};
 use crate::mesh::Mesh;
+use crate::ordered::OrderedTriangles;
 pub use refit::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN, ftz, kdop_of_corners, slab_bounds_f32};
 use split::Item;
 pub use split::{SplitPoint, SplitRule};
@@ -43,8 +44,9 @@ pub struct Bvh<const H: usize> {
     pub nodes: Vec<KdopNode<H>>,
     /// Position in the reordered triangle array → triangle index in the mesh (file order).
     pub tri_index: Vec<u32>,
-    /// Corners of the reordered triangles (leaf ranges index this array).
-    pub tri_corners: Vec<[[f32; 3]; 3]>,
+    /// The reordered triangles (leaf ranges index them): f64 corners as written, local
+    /// frame, local f32 corners on demand.
+    pub tris: OrderedTriangles,
     /// Number of levels (a single leaf has depth 1).
     pub depth: u32,
     pub options: BuildOptions,
@@ -60,15 +62,21 @@ fn median_fallback_depth(n: usize) -> u32 {
 impl<const H: usize> Bvh<H> {
     /// Builds the hierarchy of `mesh` (which must be non-empty; `Mesh` validation ensures it).
     ///
-    /// Top-down, one pass per level over contiguous [`Item`]s (centroid beside the triangle
+    /// Top-down, one pass per level over contiguous `Item`s (centroid beside the triangle
     /// index, so partitions stream through memory); node k-DOPs are merged bottom-up at the
     /// end, O(n) merges in all. Min/max merging is exact, so the bytes equal a top-down merge.
+    ///
+    /// Everything is computed in the mesh's local frame ([`crate::frame`]): centroids in
+    /// local f64, the k-DOPs from local f64 corners by [`Kdop::from_points`], which contains
+    /// the real local corners whatever the rounding of the subtraction.
     pub fn build(mesh: &Mesh, options: &BuildOptions) -> Bvh<H> {
         let n = mesh.triangle_count();
         let leaf_size = options.leaf_size.max(1) as usize;
+        let frame = OrderedTriangles::frame_of(mesh);
+        let local = |i: usize| mesh.triangle(i).map(|p| frame.local_f64(p));
         let mut items: Vec<Item> = (0..n)
             .map(|i| {
-                let t = mesh.triangle_f64(i);
+                let t = local(i);
                 Item {
                     c: [0, 1, 2].map(|k| (t[0][k] + t[1][k] + t[2][k]) / 3.0),
                     t: i as u32,
@@ -78,9 +86,7 @@ impl<const H: usize> Bvh<H> {
         // Triangle k-DOPs by mesh index, for the rules that bound candidate children.
         let tri_bv: Vec<Kdop<H>> = match options.rule {
             SplitRule::Splatter => Vec::new(),
-            _ => (0..n)
-                .map(|i| Kdop::from_points(mesh.triangle_f64(i)))
-                .collect(),
+            _ => (0..n).map(|i| Kdop::from_points(local(i))).collect(),
         };
         let mut nodes = Vec::with_capacity(2 * n.div_ceil(leaf_size));
         nodes.push(KdopNode {
@@ -117,19 +123,14 @@ impl<const H: usize> Bvh<H> {
         drop(tri_bv);
         let tri_index: Vec<u32> = items.iter().map(|it| it.t).collect();
         drop(items);
-        let tri_corners: Vec<[[f32; 3]; 3]> = tri_index
-            .iter()
-            .map(|&t| mesh.triangle(t as usize))
-            .collect();
+        let tris = OrderedTriangles::with_frame(mesh, &tri_index, frame);
         // Children have larger indices than their parent: one reverse sweep merges upward.
         for i in (0..nodes.len()).rev() {
             let nd = nodes[i];
             nodes[i].bv = if nd.is_leaf() {
                 Kdop::from_points(
-                    tri_corners[nd.first as usize..(nd.first + nd.count) as usize]
-                        .iter()
-                        .flatten()
-                        .map(|p| p.map(f64::from)),
+                    (nd.first as usize..(nd.first + nd.count) as usize)
+                        .flat_map(|p| tris.corners_local_f64(p)),
                 )
             } else {
                 let f = nd.first as usize;
@@ -139,7 +140,7 @@ impl<const H: usize> Bvh<H> {
         Bvh {
             nodes,
             tri_index,
-            tri_corners,
+            tris,
             depth,
             options: *options,
         }
@@ -153,12 +154,17 @@ impl<const H: usize> Bvh<H> {
         self.tri_index.len()
     }
 
+    /// The local frame of the node k-DOPs and of the f32 corners.
+    pub fn frame(&self) -> &crate::frame::Frame {
+        &self.tris.frame
+    }
+
     /// Bytes of the node array (what a GPU upload of the nodes costs).
     pub fn node_bytes(&self) -> usize {
         std::mem::size_of_val(self.nodes.as_slice())
     }
 
-    /// Checks the structural invariants; see [`validate`].
+    /// Checks the structural invariants; see `validate`.
     pub fn validate(&self) -> Result<(), String> {
         validate::validate(self)
     }
@@ -180,7 +186,7 @@ mod tests {
                 rng.range(-1.0, 1.0),
             ];
             for _ in 0..3 {
-                positions.push([0, 1, 2].map(|k| (c[k] + rng.range(-0.1, 0.1)) as f32));
+                positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.1, 0.1)));
             }
             triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
         }
@@ -224,8 +230,8 @@ mod tests {
 
     #[test]
     fn identical_centroids_still_terminate() {
-        let tri = [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-        let positions: Vec<[f32; 3]> = (0..300).map(|i| tri[i % 3]).collect();
+        let tri = [[0.0f64, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let positions: Vec<[f64; 3]> = (0..300).map(|i| tri[i % 3]).collect();
         let triangles = (0..100u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
         let m = Mesh::new(positions, triangles).unwrap();
         check_all::<9>(&m);
@@ -243,7 +249,7 @@ mod tests {
         let mut positions = Vec::new();
         let mut triangles = Vec::new();
         for i in 0..2000u32 {
-            let x = 1.01f32.powi(i as i32 * 4);
+            let x = 1.01f64.powi(i as i32 * 3); // up to 9e25: inside the supported range
             positions.extend([[x, 0.0, 0.0], [x, 1.0, 0.0], [x, 0.0, 1.0]]);
             triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
         }

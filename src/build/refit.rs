@@ -11,8 +11,10 @@
 use super::Bvh;
 use crate::bv::{Kdop, axes};
 
-/// `2^-22 = 4u` with `u = 2^-24` the unit roundoff of f32: the relative half-width of a slab.
-pub const SLAB_REL_MARGIN: f32 = f32::from_bits((127 - 22) << 23);
+/// `2^-21 = 8u` with `u = 2^-24` the unit roundoff of f32: the relative half-width of a slab
+/// (about `3u` covers the f32 arithmetic, [`crate::frame::INPUT_REL`]` = 2u` the rounding of
+/// the local corner itself to f32).
+pub const SLAB_REL_MARGIN: f32 = f32::from_bits((127 - 21) << 23);
 /// Absolute floor of the half-width: covers every flush of a subnormal to zero (each moves a
 /// value by < 2^-126) and keeps `lo < hi`, so zeros and their signs never reach the bounds.
 pub const SLAB_ABS_MARGIN: f32 = f32::from_bits((127 - 100) << 23);
@@ -28,31 +30,36 @@ pub fn ftz(x: f32) -> f32 {
 }
 
 /// Bounds `[lo, hi]` of the projection `axis · p` of an f32 point on a slab direction, in f32
-/// only, containing the exact real projection. The WGSL twin is `slab_bounds` in
+/// only, containing the exact real projection of `p` and of every point within
+/// [`crate::frame::INPUT_REL`]` = 2u` (relative, per coordinate) of it: `p` may be the f32
+/// rounding of a local coordinate ([`crate::frame`]), and the real corner is what counts. The WGSL twin is `slab_bounds` in
 /// `shaders/kdop_refit.wgsl`; the two must stay operation for operation identical.
 ///
 /// With `X = ftz(p.x · (axis.x/4))` (likewise `Y`, `Z`; the products are exact: the factor is
 /// 0 or ±1/4),
-/// `v = ftz(ftz(X + Y) + Z)`, `m = ftz(ftz(|X| + |Y|) + |Z|)`, `d = max(m · 2^-22, 2^-100)`:
+/// `v = ftz(ftz(X + Y) + Z)`, `m = ftz(ftz(|X| + |Y|) + |Z|)`, `d = max(m · 2^-21, 2^-100)`:
 /// `lo = min(4 · ftz(v − d), f32::MAX)`, `hi = max(4 · ftz(v + d), −f32::MAX)`.
 ///
 /// Why `[lo, hi]` contains the exact `axis · p / 4 = P` (then scaled by 4, exactly):
-/// * no multiplication but by 0, ±1/4, 2^-22 and 4, all exact in the normal range, and
+/// * no multiplication but by 0, ±1/4, 2^-21 and 4, all exact in the normal range, and
 ///   additions in a fixed order, so there is nothing to reassociate, factor or fuse
-///   (`m · 2^-22` is exact, so it gives the same bits fused into an FMA or not; the `max`
+///   (`m · 2^-21` is exact, so it gives the same bits fused into an FMA or not; the `max`
 ///   stops fusion anyway);
 /// * the two roundings of the sum err by at most `u·(|X|+|Y|) + u·(|X|+|Y|+|Z|)(1+u) ≤
 ///   2u·M(1+u)` with `u = 2^-24`, `M = |X|+|Y|+|Z| ≤ m(1+u)²`; the final `v ∓ d` rounds by at
-///   most half an ulp, `u·(|v| + d)`, so the total stays below `3u·m + O(u²m) < 4u·m`: the
-///   factor `2^-22 = 4u` covers it with a margin of about `u·m`;
-/// * the flushes (at most six, each `< 2^-126`) are covered by `u·m` when `4u·m ≥ 2^-100`,
-///   and by the floor `2^-100` otherwise (`3u·m < 2^-100·3/4` then);
+///   most half an ulp, `u·(|v| + d)`, so the total stays below `3u·m + O(u²m)`; the real
+///   corner lies within `2u·|p_k|(1 + u)` of `p` per coordinate, which moves the projection
+///   by at most `2u·m(1 + u)²`; the factor `2^-21 = 8u` covers the `5u·m + O(u²m)` with a
+///   margin of about `3u·m`;
+/// * the flushes (at most six, each `< 2^-126`) are covered by `u·m` when `8u·m ≥ 2^-100`,
+///   and by the floor `2^-100` otherwise (`5u·m < 2^-100·5/8` then; the input bound's own
+///   absolute part, below `10^-44`, is one of the flushes' size);
 /// * the scale by 1/4 keeps every intermediate `≤ 3/4 · f32::MAX(1 + 5u)`, so nothing
 ///   overflows, no infinity meets another, and there is no NaN; only the final `· 4` may
 ///   overflow, to `+inf` for `hi` (correct: the projection exceeds `f32::MAX`) or `-inf` for
 ///   `lo`; the clamps turn the wrong-direction overflows into `±f32::MAX`, still bounds.
 ///
-/// The width is at most `2^-20·m + 2^-98` plus an ulp: a few ulps of the largest term.
+/// The width is at most `2^-19·m + 2^-98` plus an ulp: a few ulps of the largest term.
 #[inline]
 pub fn slab_bounds_f32(axis: [i8; 3], p: [f32; 3]) -> (f32, f32) {
     let s = axis.map(|a| f32::from(a) * SCALE);
@@ -84,17 +91,19 @@ pub fn kdop_of_corners<const H: usize>(corners: &[[[f32; 3]; 3]]) -> Kdop<H> {
 
 impl<const H: usize> Bvh<H> {
     /// Refits the hierarchy to new vertex positions of the same mesh (same triangle list, mesh
-    /// numbering): updates `tri_corners`, each leaf's k-DOP ([`kdop_of_corners`]) and then
-    /// every internal node bottom-up as the union of its two children. Structure, `tri_index`
-    /// and `depth` are unchanged, so the tree may fit worse than a rebuild after a large
-    /// deformation, but it stays correct (`validate` holds).
+    /// numbering): takes the new f64 positions, recomputes each leaf's k-DOP from the local
+    /// f32 corners ([`kdop_of_corners`], in the frame chosen at build time) and then every
+    /// internal node bottom-up as the union of its two children. Structure, `tri_index`,
+    /// the frame's origin and `depth` are unchanged, so the tree may fit worse than a
+    /// rebuild after a large deformation, but it stays correct (`validate` holds).
     ///
     /// Errors ([`crate::Error::InvalidOption`]) if the triangle count differs from the one at
-    /// build time, a triangle names a missing vertex, or a coordinate is not finite; the
-    /// hierarchy is left untouched then.
+    /// build time, a triangle names a missing vertex, or a coordinate is not finite or not
+    /// in the supported range ([`crate::mesh::in_supported_range`]); the hierarchy is left
+    /// untouched then.
     pub fn refit(
         &mut self,
-        positions: &[[f32; 3]],
+        positions: &[[f64; 3]],
         triangles: &[[u32; 3]],
     ) -> Result<(), crate::Error> {
         let bad = |m: String| Err(crate::Error::InvalidOption(format!("refit: {m}")));
@@ -121,15 +130,35 @@ impl<const H: usize> Bvh<H> {
         {
             return bad(format!("vertex {i} has a NaN or infinite coordinate"));
         }
-        for (c, &t) in self.tri_corners.iter_mut().zip(&self.tri_index) {
-            *c = triangles[t as usize].map(|v| positions[v as usize]);
+        if let Some(i) = positions
+            .iter()
+            .position(|p| !p.iter().all(|&c| crate::mesh::in_supported_range(c)))
+        {
+            return bad(format!(
+                "vertex {i} has a coordinate outside the range the exact predicates support \
+                 (0, or a magnitude from 2^-200 to 2^100)"
+            ));
         }
+        if let Some((p, _)) = self.tri_index.iter().enumerate().find(|&(p, &t)| {
+            let c = &self.tris.corners[p];
+            let v = &self.tris.vertex_map;
+            triangles[t as usize] != [v[c[0] as usize], v[c[1] as usize], v[c[2] as usize]]
+        }) {
+            return bad(format!(
+                "triangle {} names other vertices than at build time",
+                self.tri_index[p]
+            ));
+        }
+        self.tris.set_positions(positions);
         // Children are stored after their parents, so reverse index order is bottom-up.
+        let mut corners = Vec::new();
         for i in (0..self.nodes.len()).rev() {
             let n = self.nodes[i];
             let (a, b) = (n.first as usize, n.first as usize + n.count as usize);
             self.nodes[i].bv = if n.is_leaf() {
-                kdop_of_corners(&self.tri_corners[a..b])
+                corners.clear();
+                corners.extend((a..b).map(|p| self.tris.corners_f32(p)));
+                kdop_of_corners(&corners)
             } else {
                 self.nodes[a].bv.merge(&self.nodes[a + 1].bv)
             };
@@ -281,7 +310,7 @@ mod tests {
         bad[5][1] = mesh.positions.len() as u32;
         assert!(b.refit(&mesh.positions, &bad).is_err());
         let mut nan = mesh.positions.clone();
-        nan[0][2] = f32::NAN;
+        nan[0][2] = f64::NAN;
         assert!(b.refit(&nan, &mesh.triangles).is_err());
         let levels = b.levels();
         assert_eq!(levels.len() as u32, b.depth);

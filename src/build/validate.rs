@@ -5,13 +5,13 @@ use crate::bv::Kdop;
 
 /// Checks: child indices in range and after their parent; every node reached exactly once;
 /// each parent's k-DOP contains its children's; each leaf's k-DOP contains its triangles'
-/// corners; the leaf ranges cover every triangle position exactly once; `tri_index` is a
+/// corners (local frame); the leaf ranges cover every triangle position exactly once; `tri_index` is a
 /// permutation.
 pub fn validate<const H: usize>(bvh: &Bvh<H>) -> Result<(), String> {
     let n_nodes = bvh.nodes.len();
     let n_tris = bvh.tri_index.len();
-    if bvh.tri_corners.len() != n_tris {
-        return Err("tri_corners and tri_index differ in length".into());
+    if bvh.tris.len() != n_tris {
+        return Err("tris and tri_index differ in length".into());
     }
     let mut seen_node = vec![false; n_nodes];
     let mut seen_tri = vec![false; n_tris];
@@ -33,8 +33,8 @@ pub fn validate<const H: usize>(bvh: &Bvh<H>) -> Result<(), String> {
                 if std::mem::replace(seen, true) {
                     return Err(format!("triangle position {p} in two leaves"));
                 }
-                for c in bvh.tri_corners[p] {
-                    if !node.bv.contains_point(c.map(f64::from)) {
+                for c in bvh.tris.corners_local_f64(p) {
+                    if !node.bv.contains_point(c) {
                         return Err(format!("leaf {i} does not contain corner {c:?}"));
                     }
                 }

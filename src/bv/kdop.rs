@@ -1,4 +1,4 @@
-//! The k-DOP itself: `H = k/2` intervals along the fixed directions of [`super::axes`].
+//! The k-DOP itself: `H = k/2` intervals along the fixed directions of [`super::axes()`].
 //!
 //! Values are f32 (the GPU's format) and every constructor rounds outward, so a k-DOP built
 //! from points contains those points exactly, whatever rounding the f64 projections made.
@@ -100,15 +100,31 @@ impl<const H: usize> Kdop<H> {
         k
     }
 
-    /// The smallest k-DOP (up to the outward rounding) containing the points.
+    /// The smallest k-DOP (up to the outward rounding) containing the points, and every
+    /// real point `x` with `|x_k − p_k| ≤ 2⁻⁵³·|p_k|` per coordinate: the points may be f64
+    /// local coordinates `fl64(v − o)` ([`crate::frame`]), and the real `v − o` must be in.
+    ///
+    /// Proof: per point and slab, the f64 projection `fl(a·p)` (two additions of terms
+    /// `±p_k` or 0, exact products) errs by at most `γ₂·‖p‖₁`, and `|a·(x − p)| ≤
+    /// 2⁻⁵³·‖p‖₁`; so `|fl(a·p) − a·x| ≤ 3.01·2⁻⁵³·‖p‖₁ < 2⁻⁵¹·‖p‖₁ =: e`. The extents are
+    /// taken of `fl(a·p) ∓ e'` with `e' = fl(‖p‖₁·2⁻⁵¹)·(1 + 2⁻⁵⁰)` (above `e` whatever the
+    /// rounding of the norm); the subtraction's own rounding, relative to the result, and
+    /// the f64 → f32 step are covered by [`round_down`]'s extra ulp (an f32 ulp is 2²⁹ f64
+    /// ulps of the same value).
     pub fn from_points(points: impl IntoIterator<Item = [f64; 3]>) -> Kdop<H> {
-        let (lo, hi) = Self::extents_f64(points);
+        let ax = super::axes::axes_f64::<H>();
+        let mut lo = [f64::INFINITY; H];
+        let mut hi = [f64::NEG_INFINITY; H];
+        const REL: f64 = 1.0 / (1u64 << 51) as f64 * (1.0 + 1.0 / (1u64 << 50) as f64);
+        for p in points {
+            let e = (p[0].abs() + p[1].abs() + p[2].abs()) * REL;
+            for i in 0..H {
+                let d = ax[i][0] * p[0] + ax[i][1] * p[1] + ax[i][2] * p[2];
+                lo[i] = lo[i].min(d - e);
+                hi[i] = hi[i].max(d + e);
+            }
+        }
         Self::from_extents(&lo, &hi, 0.0)
-    }
-
-    /// The k-DOP of f32 points (mesh vertices).
-    pub fn from_points_f32<'a>(points: impl IntoIterator<Item = &'a [f32; 3]>) -> Kdop<H> {
-        Self::from_points(points.into_iter().map(|p| p.map(f64::from)))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -127,7 +143,7 @@ impl<const H: usize> Kdop<H> {
     }
 
     /// Conservative overlap test of `002_2561ef21643dcace.txt` 4.4: the k-DOPs are disjoint
-    /// if one of the H closed intervals is disjoint, tested in [`super::axes`] order.
+    /// if one of the H closed intervals is disjoint, tested in [`super::axes()`] order.
     /// Touching intervals overlap (closed sets: touching triangles must reach the leaf test).
     #[inline]
     pub fn overlaps(&self, o: &Kdop<H>) -> bool {

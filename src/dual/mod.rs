@@ -30,6 +30,7 @@ pub mod sphere;
 use crate::Pose;
 use crate::build::{BuildOptions, Bvh};
 use crate::bv::Kdop;
+use crate::frame::LocalPose;
 use crate::mesh::Mesh;
 use crate::query::{PairScene, QueryOptions};
 use crate::traverse::{Counters, Mode};
@@ -67,10 +68,8 @@ pub fn node_spheres<const H: usize>(bvh: &Bvh<H>) -> Vec<Sphere> {
     range
         .par_iter()
         .map(|&(s, e)| {
-            let pts: Vec<[f32; 3]> = bvh.tri_corners[s as usize..e as usize]
-                .iter()
-                .flatten()
-                .copied()
+            let pts: Vec<[f64; 3]> = (s as usize..e as usize)
+                .flat_map(|p| bvh.tris.corners_local_f64(p))
                 .collect();
             Sphere::enclosing(&pts)
         })
@@ -135,6 +134,7 @@ pub struct DualWorkspace<const H: usize> {
     /// The pose's rotation and translation in f32 (as the GPU has them).
     r32: [f32; 9],
     t32: [f32; 3],
+    t_err: f32,
     sym_stamp: Vec<u32>,
     sym: Vec<Kdop<H>>,
     moved: u64,
@@ -160,14 +160,15 @@ impl<const H: usize> DualWorkspace<H> {
             ],
             r32: [0.0; 9],
             t32: [0.0; 3],
+            t_err: 0.0,
             sym_stamp: vec![0; n_sym],
             sym: vec![Kdop::EMPTY; n_sym],
             moved: 0,
         }
     }
 
-    fn begin(&mut self, pose: &Pose) {
-        (self.r32, self.t32) = crate::tumble::pose_f32(pose);
+    fn begin(&mut self, lp: &LocalPose) {
+        (self.r32, self.t32, self.t_err) = crate::tumble::pose_f32(lp);
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.sphere_stamp.fill(0);
@@ -180,7 +181,7 @@ impl<const H: usize> DualWorkspace<H> {
     #[inline]
     fn sphere(&mut self, spheres: &[Sphere], f: usize) -> Sphere {
         if self.sphere_stamp[f] != self.stamp {
-            self.sphere[f] = spheres[f].posed_f32(&self.r32, &self.t32);
+            self.sphere[f] = spheres[f].posed_f32(&self.r32, &self.t32, self.t_err);
             self.sphere_stamp[f] = self.stamp;
             self.moved += 1;
         }
@@ -213,8 +214,9 @@ pub fn collide_pose<const H: usize>(
 ) -> Counters {
     let (env, fly) = (&s.env, &s.fly);
     let mut c = Counters::default();
-    ws.tumble.begin(fly, pose, method);
-    ws.begin(pose);
+    let lp = fly.local_pose(env.frame(), pose);
+    ws.tumble.begin(fly, &lp, method);
+    ws.begin(&lp);
     ws.stack.clear();
     ws.stack.push((0, 0));
     let fixed = slabs::table_order::<H>();
@@ -251,7 +253,7 @@ pub fn collide_pose<const H: usize>(
         }
         let tris_b = ws.tumble.leaf_triangles(fly, pose, f);
         for pa in ne.first..ne.first + ne.count {
-            let ta = env.tri_corners[pa as usize].map(|p| p.map(f64::from));
+            let ta = env.tris.corners_f64(pa as usize);
             for (j, tb) in tris_b.iter().enumerate() {
                 c.tri_tests += 1;
                 if tri_tri_intersect(&ta, tb) {
@@ -344,9 +346,9 @@ mod tests {
             anc.push(i);
             if n.is_leaf() {
                 for t in n.first..n.first + n.count {
-                    for p in bvh.tri_corners[t as usize] {
+                    for p in bvh.tris.corners_local_f64(t as usize) {
                         for &a in &anc {
-                            assert!(sph[a].contains(p.map(f64::from)));
+                            assert!(sph[a].contains(p));
                         }
                     }
                 }
@@ -358,7 +360,7 @@ mod tests {
         // The smallest ball of a triangle has radius at most diameter/√3 (Jung's theorem in
         // the plane): a loose or misplaced centre would exceed it.
         for (i, n) in bvh.nodes.iter().enumerate().filter(|(_, n)| n.is_leaf()) {
-            let t = bvh.tri_corners[n.first as usize].map(|p| p.map(f64::from));
+            let t = bvh.tris.corners_local_f64(n.first as usize);
             let d = (0..3)
                 .map(|k| {
                     let (a, b) = (t[k], t[(k + 1) % 3]);

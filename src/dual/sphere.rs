@@ -4,13 +4,16 @@
 //!
 //! Centre: Welzl's algorithm (randomized incremental, the nested-loop form with at most four
 //! support points) in f64, rounded to f32. Radius: *not* Welzl's, but the largest f64
-//! distance from the stored f32 centre to any corner, times `1 + 2⁻⁴⁰`, rounded up to f32.
-//! The f64 distance has a relative error below 6·2⁻⁵³ (three exact differences of f32
-//! values rarely even round; three products, two sums, one square root), far below 2⁻⁴⁰, so
-//! every corner is provably inside the stored closed ball, whatever Welzl's own rounding or
-//! degenerate support sets (collinear, coplanar) did to the centre.
+//! distance from the stored f32 centre to any corner, plus `2⁻⁵⁰·m` (`m` the largest
+//! coordinate magnitude), times `1 + 2⁻⁴⁰`, rounded up to f32. Corners are local f64
+//! coordinates ([`crate::frame`]), each within `2⁻⁵³` relative of the real local corner, so
+//! the real corner is within `√3·2⁻⁵³·m < 2⁻⁵⁰·m` of the given one; the f64 distance has a
+//! relative error below 7·2⁻⁵³ (three differences, three products, two sums, one square
+//! root), far below 2⁻⁴⁰, so every real corner is provably inside the stored closed ball,
+//! whatever Welzl's own rounding or degenerate support sets (collinear, coplanar) did to the
+//! centre.
 
-use crate::Pose;
+use crate::frame::LocalPose;
 
 /// Relative widening of every radius (stored and posed): covers the f64 rounding of the
 /// distance and sphere-test computations with room to spare.
@@ -25,13 +28,15 @@ pub struct Sphere {
 }
 
 impl Sphere {
-    /// The conservative stored sphere of f32 points (at least one).
-    pub fn enclosing(points: &[[f32; 3]]) -> Sphere {
-        let pts: Vec<[f64; 3]> = points.iter().map(|p| p.map(f64::from)).collect();
-        let (c, _) = min_sphere(&pts);
+    /// The conservative stored sphere of local f64 points (at least one), see the module
+    /// docs.
+    pub fn enclosing(pts: &[[f64; 3]]) -> Sphere {
+        let (c, _) = min_sphere(pts);
         let c = c.map(|x| x as f32);
         let cf = c.map(f64::from);
         let r = pts.iter().map(|p| dist(p, &cf)).fold(0.0, f64::max);
+        let m = pts.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+        let r = r + m * (1.0 / (1u64 << 50) as f64);
         Sphere {
             c,
             r: crate::bv::kdop::round_up(r * (1.0 + SPHERE_REL_MARGIN)),
@@ -43,42 +48,49 @@ impl Sphere {
         dist(&p, &self.c.map(f64::from)) <= self.r as f64
     }
 
-    /// The sphere of B's node at `pose`, in A's frame and f64: the centre moved by
-    /// [`Pose::apply`] (the same arithmetic as B's corners), the radius widened so the posed
-    /// ball contains `Pose::apply` of every corner. Both are `R·x + t` rounded: each
-    /// coordinate's error is below 4·2⁻⁵³·(|x|₁ + |t|∞) (|R| entries ≤ 1 up to 2⁻⁵⁰), and R
-    /// stretches lengths by at most 1 + 2⁻⁴⁸ (a normalized quaternion in f64), so
-    /// `r·(1 + 2⁻⁴⁰) + 2⁻⁴⁰·(|c|₁ + 2r + |t|∞)` bounds the distance of every posed corner.
+    /// The sphere of B's node at the local pose `lp`, in A's local frame and f64: the centre
+    /// moved by `lp.pose` (the arithmetic of [`crate::Pose::apply`]), the radius widened so
+    /// the posed ball contains the truth of every corner. `R·x + t` rounded errs per
+    /// coordinate by below 4·2⁻⁵³·(|x|₁ + |t|∞) (|R| entries ≤ 1 up to 2⁻⁵⁰), R stretches
+    /// lengths by at most 1 + 2⁻⁴⁸ (a normalized quaternion in f64), and the truth is within
+    /// `abs_err` per coordinate of the real local image, so `r·(1 + 2⁻⁴⁰) + 2⁻⁴⁰·(|c|₁ + 2r
+    /// + |t|∞) + 2·abs_err` bounds the distance of every posed corner (`√3 < 2`).
     #[inline]
-    pub fn posed(&self, pose: &Pose) -> [f64; 4] {
-        let c = pose.apply(self.c);
+    pub fn posed(&self, lp: &LocalPose) -> [f64; 4] {
+        let pose = &lp.pose;
+        let c = pose.apply(self.c.map(f64::from));
         let r = self.r as f64;
         let c1: f64 = self.c.iter().map(|&x| (x as f64).abs()).sum();
         let t = pose.t.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let w = r * (1.0 + SPHERE_REL_MARGIN) + SPHERE_REL_MARGIN * (c1 + 2.0 * r + t);
+        let w = r * (1.0 + SPHERE_REL_MARGIN)
+            + SPHERE_REL_MARGIN * (c1 + 2.0 * r + t)
+            + 2.0 * lp.abs_err;
         [c[0], c[1], c[2], w]
     }
 
-    /// The sphere of B's node at a pose, in f32 only: the pose as the GPU has it (`r`, `t`:
-    /// [`crate::tumble::PoseFrame`]'s f32 rotation and translation). WGSL twin:
+    /// The sphere of B's node at a pose, in f32 only: the local pose as the GPU has it (`r`,
+    /// `t`, `t_err`: [`crate::tumble::PoseFrame`]'s f32 rotation and translation and the
+    /// local pose's error bound). WGSL twin:
     /// `sphere_posed` in `shaders/dual.wgsl`; the CPU traversal uses this one too, so both
     /// make the same decisions (the GPU parity tests compare their counters).
     ///
     /// The centre is `q = transform_f32(r, t, c)`, the triangle filter's transform, whose
-    /// error against `Pose::apply(c)` is at most `e = transform_error_bound(c, t)` per
-    /// coordinate (`tri::filter`, fused multiply-adds or not). For a corner `p` of the node,
-    /// `|p − c| ≤ r`, so `|Pose::apply(p) − q| ≤ r·(1 + 2⁻⁴⁷) + √3·e + 2⁻⁴⁸·(|c|₁ + |t|∞)`
-    /// (R stretches by at most 1 + 2⁻⁴⁸; the f64 rounding of `Pose::apply`), and
-    /// `e ≥ 8·2⁻²⁴·(|c|₁ + |t|∞)`, so this is below `r·(1 + 2⁻⁴⁷) + 1.75·e`. The returned
+    /// error against the truth of `c` is at most `e = transform_error_bound(c, t, t_err)` per
+    /// coordinate (`tri::filter`, fused multiply-adds or not; `c` is exact, no input
+    /// rounding). For a real corner `p` of the node, `|p − c| ≤ r`, so its truth is within
+    /// `r·(1 + 2⁻⁴⁷) + √3·e` of `q` (R stretches by at most 1 + 2⁻⁴⁸; `e` covers the f32
+    /// transform of `c` and the local pose's error, which moves `p`'s truth and `c`'s alike
+    /// up to `abs_err`, counted once more inside `e ≥ t_err ≥ 2·abs_err`), below
+    /// `r·(1 + 2⁻⁴⁷) + 1.75·e`. The returned
     /// radius `fl(fl(r·(1 + 2⁻²⁰)) + 2e)` is at least `r·(1 + 2⁻²¹) + 1.99·e` after its two
     /// roundings (a flushed `r·(1 + 2⁻²⁰)` is below 2⁻¹²⁶, covered by `e ≥ 2⁻¹⁰⁰`): the
     /// posed ball contains every posed corner. An overflowing radius is +∞ (never disjoint).
     #[inline]
-    pub fn posed_f32(&self, r: &[f32; 9], t: &[f32; 3]) -> Sphere {
+    pub fn posed_f32(&self, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> Sphere {
         use crate::build::ftz;
         use crate::tri::filter::{transform_error_bound, transform_f32};
         let q = transform_f32(r, t, self.c);
-        let e = transform_error_bound(self.c, t);
+        let e = transform_error_bound(self.c, t, t_err);
         let w = ftz(ftz(self.r * SPHERE_GROW) + ftz(e + e));
         Sphere { c: q, r: w }
     }
@@ -289,6 +301,7 @@ fn widest_pair(pts: &[[f64; 3]]) -> Ball {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Pose;
     use crate::rng::Rng;
 
     /// Independent oracle for small sets: the smallest of all balls spanned by 2, 3 or 4 of
@@ -352,7 +365,7 @@ mod tests {
                 }
             }
             let p64: Vec<[f64; 3]> = pts.iter().map(|p| p.map(f64::from)).collect();
-            let s = Sphere::enclosing(&pts);
+            let s = Sphere::enclosing(&p64);
             for p in &p64 {
                 assert!(s.contains(*p), "case {case}: {p:?} outside {s:?}");
             }
@@ -372,8 +385,8 @@ mod tests {
         let mut rng = Rng::new(9);
         for _ in 0..50 {
             let pts = random_set(&mut rng, 500, false);
-            let s = Sphere::enclosing(&pts);
             let p64: Vec<[f64; 3]> = pts.iter().map(|p| p.map(f64::from)).collect();
+            let s = Sphere::enclosing(&p64);
             assert!(p64.iter().all(|p| s.contains(*p)));
             // The ball around the bounding box's centre with the farthest point as radius
             // is a valid enclosing ball: the minimum can be no larger.
@@ -388,10 +401,13 @@ mod tests {
     fn posed_sphere_contains_posed_points_and_disjoint_is_closed() {
         let mut rng = Rng::new(11);
         for _ in 0..200 {
-            let pts = random_set(&mut rng, 12, false);
+            let pts: Vec<[f64; 3]> = random_set(&mut rng, 12, false)
+                .iter()
+                .map(|p| p.map(f64::from))
+                .collect();
             let s = Sphere::enclosing(&pts);
             let pose = Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-1e3, 1e3)));
-            let ps = s.posed(&pose);
+            let ps = s.posed(&LocalPose::exact(&pose));
             for p in &pts {
                 let q = pose.apply(*p);
                 assert!(dist(&q, &[ps[0], ps[1], ps[2]]) <= ps[3]);
@@ -413,15 +429,15 @@ mod tests {
         for case in 0..600 {
             let scale = [1e-3, 1.0, 1e4][case % 3];
             let shift = [0.0, 10.0, 1e4][case / 3 % 3] * scale;
-            let pts: Vec<[f32; 3]> = random_set(&mut rng, 10, case % 5 == 0)
+            let pts: Vec<[f64; 3]> = random_set(&mut rng, 10, case % 5 == 0)
                 .iter()
-                .map(|p| p.map(|x| (x as f64 * scale + shift) as f32))
+                .map(|p| p.map(|x| x as f64 * scale + shift))
                 .collect();
             let s = Sphere::enclosing(&pts);
             let t = [0; 3].map(|_| rng.range(-1e3, 1e3) * scale);
             let pose = Pose::new(rng.unit_quaternion(), t);
-            let (r32, t32) = crate::tumble::pose_f32(&pose);
-            let ps = s.posed_f32(&r32, &t32);
+            let (r32, t32, te) = crate::tumble::pose_f32(&LocalPose::exact(&pose));
+            let ps = s.posed_f32(&r32, &t32, te);
             let c = ps.c.map(f64::from);
             for p in &pts {
                 assert!(dist(&pose.apply(*p), &c) <= ps.r as f64, "case {case}");

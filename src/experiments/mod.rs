@@ -13,12 +13,10 @@ use crate::{BuildOptions, BvKind, Collider, Mode, Pose};
 /// (its longest side becomes 2), as Zachmann's protocol asks.
 pub fn fit_cube(m: &Mesh) -> Mesh {
     let (lo, hi) = m.bounds();
-    let c: [f64; 3] = std::array::from_fn(|k| (f64::from(lo[k]) + f64::from(hi[k])) / 2.0);
-    let side = (0..3)
-        .map(|k| f64::from(hi[k]) - f64::from(lo[k]))
-        .fold(0.0f64, f64::max);
+    let c: [f64; 3] = std::array::from_fn(|k| (lo[k] + hi[k]) / 2.0);
+    let side = (0..3).map(|k| hi[k] - lo[k]).fold(0.0f64, f64::max);
     let s = if side > 0.0 { 2.0 / side } else { 1.0 };
-    m.map_positions(|p| std::array::from_fn(|k| ((f64::from(p[k]) - c[k]) * s) as f32))
+    m.map_positions(|p| std::array::from_fn(|k| (p[k] - c[k]) * s))
 }
 
 /// The default model of `tumble` and `rules` when no `--model` is given: a torus knot-like
@@ -51,7 +49,7 @@ pub fn tumble_poses(steps: usize, d: f64) -> Vec<Pose> {
 pub fn nested_spheres(tris: usize, alpha: f64) -> (Mesh, Mesh) {
     let outer = generate::sphere_with_triangles([0.0; 3], 1.0, tris);
     let s = 1.0 - alpha;
-    let inner = outer.map_positions(|p| p.map(|c| (f64::from(c) * s) as f32));
+    let inner = outer.map_positions(|p| p.map(|c| c * s));
     (outer, inner)
 }
 
@@ -72,7 +70,7 @@ pub fn grid_model(scale: f64) -> Mesh {
 /// bisection to `1e-4` of the object size with exact queries: free there, in contact
 /// `1e-4` closer), and distance `d` moves B a further `d` × object size (the longest side
 /// of the bounding box, 2 after [`fit_cube`]) along the direction. Returns, per position,
-/// the touching offset `s0` and the pose builder's inputs; see [`placed`].
+/// the touching offset `s0` and the pose builder's inputs; see `placed`.
 pub fn grid_positions(a: &Mesh, b: &Mesh, n: usize, seed: u64, bv: BvKind) -> Vec<Placement> {
     let o = BuildOptions::default();
     let col = Collider::build(a, b, bv, &o, &o);
@@ -125,7 +123,7 @@ impl Placement {
 fn radius(m: &Mesh) -> f64 {
     m.positions
         .iter()
-        .map(|p| p.iter().map(|&c| f64::from(c).powi(2)).sum::<f64>().sqrt())
+        .map(|p| p.iter().map(|&c| c.powi(2)).sum::<f64>().sqrt())
         .fold(0.0, f64::max)
 }
 
@@ -162,7 +160,7 @@ pub fn tetrahedra_field(seed: u64, n: usize, cell: f64) -> Mesh {
 /// A randomly turned regular tetrahedron of circumradius `r` at `c`.
 fn tetra(rng: &mut Rng, c: [f64; 3], r: f64) -> Mesh {
     let rot = Pose::new(rng.unit_quaternion(), c);
-    generate::tetrahedron([0.0; 3], r as f32).map_positions(|p| rot.apply(p).map(|v| v as f32))
+    generate::tetrahedron([0.0; 3], r).map_positions(|p| rot.apply(p))
 }
 
 /// The "axe-shaped" flying object of the Swept set-up (`002_…`, 5.2.2): a handle (a long
@@ -176,7 +174,7 @@ pub fn axe() -> Mesh {
 /// A billiard path (`002_…`, 5.2.2): B moves in straight steps of length `speed` while
 /// turning by `spin` radians per step about a fixed random axis, inside the box
 /// `[-bound, bound]³` (its centre reflects off the walls). `hit(step, pose)` says whether
-/// B collides there; the paper "simply reverse[s] the trajectory when a collision occurs".
+/// B collides there; the paper "simply reverse\[s\] the trajectory when a collision occurs".
 /// Our choices: the reversal happens on the step that enters contact only (reversing again
 /// on every step in contact would ping-pong B inside the obstacle whenever one step goes
 /// deeper than the next step backs out), and the new direction is also turned by a random

@@ -185,8 +185,9 @@ fn groups(n: u64) -> (u32, u32) {
 }
 
 impl<const H: usize> GpuScene<H> {
-    /// Uploads the scene's node arrays, triangles and bounding points as the same bytes
-    /// (and the node spheres of a dual scene).
+    /// Uploads the scene's node arrays, triangles (local f32 corners, derived once here:
+    /// [`crate::ordered::OrderedTriangles::all_corners_f32`]) and bounding points as the
+    /// same bytes (and the node spheres of a dual scene).
     pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
         let env = scene.env();
         let fly = scene.fly();
@@ -194,10 +195,13 @@ impl<const H: usize> GpuScene<H> {
         let arrays: [(&str, Vec<u8>); 8] = [
             ("env_nodes", bytes(bytemuck::cast_slice(&env.nodes))),
             ("fly_nodes", bytes(bytemuck::cast_slice(&fly.bvh.nodes))),
-            ("env_tris", bytes(bytemuck::cast_slice(&env.tri_corners))),
+            (
+                "env_tris",
+                bytes(bytemuck::cast_slice(&env.tris.all_corners_f32())),
+            ),
             (
                 "fly_tris",
-                bytes(bytemuck::cast_slice(&fly.bvh.tri_corners)),
+                bytes(bytemuck::cast_slice(&fly.bvh.tris.all_corners_f32())),
             ),
             ("fly_offsets", bytes(bytemuck::cast_slice(&fly.offsets))),
             ("fly_points", bytes(bytemuck::cast_slice(&fly.points))),
@@ -321,7 +325,7 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         progress: &(dyn Fn(usize) + Sync),
     ) -> Result<(Vec<PoseResult>, GpuStats), GpuError> {
-        let frames = scene.fly().pose_frames(poses);
+        let frames = scene.fly().pose_frames(scene.env().frame(), poses);
         let mut stats = GpuStats {
             bytes_uploaded: self.static_bytes,
             level_sizes: vec![0; self.levels as usize],
@@ -679,8 +683,11 @@ pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
     }
     stats.unsure += out.unsure.len() as u64;
     for u in &out.unsure {
-        let ta = env.tri_corners[u.a as usize].map(|p| p.map(f64::from));
-        let tb = fly.tri_corners[u.b as usize].map(|p| poses[u.pose as usize].apply(p));
+        let ta = env.tris.corners_f64(u.a as usize);
+        let tb = fly
+            .tris
+            .corners_f64(u.b as usize)
+            .map(|p| poses[u.pose as usize].apply(p));
         if tri_tri_intersect(&ta, &tb) {
             results[u.pose as usize]
                 .pairs

@@ -172,6 +172,7 @@ mod pipeline_layout_tests {
         let rust: Vec<(String, u32)> = [
             ("r", offset_of!(PoseFrame<H>, r)),
             ("t", offset_of!(PoseFrame<H>, t)),
+            ("t_err", offset_of!(PoseFrame<H>, t_err)),
             ("dir", offset_of!(PoseFrame<H>, dir)),
             ("off_lo", offset_of!(PoseFrame<H>, off_lo)),
             ("off_hi", offset_of!(PoseFrame<H>, off_hi)),

@@ -23,7 +23,7 @@ pub fn collide_batch_mirror<const H: usize>(
     let fly = &scene.fly;
     let n_fly = fly.bvh.nodes.len();
     let levels = (env.depth + fly.bvh.depth - 1) as usize;
-    let frames = fly.pose_frames(poses);
+    let frames = fly.pose_frames(env.frame(), poses);
     // kdop_tumble.wgsl: `tumble`, one invocation per (pose, node).
     let mut tumbled: Vec<Kdop<H>> = Vec::with_capacity(poses.len() * n_fly);
     for f in &frames {
@@ -92,14 +92,14 @@ pub fn collide_batch_mirror<const H: usize>(
             out.np[pr.pose as usize] += na.count * nb.count;
             let f = &frames[pr.pose as usize];
             for ib in nb.first..nb.first + nb.count {
-                let b = fly.bvh.tri_corners[ib as usize];
+                let b = fly.bvh.tris.corners_f32(ib as usize);
                 let q = b.map(|c| transform_f32(&f.r, &f.t, c));
                 let eps = b
                     .iter()
-                    .map(|&c| transform_error_bound(c, &f.t))
+                    .map(|&c| transform_error_bound(c, &f.t, f.t_err))
                     .fold(0.0f32, f32::max);
                 for ia in na.first..na.first + na.count {
-                    let verdict = tri_tri_filter(&env.tri_corners[ia as usize], &q, eps);
+                    let verdict = tri_tri_filter(&env.tris.corners_f32(ia as usize), &q, eps);
                     let hit = FrontPair {
                         pose: pr.pose,
                         a: ia,

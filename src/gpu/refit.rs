@@ -63,6 +63,8 @@ pub struct GpuRefit<const H: usize> {
     range_stride: u32,
     node_count: usize,
     vertex_count: usize,
+    /// The hierarchy's local frame: positions are uploaded relative to its origin.
+    frame: crate::frame::Frame,
 }
 
 impl<const H: usize> std::fmt::Debug for GpuRefit<H> {
@@ -273,6 +275,7 @@ impl<const H: usize> GpuRefit<H> {
             range_stride,
             node_count: bvh.nodes.len(),
             vertex_count,
+            frame: *bvh.frame(),
         })
     }
 
@@ -281,12 +284,14 @@ impl<const H: usize> GpuRefit<H> {
         self.dispatches.len()
     }
 
-    /// Uploads new positions (same vertex count as the mesh given to [`GpuRefit::new`]) and
-    /// refits every node, in one submission. Coordinates must be finite (as
+    /// Uploads new positions (f64 as written, same vertex count as the mesh given to
+    /// [`GpuRefit::new`]), as local f32 coordinates in the hierarchy's frame (the rounding
+    /// [`crate::Bvh::refit`] makes, so the bits agree), and refits every node, in one
+    /// submission. Coordinates must be finite (as
     /// [`crate::Bvh::refit`] checks; here they are not checked, to keep the upload the only
     /// pass over the data).
     /// An error if `positions.len()` differs from the mesh's vertex count.
-    pub fn refit(&mut self, ctx: &GpuContext, positions: &[[f32; 3]]) -> Result<(), GpuError> {
+    pub fn refit(&mut self, ctx: &GpuContext, positions: &[[f64; 3]]) -> Result<(), GpuError> {
         if positions.len() != self.vertex_count {
             return Err(GpuError::InvalidInput(format!(
                 "GpuRefit::refit: {} positions, the mesh has {} vertices",
@@ -295,8 +300,9 @@ impl<const H: usize> GpuRefit<H> {
             )));
         }
         if !positions.is_empty() {
+            let local: Vec<[f32; 3]> = positions.iter().map(|&p| self.frame.local_f32(p)).collect();
             ctx.queue
-                .write_buffer(&self.positions, 0, bytemuck::cast_slice(positions));
+                .write_buffer(&self.positions, 0, bytemuck::cast_slice(&local));
         }
         let max_groups = ctx.device.limits().max_compute_workgroups_per_dimension;
         let mut enc = ctx

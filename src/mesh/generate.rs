@@ -1,21 +1,21 @@
 //! Deterministic generated meshes for tests and benchmarks. Closed generators (sphere, torus,
 //! box, tetrahedron) are consistently oriented with outward normals (counter-clockwise seen
 //! from outside). Random ones take a seed and use [`Rng`], so every case is reproducible.
-//! Positions are computed in f64 and rounded once to f32.
+//! Positions are computed in f64 and kept in f64 (no rounding to f32).
 
 use super::Mesh;
 use crate::rng::Rng;
 use std::f64::consts::{PI, TAU};
 
-fn at(center: [f32; 3], offset: [f64; 3]) -> [f32; 3] {
-    std::array::from_fn(|k| (f64::from(center[k]) + offset[k]) as f32)
+fn at(center: [f64; 3], offset: [f64; 3]) -> [f64; 3] {
+    std::array::from_fn(|k| center[k] + offset[k])
 }
 
 /// UV sphere: two poles and `stacks − 1` rings of `slices` vertices; `2·slices·(stacks−1)`
 /// triangles (`stacks ≥ 2`, `slices ≥ 3` are enforced by clamping).
-pub fn uv_sphere(center: [f32; 3], radius: f32, stacks: u32, slices: u32) -> Mesh {
+pub fn uv_sphere(center: [f64; 3], radius: f64, stacks: u32, slices: u32) -> Mesh {
     let (stacks, slices) = (stacks.max(2), slices.max(3));
-    let r = f64::from(radius);
+    let r = radius;
     let mut positions = vec![at(center, [0.0, 0.0, r])];
     for k in 1..stacks {
         let theta = PI * f64::from(k) / f64::from(stacks);
@@ -56,7 +56,7 @@ pub fn uv_sphere(center: [f32; 3], radius: f32, stacks: u32, slices: u32) -> Mes
 
 /// UV sphere with about `approx_tris` triangles (`slices ≈ 2·stacks`, so cells are
 /// square-ish), at least the 6 of `uv_sphere(…, 2, 3)`.
-pub fn sphere_with_triangles(center: [f32; 3], radius: f32, approx_tris: usize) -> Mesh {
+pub fn sphere_with_triangles(center: [f64; 3], radius: f64, approx_tris: usize) -> Mesh {
     // 2·slices·(stacks − 1) = approx with slices ≈ 2·stacks; slices then absorbs the rounding.
     let t = approx_tris as f64;
     let stacks = ((t / 4.0).sqrt() + 0.5).round().max(2.0);
@@ -66,9 +66,9 @@ pub fn sphere_with_triangles(center: [f32; 3], radius: f32, approx_tris: usize) 
 
 /// Torus around the z axis: `n_major × n_minor` vertices, `2·n_major·n_minor` triangles
 /// (each count clamped to ≥ 3).
-pub fn torus(center: [f32; 3], major_r: f32, minor_r: f32, n_major: u32, n_minor: u32) -> Mesh {
+pub fn torus(center: [f64; 3], major_r: f64, minor_r: f64, n_major: u32, n_minor: u32) -> Mesh {
     let (nu, nv) = (n_major.max(3), n_minor.max(3));
-    let (big, small) = (f64::from(major_r), f64::from(minor_r));
+    let (big, small) = (major_r, minor_r);
     let mut positions = Vec::with_capacity((nu * nv) as usize);
     for i in 0..nu {
         let u = TAU * f64::from(i) / f64::from(nu);
@@ -95,15 +95,11 @@ pub fn torus(center: [f32; 3], major_r: f32, minor_r: f32, n_major: u32, n_minor
 
 /// Flat square grid in the plane `z`, lower-left corner at the origin, `nx × ny` cells of
 /// side `cell`, two triangles per cell (`2·nx·ny`), normals +z, cells row by row.
-pub fn grid(nx: u32, ny: u32, cell: f32, z: f32) -> Mesh {
+pub fn grid(nx: u32, ny: u32, cell: f64, z: f64) -> Mesh {
     let mut positions = Vec::with_capacity(((nx + 1) * (ny + 1)) as usize);
     for j in 0..=ny {
         for i in 0..=nx {
-            positions.push([
-                (f64::from(i) * f64::from(cell)) as f32,
-                (f64::from(j) * f64::from(cell)) as f32,
-                z,
-            ]);
+            positions.push([f64::from(i) * cell, f64::from(j) * cell, z]);
         }
     }
     let id = |i: u32, j: u32| j * (nx + 1) + i;
@@ -122,7 +118,7 @@ pub fn grid(nx: u32, ny: u32, cell: f32, z: f32) -> Mesh {
 }
 
 /// Axis-aligned box: 8 corners (corner `x + 2y + 4z` for bits x, y, z), 12 triangles.
-pub fn box_mesh(min: [f32; 3], max: [f32; 3]) -> Mesh {
+pub fn box_mesh(min: [f64; 3], max: [f64; 3]) -> Mesh {
     let positions = (0..8)
         .map(|c| std::array::from_fn(|k| if c >> k & 1 == 0 { min[k] } else { max[k] }))
         .collect();
@@ -153,8 +149,8 @@ pub fn box_mesh(min: [f32; 3], max: [f32; 3]) -> Mesh {
 }
 
 /// Regular tetrahedron whose four vertices lie at distance `size` from `center`.
-pub fn tetrahedron(center: [f32; 3], size: f32) -> Mesh {
-    let s = f64::from(size) / 3f64.sqrt();
+pub fn tetrahedron(center: [f64; 3], size: f64) -> Mesh {
+    let s = size / 3f64.sqrt();
     let corners = [[1., 1., 1.], [1., -1., -1.], [-1., 1., -1.], [-1., -1., 1.]];
     Mesh {
         positions: corners
@@ -167,18 +163,18 @@ pub fn tetrahedron(center: [f32; 3], size: f32) -> Mesh {
 
 /// `n_tris` independent triangles (3 own vertices each) in the cube `[0, extent]³`, every
 /// edge at most `max_edge` long.
-pub fn random_soup(seed: u64, n_tris: usize, extent: f32, max_edge: f32) -> Mesh {
+pub fn random_soup(seed: u64, n_tris: usize, extent: f64, max_edge: f64) -> Mesh {
     let mut rng = Rng::new(seed);
-    let e = f64::from(extent);
+    let e = extent;
     // Each corner lies within max_edge/2 of an anchor (a cube of half-diagonal max_edge/2),
     // so every edge is ≤ max_edge; clamping to the cube cannot lengthen an edge.
-    let h = f64::from(max_edge) / (2.0 * 3f64.sqrt());
+    let h = max_edge / (2.0 * 3f64.sqrt());
     let mut positions = Vec::with_capacity(3 * n_tris);
     for _ in 0..n_tris {
         let anchor: [f64; 3] = std::array::from_fn(|_| rng.range(0.0, e));
         for _ in 0..3 {
             positions.push(std::array::from_fn(|k| {
-                (anchor[k] + rng.range(-h, h)).clamp(0.0, e) as f32
+                (anchor[k] + rng.range(-h, h)).clamp(0.0, e)
             }));
         }
     }
@@ -197,17 +193,17 @@ fn soup_triangles(n: usize) -> Vec<[u32; 3]> {
 /// `n_tris` triangles in `[0, extent]³` cycling through five kinds: exactly collinear
 /// (zero area), point (3 equal positions), repeated index (`[k, k, m]` and rotations),
 /// sliver (third corner 1e-5·extent off an edge's midpoint) and ordinary.
-pub fn degenerate_soup(seed: u64, n_tris: usize, extent: f32) -> Mesh {
+pub fn degenerate_soup(seed: u64, n_tris: usize, extent: f64) -> Mesh {
     let mut rng = Rng::new(seed);
-    let e = f64::from(extent);
+    let e = extent;
     // Collinear triangles sit on a lattice of power-of-two spacing, so that `a`, `a + d`,
-    // `a + 2d` are exact in f32 and their area is exactly zero, not just nearly.
+    // `a + 2d` are exact and their area is exactly zero, not just nearly.
     let step = if e > 0.0 && e.is_finite() {
         2f64.powi((e / 256.0).log2().floor() as i32)
     } else {
         1.0 / 256.0
     };
-    let mut positions: Vec<[f32; 3]> = Vec::with_capacity(3 * n_tris);
+    let mut positions: Vec<[f64; 3]> = Vec::with_capacity(3 * n_tris);
     let mut triangles = Vec::with_capacity(n_tris);
     let point = |rng: &mut Rng| -> [f64; 3] { std::array::from_fn(|_| rng.range(0.0, e)) };
     for i in 0..n_tris {
@@ -228,20 +224,18 @@ pub fn degenerate_soup(seed: u64, n_tris: usize, extent: f32) -> Mesh {
                     [1, -1, 0]
                 };
                 for k in ks {
-                    positions.push(std::array::from_fn(|c| {
-                        ((a[c] + k * d[c]) as f64 * step) as f32
-                    }));
+                    positions.push(std::array::from_fn(|c| (a[c] + k * d[c]) as f64 * step));
                 }
                 triangles.push([b, b + 1, b + 2]);
             }
             1 => {
-                let p = point(&mut rng).map(|x| x as f32);
+                let p = point(&mut rng);
                 positions.extend([p, p, p]);
                 triangles.push([b, b + 1, b + 2]);
             }
             2 => {
-                positions.push(point(&mut rng).map(|x| x as f32));
-                positions.push(point(&mut rng).map(|x| x as f32));
+                positions.push(point(&mut rng));
+                positions.push(point(&mut rng));
                 triangles.push(match rng.below(3) {
                     0 => [b, b, b + 1],
                     1 => [b, b + 1, b],
@@ -254,12 +248,12 @@ pub fn degenerate_soup(seed: u64, n_tris: usize, extent: f32) -> Mesh {
                 let m: [f64; 3] = std::array::from_fn(|k| {
                     ((p[k] + q[k]) / 2.0 + rng.range(-off, off)).clamp(0.0, e)
                 });
-                positions.extend([p, q, m].map(|v| v.map(|x| x as f32)));
+                positions.extend([p, q, m]);
                 triangles.push([b, b + 1, b + 2]);
             }
             _ => {
                 let [p, q, r] = [(); 3].map(|_| point(&mut rng));
-                positions.extend([p, q, r].map(|v| v.map(|x| x as f32)));
+                positions.extend([p, q, r]);
                 triangles.push([b, b + 1, b + 2]);
             }
         }
@@ -314,7 +308,7 @@ mod tests {
     fn volume(m: &Mesh) -> f64 {
         (0..m.triangle_count())
             .map(|i| {
-                let [a, b, c] = m.triangle_f64(i);
+                let [a, b, c] = m.triangle(i);
                 let cross = [
                     b[1] * c[2] - b[2] * c[1],
                     b[2] * c[0] - b[0] * c[2],
@@ -325,11 +319,8 @@ mod tests {
             .sum()
     }
 
-    fn dist(p: [f32; 3], c: [f32; 3]) -> f64 {
-        (0..3)
-            .map(|k| (f64::from(p[k]) - f64::from(c[k])).powi(2))
-            .sum::<f64>()
-            .sqrt()
+    fn dist(p: [f64; 3], c: [f64; 3]) -> f64 {
+        (0..3).map(|k| (p[k] - c[k]).powi(2)).sum::<f64>().sqrt()
     }
 
     #[test]
@@ -340,7 +331,7 @@ mod tests {
             assert_eq!(m.triangle_count(), (2 * slices * (stacks - 1)) as usize);
             assert_eq!(m.positions.len(), (2 + slices * (stacks - 1)) as usize);
             for &p in &m.positions {
-                assert!((dist(p, c) - 2.5).abs() < 2.5 * 4.0 * f64::from(f32::EPSILON));
+                assert!((dist(p, c) - 2.5).abs() < 1e-12);
             }
             m.validate(std::path::Path::new("sphere")).unwrap();
             assert_closed(&m);
@@ -363,11 +354,11 @@ mod tests {
     fn torus_equation_counts_closed() {
         let c = [0.5, 0.25, -1.0];
         let (big, small) = (3.0f64, 0.75f64);
-        let m = torus(c, big as f32, small as f32, 24, 12);
+        let m = torus(c, big, small, 24, 12);
         assert_eq!(m.triangle_count(), 2 * 24 * 12);
         assert_eq!(m.positions.len(), 24 * 12);
         for &p in &m.positions {
-            let [x, y, z] = std::array::from_fn(|k| f64::from(p[k]) - f64::from(c[k]));
+            let [x, y, z] = std::array::from_fn(|k| p[k] - c[k]);
             let lhs = ((x * x + y * y).sqrt() - big).powi(2) + z * z;
             assert!((lhs - small * small).abs() < 1e-5, "{p:?}: {lhs}");
         }
@@ -402,7 +393,7 @@ mod tests {
         assert_eq!(g.positions.len(), 5 * 4);
         assert_eq!(g.bounds(), ([0.0, 0.0, 7.0], [2.0, 1.5, 7.0]));
         for i in 0..g.triangle_count() {
-            let [a, b, c] = g.triangle_f64(i);
+            let [a, b, c] = g.triangle(i);
             let nz = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
             assert!((nz - 0.25).abs() < 1e-12, "triangle {i}: 2·area·nz = {nz}");
         }
@@ -433,7 +424,7 @@ mod tests {
         let (lo, hi) = m.bounds();
         assert!(lo.iter().all(|&x| x >= 0.0) && hi.iter().all(|&x| x <= 4.0));
         let cross_is_zero = |i: usize| {
-            let [a, b, c] = m.triangle_f64(i);
+            let [a, b, c] = m.triangle(i);
             let (u, v) = (
                 [0, 1, 2].map(|k| b[k] - a[k]),
                 [0, 1, 2].map(|k| c[k] - a[k]),

@@ -1,5 +1,5 @@
 //! Mesh loading by file extension (`.obj`, `.stl`, `.ply`, each optionally `.gz`), following
-//! the mesh contract of `../shared/FORMATS.md`: positions as read (f32, no welding), polygons
+//! the mesh contract of `../shared/FORMATS.md`: positions as read (f64, no welding), polygons
 //! split as a fan in file order, and every error naming the file and the line (text formats)
 //! or the face/vertex record (binary formats).
 //!
@@ -152,9 +152,10 @@ fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
         .filter(|t| !t.is_empty())
 }
 
-/// Parses one token as f32 exactly as `str::parse` does (so `nan`/`inf` parse, and are then
+/// Parses one token as f64 exactly as `str::parse` does (correctly rounded: a decimal
+/// with up to 17 significant digits written from an f64 comes back to the same f64) (so `nan`/`inf` parse, and are then
 /// reported as non-finite by the caller).
-fn parse_f32(token: &[u8]) -> Option<f32> {
+fn parse_f64(token: &[u8]) -> Option<f64> {
     std::str::from_utf8(token).ok()?.parse().ok()
 }
 

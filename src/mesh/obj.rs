@@ -7,14 +7,14 @@
 //! skipped; a line ending in `\` continues on the next one. A "statement" that is not a word
 //! (garbage bytes) is a parse error, so binary junk is not silently read as an empty mesh.
 
-use super::{Lines, parse_error, parse_f32, push_fan, show, tokens};
+use super::{Lines, parse_error, parse_f64, push_fan, show, tokens};
 use crate::MeshError;
 use crate::error::Location;
 use crate::mesh::Mesh;
 use std::path::Path;
 
 pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
-    let mut positions: Vec<[f32; 3]> = Vec::new();
+    let mut positions: Vec<[f64; 3]> = Vec::new();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
     let mut poly: Vec<u32> = Vec::new();
     // Positive indices beyond the vertices read so far (legal if a later `v` defines them);
@@ -48,21 +48,16 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
         let Some(key) = toks.next() else { continue };
         match key {
             b"v" => {
-                let mut p = [0f32; 3];
+                let mut p = [0f64; 3];
                 for c in &mut p {
                     let tok = toks.next().ok_or_else(|| {
                         parse_error(path, at, "vertex needs three coordinates `v x y z`")
                     })?;
-                    *c = parse_f32(tok).ok_or_else(|| {
+                    *c = parse_f64(tok).ok_or_else(|| {
                         parse_error(path, at, format!("bad coordinate `{}`", show(tok)))
                     })?;
                 }
-                if !p.iter().all(|c| c.is_finite()) {
-                    return Err(MeshError::NonFinite {
-                        path: path.to_path_buf(),
-                        location: at,
-                    });
-                }
+                crate::mesh::check_vertex(&p, path, at)?;
                 if positions.len() > u32::MAX as usize {
                     return Err(parse_error(path, at, "more than 2^32 vertices"));
                 }

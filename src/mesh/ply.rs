@@ -22,8 +22,8 @@ use std::path::Path;
 /// The two property names in use for a face's vertex list.
 const INDEX_NAMES: [&str; 2] = ["vertex_indices", "vertex_index"];
 
-/// A `vertex` record: x, y, z of any numeric type, rounded to f32 as read; the rest ignored.
-struct PlyVertex([f32; 3]);
+/// A `vertex` record: x, y, z of any numeric type, converted exactly to f64; the rest ignored.
+struct PlyVertex([f64; 3]);
 
 impl PropertyAccess for PlyVertex {
     fn new() -> Self {
@@ -36,7 +36,7 @@ impl PropertyAccess for PlyVertex {
             "z" => 2,
             _ => return PropertyAccessResult::Ignored,
         };
-        match property.to_f32_lossy() {
+        match scalar_f64(&property) {
             Some(v) => {
                 self.0[k] = v;
                 PropertyAccessResult::Set
@@ -83,12 +83,27 @@ enum Kind {
 
 pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
     let mut reader = Reader::new(bytes);
-    let header = Parser::<PlyIgnored>::new()
+    let mut header = Parser::<PlyIgnored>::new()
         .read_header(&mut reader)
         .map_err(|e| {
             let line = e.line().unwrap_or(reader.line()).max(1);
             parse_error(path, Location::Line(line), tidy(&e))
         })?;
+    // In an ASCII file the coordinates are decimal text: read `float` ones as `double`, so
+    // each is rounded once, to the nearest f64, like OBJ and ASCII STL (the type only tells
+    // how a writer stored them; the text is what the file says). Binary floats convert
+    // exactly either way.
+    if header.encoding == Encoding::Ascii
+        && let Some(def) = header.elements.get_mut("vertex")
+    {
+        for axis in ["x", "y", "z"] {
+            if let Some(p) = def.properties.get_mut(axis)
+                && p.data_type == PropertyType::Scalar(ScalarType::Float)
+            {
+                p.data_type = PropertyType::Scalar(ScalarType::Double);
+            }
+        }
+    }
     // After the header the reader stands on the first payload row.
     let first_row = reader.line();
     let mut rest: &[u8] = reader.into_inner();
@@ -127,7 +142,7 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
         }
     }
 
-    let mut positions: Vec<[f32; 3]> = Vec::new();
+    let mut positions: Vec<[f64; 3]> = Vec::new();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
     let mut poly: Vec<u32> = Vec::new();
     let mut records_before = 0usize;
@@ -169,12 +184,7 @@ pub(super) fn parse(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
                 Kind::Vertex => {
                     let PlyVertex(p) = read_record(&header.encoding, &mut rest, &mut lines, def)
                         .map_err(read_error)?;
-                    if !p.iter().all(|c| c.is_finite()) {
-                        return Err(MeshError::NonFinite {
-                            path: path.to_path_buf(),
-                            location: at,
-                        });
-                    }
+                    crate::mesh::check_vertex(&p, path, at)?;
                     positions.push(p);
                 }
                 Kind::Face => {
@@ -302,4 +312,20 @@ fn tidy(e: &ParseError) -> String {
         None => &s,
     };
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A scalar property as f64: every PLY scalar type (8- to 32-bit integers, f32, f64)
+/// converts exactly. Lists give `None`.
+fn scalar_f64(p: &Property) -> Option<f64> {
+    Some(match *p {
+        Property::Char(v) => f64::from(v),
+        Property::UChar(v) => f64::from(v),
+        Property::Short(v) => f64::from(v),
+        Property::UShort(v) => f64::from(v),
+        Property::Int(v) => f64::from(v),
+        Property::UInt(v) => f64::from(v),
+        Property::Float(v) => f64::from(v),
+        Property::Double(v) => v,
+        _ => return None,
+    })
 }

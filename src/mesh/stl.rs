@@ -6,7 +6,7 @@
 //! decides: `84 + 50 * count == file length` means binary. Otherwise a file starting with
 //! `solid` and free of NUL bytes is ASCII; anything else is a binary file of the wrong length.
 
-use super::{Lines, parse_error, parse_f32, show};
+use super::{Lines, parse_error, parse_f64, show};
 use crate::MeshError;
 use crate::error::Location;
 use crate::mesh::Mesh;
@@ -71,16 +71,16 @@ fn binary(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
         // 12..48 the three vertices, 48..50 the attribute count.
         let f = |k: usize| {
             let o = 12 + 4 * k;
-            f32::from_le_bytes([rec[o], rec[o + 1], rec[o + 2], rec[o + 3]])
+            f64::from(f32::from_le_bytes([
+                rec[o],
+                rec[o + 1],
+                rec[o + 2],
+                rec[o + 3],
+            ]))
         };
         for v in 0..3 {
             let p = [f(3 * v), f(3 * v + 1), f(3 * v + 2)];
-            if !p.iter().all(|c| c.is_finite()) {
-                return Err(MeshError::NonFinite {
-                    path: path.to_path_buf(),
-                    location: Location::Face(i),
-                });
-            }
+            crate::mesh::check_vertex(&p, path, Location::Face(i))?;
             positions.push(p);
         }
         let b = 3 * i as u32;
@@ -135,7 +135,7 @@ fn ascii(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
         lines: Lines::new(bytes),
         rest: b"",
     };
-    let mut positions: Vec<[f32; 3]> = Vec::new();
+    let mut positions: Vec<[f64; 3]> = Vec::new();
     let mut triangles: Vec<[u32; 3]> = Vec::new();
     let is = |tok: &[u8], word: &str| tok.eq_ignore_ascii_case(word.as_bytes());
 
@@ -203,19 +203,14 @@ fn ascii(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
                     }
                     None => return Err(parse_error(path, t.at(), "file ends inside a facet")),
                 }
-                let mut p = [0f32; 3];
+                let mut p = [0f64; 3];
                 for c in &mut p {
                     let tok = t.next().unwrap_or(b"");
-                    *c = parse_f32(tok).ok_or_else(|| {
+                    *c = parse_f64(tok).ok_or_else(|| {
                         parse_error(path, t.at(), format!("bad coordinate `{}`", show(tok)))
                     })?;
                 }
-                if !p.iter().all(|c| c.is_finite()) {
-                    return Err(MeshError::NonFinite {
-                        path: path.to_path_buf(),
-                        location: t.at(),
-                    });
-                }
+                crate::mesh::check_vertex(&p, path, t.at())?;
                 positions.push(p);
             }
             let n = positions.len() - first;

@@ -10,11 +10,16 @@
 //! of a level are split into `⌈n/M⌉` groups of even sizes (⌊n/g⌋ or ⌈n/g⌉) instead of full
 //! groups plus a remainder, so every non-root node has at least ⌊M/2⌋ ≥ m entries.
 //!
-//! Boxes are exact: a triangle's box is the min and max of its f32 corners and a node's the
-//! min and max of its entries', so no rounding happens and containment is exact.
+//! Boxes are f32 in the mesh's local frame ([`crate::frame`]): a triangle's box is the min
+//! and max of its local f64 corners rounded outward, so it holds the *real* local corners
+//! `p − o` ([`local_bounds_f32`] has the proof), and a node's box is the min and max of its
+//! entries' (no rounding).
 
 use super::RtreeOptions;
+use crate::frame::Frame;
+use crate::frame::local_bounds_f32;
 use crate::mesh::Mesh;
+use crate::ordered::OrderedTriangles;
 
 /// One node: its box and its entries, `count` consecutive nodes (inner node) or triangle
 /// entries (leaf) starting at `first`.
@@ -33,12 +38,14 @@ pub struct RNode {
 pub struct Rtree {
     pub nodes: Vec<RNode>,
     pub first_leaf: u32,
-    /// Box of each triangle entry, in leaf order (a leaf's entries are consecutive).
+    /// Box of each triangle entry (local coordinates), in leaf order (a leaf's entries are
+    /// consecutive).
     pub tri_lo: Vec<[f32; 3]>,
     pub tri_hi: Vec<[f32; 3]>,
-    /// The entries' triangles: file numbering and f32 corners.
+    /// The entries' triangles: file numbering, and the f64 corners as written with the
+    /// local frame of every box.
     pub tri_index: Vec<u32>,
-    pub tri_corners: Vec<[[f32; 3]; 3]>,
+    pub tris: OrderedTriangles,
     /// Levels of nodes (a root that is a leaf has depth 1).
     pub depth: u32,
     pub options: RtreeOptions,
@@ -70,17 +77,10 @@ impl Rtree {
             .into());
         }
         let big_m = options.max_children as usize;
+        let frame = OrderedTriangles::frame_of(mesh);
         let mut items: Vec<Item> = (0..mesh.triangle_count())
             .map(|i| {
-                let t = mesh.triangle(i);
-                let mut lo = t[0];
-                let mut hi = t[0];
-                for p in &t[1..] {
-                    for k in 0..3 {
-                        lo[k] = lo[k].min(p[k]);
-                        hi[k] = hi[k].max(p[k]);
-                    }
-                }
+                let [lo, hi] = local_bounds_f32(mesh.triangle(i).map(|p| frame.local_f64(p)));
                 Item {
                     lo,
                     hi,
@@ -91,10 +91,7 @@ impl Rtree {
         // Leaf entries in STR order, then each level above from the groups below.
         let sizes = str_pack(&mut items, big_m);
         let tri_index: Vec<u32> = items.iter().map(|it| it.id).collect();
-        let tri_corners = tri_index
-            .iter()
-            .map(|&i| mesh.triangle(i as usize))
-            .collect();
+        let tris = OrderedTriangles::with_frame(mesh, &tri_index, frame);
         let tri_lo = items.iter().map(|it| it.lo).collect();
         let tri_hi = items.iter().map(|it| it.hi).collect();
         // Levels bottom-up; `first` indexes the level below (entries for leaves).
@@ -147,7 +144,7 @@ impl Rtree {
             tri_lo,
             tri_hi,
             tri_index,
-            tri_corners,
+            tris,
             depth,
             options: *options,
         })
@@ -158,7 +155,12 @@ impl Rtree {
         node >= self.first_leaf as usize
     }
 
-    /// The root's box: the object's AABB in its own frame.
+    /// The local frame of every box.
+    pub fn frame(&self) -> &Frame {
+        &self.tris.frame
+    }
+
+    /// The root's box: the object's AABB in its own local frame.
     pub fn root_box(&self) -> super::Aabb {
         super::Aabb::of_f32(self.nodes[0].lo, self.nodes[0].hi)
     }
@@ -173,10 +175,10 @@ impl Rtree {
         super::Aabb::of_f32(self.tri_lo[e], self.tri_hi[e])
     }
 
-    /// Triangle entry `e` widened exactly to f64 (A's side of a leaf test).
+    /// Triangle entry `e` as written, in global f64 (A's side of a leaf test).
     #[inline]
     pub fn entry_f64(&self, e: usize) -> [[f64; 3]; 3] {
-        self.tri_corners[e].map(|p| p.map(f64::from))
+        self.tris.corners_f64(e)
     }
 
     /// Bytes of the node array plus the entries' boxes (an R-tree leaf stores a box per

@@ -1,15 +1,27 @@
 //! One pose of the paper's query (`003_3db24ed54b71796f.txt`): the common prelude (Figures
 //! 1 and 4, lines 1–4), then Collide version 1 or 2.
 //!
-//! Frames: B's points map into A's frame by [`Pose::apply`] (the paper's `M_A,B`); its
-//! `M_B,A` is the inverse map ([`inverse_apply`]). As in the paper, B's R-tree is only ever
-//! compared in B's own frame (against the OAABB); the boxes compared across objects are the
-//! optimal boxes of B's candidate triangles, recomputed in A's frame from the moved corners
-//! (Figure 3 lines 2–3, Figure 4 lines 6–7), so they are exact, not covers.
+//! Frames: each R-tree's boxes are f32 in its own local frame ([`crate::frame`]), and every
+//! box comparison runs in local coordinates: B's R-tree against the OAABB in B's frame, A's
+//! boxes against the OAABB and the candidates' boxes in A's frame. The paper's `M_A,B` is
+//! the [`LocalPose`] of the pose (`p ↦ R·p + t_L` between the local frames), its `M_B,A`
+//! the inverse map (`aabb::inverse_apply`); the covers are widened by `aabb::margin`,
+//! which holds the local pose's error bound. Why local and not global f64: far from the
+//! origin the covers' margins scale with the coordinates (`1e-9·S`, 0.01 at `S = 10⁷`, ten
+//! times the features we must resolve there), and the f32 boxes would need converting per
+//! test; in A's frame `S` is the objects' own size (and their distance).
+//!
+//! As in the paper, B's R-tree is only ever compared in B's own frame (against the OAABB);
+//! the boxes compared across objects are the optimal boxes of B's candidate triangles,
+//! recomputed from the corners as [`Pose::apply`] moves them (the truth the exact test
+//! decides on, as in [`crate::brute_force`]), brought into A's frame by subtracting its
+//! origin, rounded outward ([`Aabb::of_triangle_local`]): exact up to a few f64 steps, not
+//! covers (Figure 3 lines 2–3, Figure 4 lines 6–7).
 
 use super::aabb::{Aabb, inverse_apply, is_rotation, margin};
 use super::{Rtree, RtreeCollide};
 use crate::Pose;
+use crate::frame::LocalPose;
 use crate::traverse::{Counters, Mode};
 use crate::tri::tri_tri_intersect;
 
@@ -54,7 +66,8 @@ impl std::ops::AddAssign for RtreeCounters {
     }
 }
 
-/// A triangle of B that passed the filter, moved into A's frame, with its optimal box.
+/// A triangle of B that passed the filter, moved by the pose (global f64, the exact test's
+/// input), with its optimal box in A's local frame.
 #[derive(Debug, Clone, Copy)]
 struct Candidate {
     tri: [[f64; 3]; 3],
@@ -88,7 +101,8 @@ pub fn collide_pose(
     visit: &mut impl FnMut(usize),
 ) -> RtreeCounters {
     let mut c = RtreeCounters::default();
-    let Some((oaabb_b, oaabb_a)) = prelude(a, b, pose, &mut c) else {
+    let lp = LocalPose::new(pose, a.frame(), b.frame());
+    let Some((oaabb_b, oaabb_a)) = prelude(a, b, &lp, &mut c) else {
         return c;
     };
     // Figure 1 line 4, Figure 4 line 4: B's triangles whose boxes meet the OAABB.
@@ -118,13 +132,16 @@ pub fn collide_pose(
 /// OAABB in B's frame and its cover back in A's frame (clipped to A's root box, which holds
 /// every point of A). `None` when the objects' boxes are disjoint.
 ///
-/// Both covers are widened by [`margin`], so every point of a contact (as decided on B's
-/// corners moved by [`Pose::apply`]) lies in both OAABBs. When the pose's matrix is no
-/// rotation the inverse map is unavailable and the OAABB in B's frame is B's whole box.
-fn prelude(a: &Rtree, b: &Rtree, pose: &Pose, c: &mut RtreeCounters) -> Option<(Aabb, Aabb)> {
+/// Both covers are widened by [`margin`], so every point `y` of a contact (as decided on
+/// B's corners moved by [`Pose::apply`]) lies in both OAABBs: `y − o_A` in A's, and in B's
+/// the real local point of B that the local pose maps within its error bound of it (see
+/// [`margin`]). When the pose's matrix is no rotation the inverse map is unavailable and
+/// the OAABB in B's frame is B's whole box.
+fn prelude(a: &Rtree, b: &Rtree, lp: &LocalPose, c: &mut RtreeCounters) -> Option<(Aabb, Aabb)> {
     let (ra, rb) = (a.root_box(), b.root_box());
+    let pose = &lp.pose;
     let oaabb_b = if is_rotation(pose) {
-        let d = margin(&ra, &rb, pose);
+        let d = margin(&ra, &rb, lp);
         let a_in_b = ra.cover(d, |p| inverse_apply(pose, p));
         c.bv_updates += 1;
         c.bv_tests += 1;
@@ -136,8 +153,8 @@ fn prelude(a: &Rtree, b: &Rtree, pose: &Pose, c: &mut RtreeCounters) -> Option<(
     } else {
         rb
     };
-    let d = margin(&ra, &oaabb_b, pose);
-    let oaabb_a = oaabb_b.cover(d, |p| pose.apply_f64(p)).intersect(&ra);
+    let d = margin(&ra, &oaabb_b, lp);
+    let oaabb_a = oaabb_b.cover(d, |p| pose.apply(p)).intersect(&ra);
     c.bv_updates += 1;
     (!oaabb_a.is_empty()).then_some((oaabb_b, oaabb_a))
 }
@@ -177,10 +194,10 @@ fn filter(
     }
 }
 
-/// B's entry moved into A's frame exactly as [`crate::brute_force`] moves it.
+/// B's entry moved into A's (global) frame exactly as [`crate::brute_force`] moves it.
 #[inline]
 fn moved(b: &Rtree, pose: &Pose, e: u32) -> [[f64; 3]; 3] {
-    b.tri_corners[e as usize].map(|p| pose.apply(p))
+    b.tris.corners_f64(e as usize).map(|p| pose.apply(p))
 }
 
 /// Figure 1 lines 5–7 with Figure 3: A's triangles filtered by the OAABB in A's frame, then
@@ -209,7 +226,7 @@ fn version1(
     }
     for &eb in entries_b {
         let tb = moved(b, pose, eb);
-        let bx = Aabb::of_triangle(&tb);
+        let bx = Aabb::of_triangle_local(&tb, &a.frame().origin);
         c.bv_updates += 1;
         for &ea in &s.entries_a {
             c.bv_tests += 1;
@@ -253,7 +270,7 @@ fn version2(
     s.cand.clear();
     for &eb in entries_b {
         let tri = moved(b, pose, eb);
-        let bx = Aabb::of_triangle(&tri).intersect(oaabb_a);
+        let bx = Aabb::of_triangle_local(&tri, &a.frame().origin).intersect(oaabb_a);
         c.bv_updates += 1;
         if !bx.is_empty() {
             s.cand.push(Candidate { tri, bx, entry: eb });

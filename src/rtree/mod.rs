@@ -1,17 +1,19 @@
 //! `--bv rtree`: Figueiredo's R-tree collision detection (`003_3db24ed54b71796f.txt`).
 //!
-//! Each object gets an R-tree of its triangles' axis-aligned boxes in its own frame
-//! ([`Rtree`], bulk loaded by Sort-Tile-Recursive, m..M entries per node). A query follows
-//! the paper's pipeline: the cover box of A's root in B's frame, the overlapping box
-//! (OAABB) of the two objects, the R-tree filter of B's triangles against it (Figure 2),
-//! the OAABB brought back into A's frame, and then either
+//! Each object gets an R-tree of its triangles' axis-aligned boxes in its own local frame
+//! (f32, relative to its [`crate::frame::Frame`] origin; [`Rtree`], bulk loaded by
+//! Sort-Tile-Recursive, m..M entries per node). A query follows the paper's pipeline: the
+//! cover box of A's root in B's frame, the overlapping box (OAABB) of the two objects, the
+//! R-tree filter of B's triangles against it (Figure 2), the OAABB brought back into A's
+//! frame, and then either
 //! - Collide version 1 (Figure 1 with Figure 3): filter A's triangles too, then test every
 //!   candidate pair by the boxes of its two triangles, or
 //! - Collide version 2 (Figure 4): descend A's R-tree with the optimal boxes of B's
 //!   candidate triangles, each node of A visited at most once ([`collide`]).
 //!
-//! Leaf tests are the exact [`crate::tri::tri_tri_intersect`] on f64 triangles, B moved by
-//! [`crate::Pose::apply`] as in [`crate::brute_force`], so pairs equal brute force.
+//! Leaf tests are the exact [`crate::tri::tri_tri_intersect`] on the f64 triangles as
+//! written, B moved by [`crate::Pose::apply`] as in [`crate::brute_force`], so pairs equal
+//! brute force; every box test on the way is conservative for that truth ([`collide`]).
 //!
 //! Counters (ARCHITECTURE.md, "Counters"): Nv counts overlap tests of a box of A's R-tree
 //! (node or triangle entry) against a box of B (its root box, or a candidate triangle's
@@ -63,7 +65,7 @@ impl RtreeCollide {
 ///
 /// The paper gives no values for m and M. Defaults: M = 8, the fastest and fewest Nv of
 /// M = 2, 4, 8, 16, 32 on the bunny (BENCHMARKS.md, "R-tree"), and m = 4, the largest m
-/// Guttman's R-tree allows (m ≤ M/2, the paper's reference [3]); the bulk loader fills nodes
+/// Guttman's R-tree allows (m ≤ M/2, the paper's reference \[3\]); the bulk loader fills nodes
 /// evenly, so every non-root node holds at least ⌊M/2⌋ entries whatever m is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtreeOptions {

@@ -1,5 +1,6 @@
 //! Structural check of an [`Rtree`] (used by the tests): fan-out bounds, balance, every
-//! triangle exactly once, and every box inside all of its ancestors' boxes.
+//! triangle exactly once with its corners as written, its real local corners inside its
+//! own box, and every box inside all of its ancestors' boxes.
 
 use super::Rtree;
 use crate::mesh::Mesh;
@@ -8,7 +9,7 @@ use crate::mesh::Mesh;
 pub fn validate(t: &Rtree, mesh: &Mesh) -> Result<(), String> {
     let (m, big_m) = (t.options.min_children, t.options.max_children);
     let n = mesh.triangle_count();
-    if t.tri_index.len() != n || t.tri_lo.len() != n || t.tri_corners.len() != n {
+    if t.tri_index.len() != n || t.tri_lo.len() != n || t.tris.len() != n {
         return Err(format!("{} entries for {n} triangles", t.tri_index.len()));
     }
     let mut seen_tri = vec![false; n];
@@ -44,13 +45,17 @@ pub fn validate(t: &Rtree, mesh: &Mesh) -> Result<(), String> {
                 if tri >= n || std::mem::replace(&mut seen_tri[tri], true) {
                     return Err(format!("triangle {tri} out of range or stored twice"));
                 }
-                if t.tri_corners[e] != mesh.triangle(tri) {
+                if t.tris.corners_f64(e) != mesh.triangle(tri) {
                     return Err(format!("entry {e}: corners differ from triangle {tri}"));
                 }
-                for p in mesh.triangle(tri) {
-                    if !inside(p, p, &[(t.tri_lo[e], t.tri_hi[e])]) {
-                        return Err(format!("triangle {tri} sticks out of its own box"));
-                    }
+                let own = super::Aabb::of_f32(t.tri_lo[e], t.tri_hi[e]);
+                if !t
+                    .tris
+                    .corners_local_f64(e)
+                    .iter()
+                    .all(|&p| own.contains_real(p))
+                {
+                    return Err(format!("triangle {tri} sticks out of its own box"));
                 }
                 if !inside(t.tri_lo[e], t.tri_hi[e], &anc) {
                     return Err(format!("triangle {tri} sticks out of an ancestor's box"));

@@ -11,10 +11,16 @@
 //!
 //! # Contract
 //!
-//! Triangle A has f32 corners `a` (exact). Triangle B has f32 corners `p` in its own frame,
-//! its truth is `Pose::apply(p) = R·p + t` in f64. The GPU has `r32 = fl32(R)` (row-major),
-//! `t32 = fl32(t)`, computes `q = transform_f32(r32, t32, p)`, `eps_q = max` over B's corners
-//! of `transform_error_bound(p, t32)`, and calls `tri_tri_filter(a, q, eps_q)`.
+//! Coordinates are local ([`crate::frame`]): A's relative to A's origin `o_A`, B's to `o_B`.
+//! Triangle A has f32 corners `a`, each the f32 rounding of a true local corner (within
+//! `2u·‖a‖∞` plus a floor, [`crate::frame::INPUT_REL`]). Triangle B has f32 corners `p`, the
+//! same roundings of its true local corners; its truth is `Pose::apply(b) − o_A` (f64
+//! `R·b + t` of the corner `b` as written, less A's origin). The GPU has `r32 = fl32(R)`
+//! (row-major), `t32 = fl32(t_L)` of the local pose and `e0 = fl32↑(2·abs_err)`
+//! ([`crate::frame::LocalPose`]), computes `q = transform_f32(r32, t32, p)`, `eps_q = max`
+//! over B's corners of `transform_error_bound(p, t32, e0)`, and calls
+//! `tri_tri_filter(a, q, eps_q)`; the filter adds A's rounding to `eps_q` itself, so every
+//! corner of either triangle lies within `eps` of its truth.
 //!
 //! # Error model (u = 2^-24)
 //!
@@ -32,15 +38,20 @@
 //! doubled constants (16u where 8u suffices) absorb that.
 //!
 //! * **Transform** ([`transform_error_bound`]), per coordinate `i`, with `S = Σ_k |r_ik||p_k|
-//!   + |t_i| ≤ |p|₁ + ‖t‖∞` (rotation: `|r_ik| ≤ 1 + 2^-50`): rounding `R` and `t` to f32 moves
-//!   the exact value by `≤ u·S`; the f32 evaluation of 3 products and 3 sums errs by
-//!   `≤ γ_4·S(1+u)`; the f64 truth errs from the exact value by `≤ γ_4(2^-53)·S`. Total
-//!   `≤ 5.01u·S`; we return `8u·(|p|₁ + ‖t32‖∞) + 2^-100`.
+//!   + |t_i| ≤ |p|₁ + ‖t‖∞` (rotation: `|r_ik| ≤ 1 + 2^-50`): rounding `R` and `t_L` to f32
+//!   moves the exact value by `≤ u·S`; the f32 evaluation of 3 products and 3 sums errs by
+//!   `≤ γ_4·S(1+u)`; `p` is the nearest f32 to the f64 `fl64(b − o_B)`, so within
+//!   `u·|p_k|(1+u) + 2⁻⁵³·|p_k|(1+2u)` of the true local corner, which moves `R·p` by at most
+//!   `1.01u·|p|₁` (A's corners, for which [`crate::frame::INPUT_REL`]` = 2u` is used, need
+//!   no such care); and the truth `Pose::apply(b) − o_A` is within `abs_err` of the real
+//!   `R·(b − o_B) + t_L` ([`crate::frame::LocalPose::new`]), covered by `e0 = 2·abs_err`.
+//!   The total is at most `6.02u·S + e0`; we return `8u·(|p|₁ + ‖t32‖∞) + 2^-100 + e0`.
 //! * **Separating axis** (`tf_separates`), for any f32 vector `n` (however it was computed, it
 //!   is taken as exact): with `d_x = fl(x − a0)` and `s_x = fl(n·d_x)`,
 //!   `|s_x − n·(x − a0)| ≤ (γ_3 + u(1+u))·Σ|n_k||d_xk| ≤ 4.01u·|n|₁·D` (`D = max ‖d_x‖∞`),
-//!   and B's truth moves `n·b` by `≤ |n|₁·eps_q`. So `min_B s − max_A s > |n|₁·(16u·D +
-//!   eps_q)·SLACK + η` (or the mirror) proves a gap along `n`: certain MISS.
+//!   and the truths move a gap `n·b − n·a` by `≤ |n|₁·(eps_q + eps_A) ≤ |n|₁·eps` (`a0`'s own
+//!   error shifts both sides alike). So `min_B s − max_A s > |n|₁·(16u·D + eps)·SLACK + η`
+//!   (or the mirror) proves a gap along `n`: certain MISS.
 //! * **Orientation** (`tf_orient_sign`), `det[pa−pd; pb−pd; pc−pd] = ad·(bd×cd)`: every
 //!   term passes through at most 7 roundings (difference, 2 products, subtraction, product,
 //!   2 sums) so `|det − det_exact| ≤ γ_7·perm ≤ 8u·perm` with `perm = |ad|·pcross(|bd|,|cd|)`
@@ -54,8 +65,9 @@
 //!   `orient3d(x, y, t_i, t_j)` are certainly nonzero with one sign (the line crosses the
 //!   triangle's interior, at a point between `x` and `y`). Edges of a zero-area triangle lie
 //!   in the segment or point it is, so this is sound for degenerate triangles too. Row
-//!   perturbations: `pd` is chosen in A (exact) when testing B's edges, so `δ = eps_q`;
-//!   for A's edges against B, `δ = 2·eps_q`; plane tests have `δ = eps_q`.
+//!   perturbations: with every corner within `eps = eps_q + 2u·‖a‖∞·SLACK + 2^-100` of its
+//!   truth, a row joining two corners moves by at most `2·eps` (edge tests) and a plane
+//!   test's rows (a corner of one triangle less a corner of the other) by at most `eps`.
 //!
 //! # Method
 //!
@@ -183,11 +195,13 @@ pub fn transform_f32(r: &[f32; 9], t: &[f32; 3], p: [f32; 3]) -> [f32; 3] {
     return TfV3(x, y, z);
 }
 
-/// A bound on `max_i |transform_f32(fl32(R), t, p)_i − Pose::apply(p)_i|` for a rotation `R`
-/// and `t = fl32(pose.t)`, fused multiply-adds or not (derivation in the module docs).
-pub fn transform_error_bound(p: [f32; 3], &t: &[f32; 3]) -> f32 {
+/// A bound on `max_i |transform_f32(fl32(R), t, p)_i − (Pose::apply(b) − o_A)_i|` for a
+/// rotation `R`, `t = fl32(t_L)` of the local pose, `p` the local f32 corner of `b` and `e0`
+/// twice the local pose's `abs_err`, fused multiply-adds or not (derivation in the module
+/// docs).
+pub fn transform_error_bound(p: [f32; 3], &t: &[f32; 3], e0: f32) -> f32 {
     let s = tf_norm1(p) + tf_norm_max(t);
-    return 8.0 * TF_U * s + TF_EPS_FLOOR;
+    return 8.0 * TF_U * s + TF_EPS_FLOOR + e0;
 }
 
 // Sign of orient3d(pa, pb, pc, pd) = det[pa - pd; pb - pd; pc - pd] of the TRUE points when
@@ -267,8 +281,9 @@ fn tf_edge_through(
     return l0 != 0 && l0 == l1 && l1 == l2;
 }
 
-/// The filter: [`MISS`] or [`HIT`] only if that is the exact answer for A = `a` and every B
-/// whose corners lie within `eps_q` (max-norm) of `q`; [`UNSURE`] otherwise.
+/// The filter: [`MISS`] or [`HIT`] only if that is the exact answer for every A whose corners
+/// lie within `2u·‖a_i‖∞ + 2^-100` (max-norm) of `a` and every B whose corners lie within
+/// `eps_q` of `q`; [`UNSURE`] otherwise.
 pub fn tri_tri_filter(a: &[[f32; 3]; 3], q: &[[f32; 3]; 3], eps_q: f32) -> u32 {
     return tri_tri_filter_corners(a[0], a[1], a[2], q[0], q[1], q[2], eps_q);
 }
@@ -291,7 +306,11 @@ pub fn tri_tri_filter_corners(
         && tf_in_range(q0)
         && tf_in_range(q1)
         && tf_in_range(q2);
-    if !(ok && eps_q >= 0.0 && eps_q <= TF_EPS_LIMIT) {
+    // A's corners are f32 roundings of the true ones (within 2u of each coordinate, plus
+    // the floor); with B's eps_q, every corner of either triangle is within eps of its truth.
+    let amax = tf_max(tf_max(tf_norm_max(a0), tf_norm_max(a1)), tf_norm_max(a2));
+    let eps = eps_q + (2.0 * TF_U * amax + TF_EPS_FLOOR) * TF_SLACK;
+    if !(ok && eps_q >= 0.0 && eps <= TF_EPS_LIMIT) {
         return TF_UNSURE;
     }
     // 2. Certain MISS: a separating axis, with coordinates relative to a0.
@@ -305,7 +324,7 @@ pub fn tri_tri_filter_corners(
         tf_max(tf_norm_max(da1), tf_norm_max(da2)),
         tf_max(tf_max(tf_norm_max(db0), tf_norm_max(db1)), tf_norm_max(db2)),
     );
-    let w = (16.0 * TF_U * dmax + eps_q) * TF_SLACK;
+    let w = (16.0 * TF_U * dmax + eps) * TF_SLACK;
     let ea0 = tf_sub(a1, a0);
     let ea1 = tf_sub(a2, a1);
     let ea2 = tf_sub(a0, a2);
@@ -384,22 +403,22 @@ pub fn tri_tri_filter_corners(
         return TF_MISS;
     }
     // 3. Certain HIT: an edge of one triangle properly through the other.
-    let sb0 = tf_orient_sign(a0, a1, a2, q0, eps_q);
-    let sb1 = tf_orient_sign(a0, a1, a2, q1, eps_q);
-    let sb2 = tf_orient_sign(a0, a1, a2, q2, eps_q);
-    if tf_edge_through(q0, q1, sb0, sb1, a0, a1, a2, eps_q) {
+    let e2 = 2.0 * eps;
+    let sb0 = tf_orient_sign(a0, a1, a2, q0, eps);
+    let sb1 = tf_orient_sign(a0, a1, a2, q1, eps);
+    let sb2 = tf_orient_sign(a0, a1, a2, q2, eps);
+    if tf_edge_through(q0, q1, sb0, sb1, a0, a1, a2, e2) {
         return TF_HIT;
     }
-    if tf_edge_through(q1, q2, sb1, sb2, a0, a1, a2, eps_q) {
+    if tf_edge_through(q1, q2, sb1, sb2, a0, a1, a2, e2) {
         return TF_HIT;
     }
-    if tf_edge_through(q2, q0, sb2, sb0, a0, a1, a2, eps_q) {
+    if tf_edge_through(q2, q0, sb2, sb0, a0, a1, a2, e2) {
         return TF_HIT;
     }
-    let e2 = 2.0 * eps_q;
-    let sa0 = tf_orient_sign(q0, q1, q2, a0, eps_q);
-    let sa1 = tf_orient_sign(q0, q1, q2, a1, eps_q);
-    let sa2 = tf_orient_sign(q0, q1, q2, a2, eps_q);
+    let sa0 = tf_orient_sign(q0, q1, q2, a0, eps);
+    let sa1 = tf_orient_sign(q0, q1, q2, a1, eps);
+    let sa2 = tf_orient_sign(q0, q1, q2, a2, eps);
     if tf_edge_through(a0, a1, sa0, sa1, q0, q1, q2, e2) {
         return TF_HIT;
     }
@@ -470,7 +489,7 @@ mod tests {
         let t = [0.1f32, -2.5, 1e3];
         let p = [0.3f32, 0.7, -0.9];
         let q = transform_f32(&r, &t, p);
-        let e = transform_error_bound(p, &t);
+        let e = transform_error_bound(p, &t, 0.0);
         for k in 0..3 {
             let exact = p[k] as f64 + t[k] as f64;
             assert!((q[k] as f64 - exact).abs() <= e as f64);

@@ -33,34 +33,66 @@ pub fn tri_tri_intersect_i64(a: &[[i64; 3]; 3], b: &[[i64; 3]; 3]) -> bool {
     origin_in_hull(&pts)
 }
 
+/// The integer arithmetic the oracle needs: `i128` here, any exact big integer in tests
+/// (`num_bigint::BigInt` for f64 coordinates far apart in magnitude).
+pub trait ExactInt:
+    Clone
+    + PartialEq
+    + PartialOrd
+    + From<i32>
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+{
+}
+
+impl<T> ExactInt for T where
+    T: Clone
+        + PartialEq
+        + PartialOrd
+        + From<i32>
+        + std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+{
+}
+
 /// `0 ∈ conv(pts)`, exactly, by the dimension of the affine hull of `pts`.
 pub fn origin_in_hull(pts: &[V]) -> bool {
-    let p0 = pts[0];
-    let Some(p1) = pts.iter().copied().find(|p| *p != p0) else {
-        return p0 == [0; 3]; // a single point
+    origin_in_hull_exact(pts)
+}
+
+/// [`origin_in_hull`] in any exact integer type.
+pub fn origin_in_hull_exact<T: ExactInt>(pts: &[[T; 3]]) -> bool {
+    let zero = || T::from(0);
+    let is_zero = |v: &[T; 3]| v.iter().all(|c| *c == zero());
+    let p0 = pts[0].clone();
+    let Some(p1) = pts.iter().find(|p| **p != p0).cloned() else {
+        return is_zero(&p0); // a single point
     };
     let e = sub(&p1, &p0);
     let Some(n) = pts
         .iter()
         .map(|p| cross(&e, &sub(p, &p0)))
-        .find(|n| *n != [0; 3])
+        .find(|n| !is_zero(n))
     else {
         // Collinear along e: 0 must be on the line (p0 × e = 0) and between the extremes.
-        if cross(&p0, &e) != [0; 3] {
+        if !is_zero(&cross(&p0, &e)) {
             return false;
         }
-        let t = pts.iter().map(|p| dot(&e, p));
-        let (lo, hi) = (t.clone().min().unwrap_or(0), t.max().unwrap_or(0));
-        return lo <= 0 && 0 <= hi;
+        let t: Vec<T> = pts.iter().map(|p| dot(&e, p)).collect();
+        let lo = t.iter().any(|x| *x <= zero());
+        let hi = t.iter().any(|x| *x >= zero());
+        return lo && hi;
     };
-    if pts.iter().any(|p| dot(&n, &sub(p, &p0)) != 0) {
+    if pts.iter().any(|p| dot(&n, &sub(p, &p0)) != zero()) {
         // Full-dimensional: the hull is the intersection of its facet half-spaces, and each
         // facet plane passes through three affinely independent points of the set.
         for (i, pi) in pts.iter().enumerate() {
             for (j, pj) in pts.iter().enumerate().skip(i + 1) {
                 for pk in pts.iter().skip(j + 1) {
                     let n = cross(&sub(pj, pi), &sub(pk, pi));
-                    if n != [0; 3] && separates(pts, &n, dot(&n, pi)) {
+                    if !is_zero(&n) && separates(pts, &n, dot(&n, pi)) {
                         return false;
                     }
                 }
@@ -71,13 +103,13 @@ pub fn origin_in_hull(pts: &[V]) -> bool {
     // Planar with normal n: 0 must be in the plane, then not cut off by any edge line; each
     // edge of the hull polygon passes through two points of the set, and its in-plane outer
     // normal is ±n × (pj − pi).
-    if dot(&n, &p0) != 0 {
+    if dot(&n, &p0) != zero() {
         return false;
     }
     for (i, pi) in pts.iter().enumerate() {
         for pj in pts.iter().skip(i + 1) {
             let m = cross(&n, &sub(pj, pi));
-            if m != [0; 3] && separates(pts, &m, dot(&m, pi)) {
+            if !is_zero(&m) && separates(pts, &m, dot(&m, pi)) {
                 return false;
             }
         }
@@ -87,23 +119,29 @@ pub fn origin_in_hull(pts: &[V]) -> bool {
 
 /// The plane `m·x = c` has all of `pts` on one closed side and the origin strictly on the
 /// other (both orientations tried).
-fn separates(pts: &[V], m: &V, c: i128) -> bool {
-    (c < 0 && pts.iter().all(|p| dot(m, p) <= c)) || (c > 0 && pts.iter().all(|p| dot(m, p) >= c))
+fn separates<T: ExactInt>(pts: &[[T; 3]], m: &[T; 3], c: T) -> bool {
+    let zero = T::from(0);
+    (c < zero && pts.iter().all(|p| dot(m, p) <= c))
+        || (c > zero && pts.iter().all(|p| dot(m, p) >= c))
 }
 
-fn sub(a: &V, b: &V) -> V {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-fn dot(a: &V, b: &V) -> i128 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-fn cross(a: &V, b: &V) -> V {
+fn sub<T: ExactInt>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
     [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
+        a[0].clone() - b[0].clone(),
+        a[1].clone() - b[1].clone(),
+        a[2].clone() - b[2].clone(),
+    ]
+}
+
+fn dot<T: ExactInt>(a: &[T; 3], b: &[T; 3]) -> T {
+    a[0].clone() * b[0].clone() + a[1].clone() * b[1].clone() + a[2].clone() * b[2].clone()
+}
+
+fn cross<T: ExactInt>(a: &[T; 3], b: &[T; 3]) -> [T; 3] {
+    [
+        a[1].clone() * b[2].clone() - a[2].clone() * b[1].clone(),
+        a[2].clone() * b[0].clone() - a[0].clone() * b[2].clone(),
+        a[0].clone() * b[1].clone() - a[1].clone() * b[0].clone(),
     ]
 }
 

@@ -47,7 +47,7 @@ pub fn grid_soup(rng: &mut meshcollide::rng::Rng, n: u32) -> meshcollide::Mesh {
     for _ in 0..n {
         let base = [0; 3].map(|_| rng.below(4) as i64);
         for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f32 * 0.5));
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
         }
     }
     let triangles = (0..n).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
