@@ -90,6 +90,7 @@ pub enum Error {
     Mesh(#[from] MeshError),
     #[error(transparent)]
     Pose(#[from] PoseError),
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
     #[error("invalid option: {0}")]

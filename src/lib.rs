@@ -2,7 +2,7 @@
 //! hierarchies of k-DOPs (Klosowski et al., `002_2561ef21643dcace.txt`), a CPU reference
 //! traversal, and (in later stages) a GPU pipeline on wgpu validated against it.
 //!
-//! The pipeline: [`mesh`] → [`build`] (flat node arrays) → [`tumble`] (flying hierarchy
+//! The pipeline: [`mesh`] → [`bvh`] (flat node arrays) → [`tumble`] (flying hierarchy
 //! into A's frame per pose) → [`traverse`] (Algorithm 1) → [`tri`] (exact triangle tests).
 //! [`query`] runs many poses in parallel.
 //!
@@ -23,8 +23,8 @@
 //! ```
 
 pub mod boxtree;
-pub mod build;
 pub mod bv;
+pub mod bvh;
 pub mod dual;
 pub mod error;
 pub mod frame;
@@ -43,12 +43,16 @@ pub mod traverse;
 pub mod tumble;
 
 pub use boxtree::BoxTest;
-pub use build::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use bv::BvKind;
+pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use query::{Collider, PoseResult, QueryOptions, brute_force};
 pub use traverse::{Counters, Descent, Mode};
 pub use tumble::TumbleMethod;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 pub mod experiments;
 pub mod formats;
+#[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod rtree;

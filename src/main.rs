@@ -1,10 +1,6 @@
-//! The `meshcollide` command line: argument parsing, file formats and reporting. No
-//! algorithm lives here; everything goes through the library.
+//! The `meshcollide` command line (`src/cli/`, built with the `cli` feature). No algorithm
+//! lives there; everything goes through the library.
 
-mod cli;
-
-use std::process::ExitCode;
-
-fn main() -> ExitCode {
-    cli::run()
+fn main() -> std::process::ExitCode {
+    meshcollide::cli::run()
 }

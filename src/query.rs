@@ -3,8 +3,8 @@
 //! and returns per-pose contacts and counters.
 
 use crate::Pose;
-use crate::build::{BuildOptions, Bvh};
 use crate::bv::BvKind;
+use crate::bvh::{BuildOptions, Bvh};
 use crate::dual::{DualOptions, DualScene};
 use crate::mesh::Mesh;
 use crate::traverse::{Counters, Descent, Mode, Workspace, collide_pose_descent};
@@ -254,6 +254,7 @@ macro_rules! with_scene {
 
 /// Like `with_scene!` for the scenes the GPU pipeline runs (the k-DOPs and the dual
 /// k-DOP–sphere hierarchies); `$other` for the rest.
+#[cfg(feature = "gpu")]
 macro_rules! with_gpu_scene {
     ($c:expr, $s:ident => $body:expr, $o:ident => $other:expr) => {
         match $c {
@@ -347,6 +348,7 @@ impl Collider {
         with_scene!(self, s => collide_batch(s, poses, opts, progress))
     }
 
+    #[cfg(feature = "gpu")]
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch`]'s, plus what
     /// the GPU did; [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and
     /// R-tree. Uploads the hierarchies (once per call) and runs batches of poses; hold a

@@ -12,7 +12,7 @@
 //! for the pose, each counted once per pose.
 
 use crate::Pose;
-use crate::build::Bvh;
+use crate::bvh::Bvh;
 use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 

@@ -33,10 +33,10 @@
 //! the f64 points the triangle tests use, less A's origin, and the culling never loses a
 //! contact.
 
-use crate::build::Bvh;
 use crate::bv::Kdop;
 use crate::bv::axes::{axes, project};
 use crate::bv::polytope::kdop_vertices;
+use crate::bvh::Bvh;
 use crate::frame::{Frame, LocalPose};
 use crate::hull::{ClimbTable, ConvexHull};
 use crate::pose::Pose;
@@ -160,7 +160,7 @@ impl<const H: usize> PoseFrame<H> {
 /// by twice the transform error times `|axis|₁` (twice: the widening's own rounding stays
 /// far below the doubled bound). WGSL twin: `posed_kdop` in `shaders/kdop_tumble.wgsl`.
 pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) -> Kdop<H> {
-    use crate::build::slab_bounds_f32;
+    use crate::bv::slab::slab_bounds_f32;
     use crate::tri::filter::{transform_error_bound, transform_f32};
     let ax = axes(H);
     let mut k = Kdop::EMPTY;

@@ -5,6 +5,7 @@
 pub mod axes;
 pub mod kdop;
 pub mod polytope;
+pub mod slab;
 
 pub use axes::{BvKind, axes};
 pub use kdop::{Kdop, KdopNode};

@@ -1,6 +1,6 @@
 //! `meshcollide bench <experiment>`: the papers' experiments, each writing
 //! `DIR/<experiment>.md` (a table, one row per configuration) and `DIR/<experiment>.svg`.
-//! Scenes come from `meshcollide::experiments`; every figure is measured in the run. Queries
+//! Scenes come from `crate::experiments`; every figure is measured in the run. Queries
 //! are timed one at a time on the calling thread (`Collider::collide`), so times are
 //! single-threaded per-query times. Queries run `QueryOptions::PAPER` (Algorithm 1's descent),
 //! so Nv compares with the papers' tables; the CPU default (`Descent::Larger`) tests fewer
@@ -8,13 +8,13 @@
 
 use super::Failure;
 use super::report::{Panel, Series, Table, write_plot, write_report};
-use clap::{Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use meshcollide::experiments as ex;
-use meshcollide::{
+use crate::experiments as ex;
+use crate::{
     BuildOptions, BvKind, Collider, Counters, Mesh, Mode, Pose, QueryOptions, SplitPoint,
     SplitRule, brute_force,
 };
+use clap::{Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -233,7 +233,7 @@ fn load_or(
 ) -> Result<(Mesh, String), Failure> {
     Ok(match model {
         Some(p) => (
-            ex::fit_cube(&meshcollide::mesh::load(p).map_err(meshcollide::Error::from)?),
+            ex::fit_cube(&crate::mesh::load(p).map_err(crate::Error::from)?),
             p.display().to_string(),
         ),
         None => {
@@ -257,7 +257,7 @@ struct Run {
 }
 
 impl Run {
-    fn add(&mut self, ms: f64, r: &meshcollide::PoseResult) {
+    fn add(&mut self, ms: f64, r: &crate::PoseResult) {
         self.n += 1;
         self.total_ms += ms;
         self.max_ms = self.max_ms.max(ms);
@@ -280,7 +280,7 @@ fn warm(col: &Collider, p: &Pose) {
 }
 
 /// Times one query.
-fn timed(col: &Collider, p: &Pose, o: &QueryOptions) -> (f64, meshcollide::PoseResult) {
+fn timed(col: &Collider, p: &Pose, o: &QueryOptions) -> (f64, crate::PoseResult) {
     let t = Instant::now();
     let r = col.collide(p, o);
     (t.elapsed().as_secs_f64() * 1e3, r)
@@ -518,7 +518,7 @@ fn rules(a: &RulesArgs) -> Result<(), Failure> {
     let kinds = a.common.kinds(&[BvKind::Kdop18]);
     let (m, model) = load_or(&a.model, || ex::default_model(a.tris))?;
     // B for the build timing: a single tetrahedron, so the time is A's hierarchy alone.
-    let tiny = meshcollide::mesh::generate::tetrahedron([0.0; 3], 1.0);
+    let tiny = crate::mesh::generate::tetrahedron([0.0; 3], 1.0);
     let points = [SplitPoint::Mean, SplitPoint::Median];
     let mut table = Table::new(&[
         "bv",

@@ -3,10 +3,10 @@
 
 use super::query::ms;
 use super::{BvArg, Failure};
-use meshcollide::formats::{total_counters, write_pairs};
-use meshcollide::mesh::generate;
-use meshcollide::pose::tumbling_poses;
-use meshcollide::{BuildOptions, BvKind, Collider, Mesh, QueryOptions, brute_force};
+use crate::formats::{total_counters, write_pairs};
+use crate::mesh::generate;
+use crate::pose::tumbling_poses;
+use crate::{BuildOptions, BvKind, Collider, Mesh, QueryOptions, brute_force};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -39,7 +39,7 @@ fn scene(triangles: usize) -> (Mesh, Mesh) {
 }
 
 /// The pose set: a full tumbling turn of B about its own centre, placed at (1, 0, 0).
-fn poses(n: usize) -> Vec<meshcollide::Pose> {
+fn poses(n: usize) -> Vec<crate::Pose> {
     tumbling_poses(n, [0.0; 3], [1.0, 0.0, 0.0])
 }
 

@@ -5,8 +5,8 @@ mod demo;
 mod query;
 mod report;
 
+use crate::{BvKind, Mode, SplitPoint, SplitRule, TumbleMethod};
 use clap::{Parser, Subcommand, ValueEnum};
-use meshcollide::{BvKind, Mode, SplitPoint, SplitRule, TumbleMethod};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -99,9 +99,9 @@ pub enum BoxTestArg {
     Lut,
 }
 
-impl From<BoxTestArg> for meshcollide::BoxTest {
-    fn from(b: BoxTestArg) -> meshcollide::BoxTest {
-        use meshcollide::BoxTest;
+impl From<BoxTestArg> for crate::BoxTest {
+    fn from(b: BoxTestArg) -> crate::BoxTest {
+        use crate::BoxTest;
         match b {
             BoxTestArg::Align => BoxTest::Align,
             BoxTestArg::Satlite => BoxTest::SatLite,
@@ -120,11 +120,11 @@ pub enum DualOrderArg {
     Fixed,
 }
 
-impl From<DualOrderArg> for meshcollide::dual::SlabOrder {
+impl From<DualOrderArg> for crate::dual::SlabOrder {
     fn from(o: DualOrderArg) -> Self {
         match o {
-            DualOrderArg::Pair => meshcollide::dual::SlabOrder::PerPair,
-            DualOrderArg::Fixed => meshcollide::dual::SlabOrder::Fixed,
+            DualOrderArg::Pair => crate::dual::SlabOrder::PerPair,
+            DualOrderArg::Fixed => crate::dual::SlabOrder::Fixed,
         }
     }
 }
@@ -174,11 +174,11 @@ pub enum RtreeCollideArg {
     V2,
 }
 
-impl From<RtreeCollideArg> for meshcollide::rtree::RtreeCollide {
+impl From<RtreeCollideArg> for crate::rtree::RtreeCollide {
     fn from(c: RtreeCollideArg) -> Self {
         match c {
-            RtreeCollideArg::V1 => meshcollide::rtree::RtreeCollide::V1,
-            RtreeCollideArg::V2 => meshcollide::rtree::RtreeCollide::V2,
+            RtreeCollideArg::V1 => crate::rtree::RtreeCollide::V1,
+            RtreeCollideArg::V2 => crate::rtree::RtreeCollide::V2,
         }
     }
 }
@@ -246,8 +246,8 @@ pub enum Failure {
     Internal(String),
 }
 
-impl From<meshcollide::Error> for Failure {
-    fn from(e: meshcollide::Error) -> Failure {
+impl From<crate::Error> for Failure {
+    fn from(e: crate::Error) -> Failure {
         Failure::Input(e.to_string())
     }
 }
@@ -276,7 +276,7 @@ pub fn run() -> ExitCode {
 
 fn info() -> Result<(), Failure> {
     println!("meshcollide {}", env!("CARGO_PKG_VERSION"));
-    let list = meshcollide::gpu::adapters();
+    let list = crate::gpu::adapters();
     if list.is_empty() {
         println!(
             "GPU adapters: none (the GPU backend needs a Vulkan, Metal or DX12 driver; on Linux without a GPU, Mesa's lavapipe: apt-get install mesa-vulkan-drivers)"
@@ -308,7 +308,7 @@ fn info() -> Result<(), Failure> {
 fn poses(a: &PosesArgs) -> Result<(), Failure> {
     let t = [a.translate[0], a.translate[1], a.translate[2]];
     let c = [a.center[0], a.center[1], a.center[2]];
-    let text = meshcollide::pose::format_poses(&meshcollide::pose::tumbling_poses(a.steps, c, t));
+    let text = crate::pose::format_poses(&crate::pose::tumbling_poses(a.steps, c, t));
     write_text(a.out.as_deref(), &text)
 }
 

@@ -4,9 +4,9 @@ use super::{
     BackendArg, BoxTestArg, BvArg, DescentArg, DualOrderArg, Failure, ModeArg, RtreeCollideArg,
     SplitArg, SplitPointArg, TumbleArg,
 };
+use crate::formats::{Stats, total_counters, write_pairs};
+use crate::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
 use indicatif::{ProgressBar, ProgressStyle};
-use meshcollide::formats::{Stats, total_counters, write_pairs};
-use meshcollide::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -90,28 +90,24 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         BackendArg::Auto if !bv.on_gpu() => BackendArg::Cpu,
         BackendArg::Gpu if !bv.on_gpu() => {
             return Err(
-                meshcollide::Error::from(meshcollide::gpu::GpuError::Unsupported { bv: bv.name() })
-                    .into(),
+                crate::Error::from(crate::gpu::GpuError::Unsupported { bv: bv.name() }).into(),
             );
         }
         b => b,
     };
-    let rtree_options = meshcollide::rtree::RtreeOptions {
+    let rtree_options = crate::rtree::RtreeOptions {
         min_children: a.rtree_min,
         max_children: a.rtree_max,
     };
     rtree_options.validate()?;
     let gpu = choose_backend(backend)?;
     let t0 = Instant::now();
-    let (ma, mb) = rayon::join(
-        || meshcollide::mesh::load(&a.a),
-        || meshcollide::mesh::load(&a.b),
-    );
+    let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
     let (ma, mb) = (
-        ma.map_err(meshcollide::Error::from)?,
-        mb.map_err(meshcollide::Error::from)?,
+        ma.map_err(crate::Error::from)?,
+        mb.map_err(crate::Error::from)?,
     );
-    let poses = meshcollide::pose::read_poses(&a.poses).map_err(meshcollide::Error::from)?;
+    let poses = crate::pose::read_poses(&a.poses).map_err(crate::Error::from)?;
     let load_ms = ms(t0);
     // Check the outputs can be created before spending time on the query.
     let out = std::fs::File::create(&a.out)
@@ -127,7 +123,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ..opt_a
     };
     let t1 = Instant::now();
-    let dual = meshcollide::dual::DualOptions {
+    let dual = crate::dual::DualOptions {
         symmetric: a.dual_symmetric,
         order: a.dual_order.into(),
     };
@@ -147,12 +143,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                         .into(),
                 ));
             }
-            (Some(DescentArg::Env), _) | (None, true) => {
-                meshcollide::traverse::Descent::Environment
-            }
-            (Some(DescentArg::Larger), false) | (None, false) => {
-                meshcollide::traverse::Descent::Larger
-            }
+            (Some(DescentArg::Env), _) | (None, true) => crate::traverse::Descent::Environment,
+            (Some(DescentArg::Larger), false) | (None, false) => crate::traverse::Descent::Larger,
         },
         box_test: a.box_test.into(),
         rtree_collide: a.rtree_collide.into(),
@@ -212,8 +204,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         tri_tests: c.tri_tests,
         bv_updates: c.bv_updates,
         mode: Mode::from(a.mode).name().into(),
-        split: meshcollide::SplitRule::from(a.split).name().into(),
-        split_point: meshcollide::SplitPoint::from(a.split_point).name().into(),
+        split: crate::SplitRule::from(a.split).name().into(),
+        split_point: crate::SplitPoint::from(a.split_point).name().into(),
         leaf_size_a: opt_a.leaf_size,
         leaf_size_b: opt_b.leaf_size,
         tumble: opts.tumble.name().into(),
@@ -230,7 +222,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         depth_b,
         poses_in_contact: results.iter().filter(|r| !r.pairs.is_empty()).count(),
         load_ms,
-        dual: bv.is_dual().then(|| meshcollide::formats::DualStatsJson {
+        dual: bv.is_dual().then(|| crate::formats::DualStatsJson {
             symmetric: dual.symmetric,
             slab_order: dual.order.name().into(),
             sphere_rejects: c.sphere_rejects,
@@ -238,7 +230,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             accepted: c.bv_tests - c.sphere_rejects - c.slab_rejects,
             slab_tests: c.slab_tests,
         }),
-        gpu: gpu_stats.map(|g| meshcollide::formats::GpuStatsJson {
+        gpu: gpu_stats.map(|g| crate::formats::GpuStatsJson {
             dispatches: g.dispatches,
             bytes_uploaded: g.bytes_uploaded,
             submissions: g.submissions,
@@ -269,11 +261,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
 }
 
 /// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
-fn choose_backend(backend: BackendArg) -> Result<Option<meshcollide::gpu::GpuContext>, Failure> {
+fn choose_backend(backend: BackendArg) -> Result<Option<crate::gpu::GpuContext>, Failure> {
     if backend == BackendArg::Cpu {
         return Ok(None);
     }
-    match meshcollide::gpu::GpuContext::new() {
+    match crate::gpu::GpuContext::new() {
         Ok(ctx) if backend == BackendArg::Gpu => Ok(Some(ctx)),
         Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok(Some(ctx)),
         Ok(ctx) => {
@@ -298,11 +290,11 @@ pub fn ms(t: Instant) -> f64 {
 /// The descent rule the query really used, for `stats.json`: the k-DOPs follow `--descent`,
 /// the dual hierarchy always descends by Algorithm 1 (`env`), the boxtree and the R-tree
 /// have traversals of their own (`own`).
-fn descent_used(bv: BvKind, descent: meshcollide::traverse::Descent) -> &'static str {
+fn descent_used(bv: BvKind, descent: crate::traverse::Descent) -> &'static str {
     if BvKind::ALL.contains(&bv) {
         descent.name()
     } else if bv.is_dual() {
-        meshcollide::traverse::Descent::Environment.name()
+        crate::traverse::Descent::Environment.name()
     } else {
         "own"
     }

@@ -28,8 +28,8 @@ pub mod slabs;
 pub mod sphere;
 
 use crate::Pose;
-use crate::build::{BuildOptions, Bvh};
 use crate::bv::Kdop;
+use crate::bvh::{BuildOptions, Bvh};
 use crate::frame::LocalPose;
 use crate::mesh::Mesh;
 use crate::query::{PairScene, QueryOptions};

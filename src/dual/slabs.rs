@@ -143,12 +143,12 @@ pub fn symmetrize<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
 
 /// [`symmetrize`] in f32 only, for B's k-DOPs after tumbling on the CPU and the GPU (WGSL
 /// twin: `kdop_symmetrize` in `shaders/dual.wgsl`, operation for operation, every result
-/// flushed like `build::ftz`). The rounding only moves the common centre by a few ulps; the
+/// flushed like [`crate::bv::slab::ftz`]). The rounding only moves the common centre by a few ulps; the
 /// final `min`/`max` with the original bounds make the result contain `k` whatever the
 /// rounding did, so it stays conservative. Empty k-DOPs are not expected (tumbled k-DOPs
 /// never are).
 pub fn symmetrize_f32<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
-    use crate::build::ftz;
+    use crate::bv::slab::ftz;
     let mut s = *k;
     let cx = ftz(ftz(k.min[0] + k.max[0]) * 0.5);
     let cy = ftz(ftz(k.min[1] + k.max[1]) * 0.5);

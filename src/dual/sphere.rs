@@ -87,7 +87,7 @@ impl Sphere {
     /// posed ball contains every posed corner. An overflowing radius is +∞ (never disjoint).
     #[inline]
     pub fn posed_f32(&self, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> Sphere {
-        use crate::build::ftz;
+        use crate::bv::slab::ftz;
         use crate::tri::filter::{transform_error_bound, transform_f32};
         let q = transform_f32(r, t, self.c);
         let e = transform_error_bound(self.c, t, t_err);
@@ -132,7 +132,7 @@ pub const SPHERE_TEST_GROW: f32 = 1.0 + 1.0 / (1u32 << 18) as f32;
 /// covers it. An infinite `d²` (overflow) answers "not disjoint", so does any NaN.
 #[inline]
 pub fn disjoint_f32(a: &Sphere, b: &Sphere) -> bool {
-    use crate::build::{SLAB_ABS_MARGIN, ftz};
+    use crate::bv::slab::{SLAB_ABS_MARGIN, ftz};
     let dx = ftz(a.c[0] - b.c[0]);
     let dy = ftz(a.c[1] - b.c[1]);
     let dz = ftz(a.c[2] - b.c[2]);

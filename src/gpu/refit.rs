@@ -4,7 +4,7 @@
 //! of one compute pass are ordered, so a level sees its children finished).
 //!
 //! The result is bit-identical to [`crate::Bvh::refit`] by construction; see
-//! [`crate::build::slab_bounds_f32`] and `shaders/kdop_refit.wgsl`.
+//! [`crate::bv::slab::slab_bounds_f32`] and `shaders/kdop_refit.wgsl`.
 
 use super::context::{GpuContext, GpuError};
 use super::shader::{WORKGROUP_SIZE, source};
@@ -341,7 +341,7 @@ impl<const H: usize> GpuRefit<H> {
 
 #[cfg(test)]
 mod tests {
-    use crate::build::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN};
+    use crate::bv::slab::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN};
 
     /// The WGSL constants of the slab formula are the Rust ones, bit for bit.
     #[test]

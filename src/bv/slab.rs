@@ -1,15 +1,9 @@
-//! Refit of a hierarchy to a deformed mesh ("BVHs for deformable objects", bottom-up update,
-//! `004_d8337bc93db14070.txt`): the tree structure is kept, the leaf k-DOPs are recomputed
-//! from the new corners and every internal node becomes the slab-wise union of its children.
-//!
-//! The CPU refit is the reference of the GPU refit (`gpu::refit`, `shaders/kdop_refit.wgsl`)
-//! and must agree with it bit for bit. That is arranged by construction rather than by
-//! tolerance: the only rounded operations are one fixed formula, [`slab_bounds_f32`], written
-//! in f32 with fixed-order additions and no products a compiler could refactor, and the
-//! merges are min/max (exact, order-free).
+//! Slab primitives shared by every k-DOP stage and their WGSL twins (`shaders/kdop.wgsl`):
+//! the flush to zero and the conservative f32 bounds of one corner's projection on a slab
+//! direction. The refit (`bvh::refit`), tumbling, the dual hierarchy and the GPU all build
+//! their k-DOPs from [`slab_bounds_f32`], so CPU and GPU bounds agree bit for bit.
 
-use super::Bvh;
-use crate::bv::{Kdop, axes};
+use super::{Kdop, axes};
 
 /// `2^-21 = 8u` with `u = 2^-24` the unit roundoff of f32: the relative half-width of a slab
 /// (about `3u` covers the f32 arithmetic, [`crate::frame::INPUT_REL`]` = 2u` the rounding of
@@ -87,105 +81,6 @@ pub fn kdop_of_corners<const H: usize>(corners: &[[[f32; 3]; 3]]) -> Kdop<H> {
         }
     }
     k
-}
-
-impl<const H: usize> Bvh<H> {
-    /// Refits the hierarchy to new vertex positions of the same mesh (same triangle list, mesh
-    /// numbering): takes the new f64 positions, recomputes each leaf's k-DOP from the local
-    /// f32 corners ([`kdop_of_corners`], in the frame chosen at build time) and then every
-    /// internal node bottom-up as the union of its two children. Structure, `tri_index`,
-    /// the frame's origin and `depth` are unchanged, so the tree may fit worse than a
-    /// rebuild after a large deformation, but it stays correct (`validate` holds).
-    ///
-    /// Errors ([`crate::Error::InvalidOption`]) if the triangle count differs from the one at
-    /// build time, a triangle names a missing vertex, or a coordinate is not finite or not
-    /// in the supported range ([`crate::mesh::in_supported_range`]); the hierarchy is left
-    /// untouched then.
-    pub fn refit(
-        &mut self,
-        positions: &[[f64; 3]],
-        triangles: &[[u32; 3]],
-    ) -> Result<(), crate::Error> {
-        let bad = |m: String| Err(crate::Error::InvalidOption(format!("refit: {m}")));
-        if triangles.len() != self.tri_index.len() {
-            return bad(format!(
-                "the hierarchy was built over {} triangles, the deformed mesh has {}",
-                self.tri_index.len(),
-                triangles.len()
-            ));
-        }
-        if let Some((i, t)) = triangles
-            .iter()
-            .enumerate()
-            .find(|(_, t)| t.iter().any(|&v| v as usize >= positions.len()))
-        {
-            return bad(format!(
-                "triangle {i} names vertices {t:?}, but there are {} positions",
-                positions.len()
-            ));
-        }
-        if let Some(i) = positions
-            .iter()
-            .position(|p| !p.iter().all(|c| c.is_finite()))
-        {
-            return bad(format!("vertex {i} has a NaN or infinite coordinate"));
-        }
-        if let Some(i) = positions
-            .iter()
-            .position(|p| !p.iter().all(|&c| crate::mesh::in_supported_range(c)))
-        {
-            return bad(format!(
-                "vertex {i} has a coordinate outside the range the exact predicates support \
-                 (0, or a magnitude from 2^-200 to 2^100)"
-            ));
-        }
-        if let Some((p, _)) = self.tri_index.iter().enumerate().find(|&(p, &t)| {
-            let c = &self.tris.corners[p];
-            let v = &self.tris.vertex_map;
-            triangles[t as usize] != [v[c[0] as usize], v[c[1] as usize], v[c[2] as usize]]
-        }) {
-            return bad(format!(
-                "triangle {} names other vertices than at build time",
-                self.tri_index[p]
-            ));
-        }
-        self.tris.set_positions(positions);
-        // Children are stored after their parents, so reverse index order is bottom-up.
-        let mut corners = Vec::new();
-        for i in (0..self.nodes.len()).rev() {
-            let n = self.nodes[i];
-            let (a, b) = (n.first as usize, n.first as usize + n.count as usize);
-            self.nodes[i].bv = if n.is_leaf() {
-                corners.clear();
-                corners.extend((a..b).map(|p| self.tris.corners_f32(p)));
-                kdop_of_corners(&corners)
-            } else {
-                self.nodes[a].bv.merge(&self.nodes[a + 1].bv)
-            };
-        }
-        Ok(())
-    }
-
-    /// Node indices per depth (`levels()[0] == [0]`, the root), each level in index order.
-    pub fn levels(&self) -> Vec<Vec<u32>> {
-        let mut levels = vec![vec![0u32]];
-        loop {
-            let next: Vec<u32> = levels
-                .last()
-                .into_iter()
-                .flatten()
-                .filter(|&&i| !self.nodes[i as usize].is_leaf())
-                .flat_map(|&i| {
-                    let c = self.nodes[i as usize].first;
-                    [c, c + 1]
-                })
-                .collect();
-            if next.is_empty() {
-                return levels;
-            }
-            levels.push(next);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -297,23 +192,5 @@ mod tests {
                 check(axis, [a, -a.next_up(), u(&mut rng) * 1e-3]);
             }
         }
-    }
-
-    #[test]
-    fn refit_of_the_same_mesh_validates_and_checks_counts() {
-        let mesh = crate::build::tests::random_mesh(3, 200);
-        let mut b = Bvh::<9>::build(&mesh, &Default::default());
-        b.refit(&mesh.positions, &mesh.triangles).unwrap();
-        b.validate().unwrap();
-        assert!(b.refit(&mesh.positions, &mesh.triangles[1..]).is_err());
-        let mut bad = mesh.triangles.clone();
-        bad[5][1] = mesh.positions.len() as u32;
-        assert!(b.refit(&mesh.positions, &bad).is_err());
-        let mut nan = mesh.positions.clone();
-        nan[0][2] = f64::NAN;
-        assert!(b.refit(&nan, &mesh.triangles).is_err());
-        let levels = b.levels();
-        assert_eq!(levels.len() as u32, b.depth);
-        assert_eq!(levels.iter().map(Vec::len).sum::<usize>(), b.nodes.len());
     }
 }

@@ -14,7 +14,6 @@ mod validate;
 use crate::bv::{Kdop, KdopNode};
 use crate::mesh::Mesh;
 use crate::ordered::OrderedTriangles;
-pub use refit::{SLAB_ABS_MARGIN, SLAB_REL_MARGIN, ftz, kdop_of_corners, slab_bounds_f32};
 use split::Item;
 pub use split::{SplitPoint, SplitRule};
 
