@@ -22,7 +22,7 @@ fn build(c: &mut Criterion) {
             ..Default::default()
         };
         g.bench_with_input(BenchmarkId::new("kdop18", rule.name()), &o, |bch, o| {
-            bch.iter(|| Bvh::<9>::build(&a, o))
+            bch.iter(|| meshcollide::bvh::Bvh::<9>::build(&a, o))
         });
     }
     g.finish();
@@ -35,8 +35,12 @@ fn query(c: &mut Criterion) {
     let mut g = c.benchmark_group("query_64_poses");
     g.sample_size(10);
     for bv in BvKind::ALL {
-        let col = Collider::build(&a, &b, bv, &o, &o);
-        let r = col.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+        let col = Collider::builder(&a, &b)
+            .bv(bv)
+            .build_options(o)
+            .build()
+            .unwrap();
+        let r = col.collide_batch_with(&poses, &QueryOptions::default(), None);
         let n = formats::total_counters(&r);
         eprintln!(
             "{}: Nv {} Np {} Nu {}",
@@ -46,7 +50,7 @@ fn query(c: &mut Criterion) {
             n.bv_updates
         );
         g.bench_function(bv.name(), |bch| {
-            bch.iter(|| col.collide_batch(&poses, &QueryOptions::default(), &|_| {}))
+            bch.iter(|| col.collide_batch_with(&poses, &QueryOptions::default(), None))
         });
     }
     g.finish();

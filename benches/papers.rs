@@ -10,7 +10,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use meshcollide::experiments as ex;
-use meshcollide::query::{PairScene, Scene};
+use meshcollide::kdop::KdopScene;
+use meshcollide::scene::{PairScene, SubCounters};
 use meshcollide::tumble::{TumbleWorkspace, tumble_points};
 use meshcollide::*;
 use std::time::Duration;
@@ -40,7 +41,7 @@ fn small<'a>(
     g
 }
 
-fn counters(label: &str, r: &[PoseResult]) {
+fn counters<S: SubCounters>(label: &str, r: &[PoseResult<S>]) {
     let n = formats::total_counters(r);
     eprintln!(
         "{label}: {} poses, Nv {} Np {} Nu {} pairs {}",
@@ -64,13 +65,25 @@ fn build(c: &mut Criterion) {
             ..Default::default()
         };
         g.bench_function(BenchmarkId::new("kdop18", rule.name()), |b| {
-            b.iter(|| Collider::build(&m, &tiny, BvKind::Kdop18, &o, &o))
+            b.iter(|| {
+                Collider::builder(&m, &tiny)
+                    .bv(BvKind::Kdop18)
+                    .build_options(o)
+                    .build()
+                    .unwrap()
+            })
         });
     }
     for bv in BvKind::ALL.into_iter().filter(|&k| k != BvKind::Kdop18) {
         let o = BuildOptions::default();
         g.bench_function(BenchmarkId::new(bv.name(), "splatter"), |b| {
-            b.iter(|| Collider::build(&m, &tiny, bv, &o, &o))
+            b.iter(|| {
+                Collider::builder(&m, &tiny)
+                    .bv(bv)
+                    .build_options(o)
+                    .build()
+                    .unwrap()
+            })
         });
     }
     g.finish();
@@ -81,11 +94,16 @@ fn cpu_queries(c: &mut Criterion) {
     let poses = ex::tumble_poses(32, 1.0);
     let mut g = small(c, "cpu_query_32_poses_d1");
     let q = QueryOptions::default();
-    let one =
-        |col: &Collider| -> Vec<PoseResult> { poses.iter().map(|p| col.collide(p, &q)).collect() };
+    let one = |col: &Collider| -> Vec<Contacts> {
+        poses.iter().map(|p| col.collide_with(p, &q)).collect()
+    };
     for bv in BvKind::ALL {
         let o = BuildOptions::default();
-        let col = Collider::build(&m, &m, bv, &o, &o);
+        let col = Collider::builder(&m, &m)
+            .bv(bv)
+            .build_options(o)
+            .build()
+            .unwrap();
         counters(&format!("cpu {} mean", bv.name()), &one(&col));
         g.bench_function(BenchmarkId::new(bv.name(), "mean"), |b| {
             b.iter(|| one(&col))
@@ -95,7 +113,11 @@ fn cpu_queries(c: &mut Criterion) {
         point: SplitPoint::Median,
         ..Default::default()
     };
-    let col = Collider::build(&m, &m, BvKind::Kdop18, &o, &o);
+    let col = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop18)
+        .build_options(o)
+        .build()
+        .unwrap();
     counters("cpu kdop18 median", &one(&col));
     g.bench_function(BenchmarkId::new("kdop18", "median"), |b| {
         b.iter(|| one(&col))
@@ -116,13 +138,17 @@ fn gpu(c: &mut Criterion) {
     let poses = ex::tumble_poses(64, 1.0);
     let far: Vec<Pose> = ex::tumble_poses(64, 1e3);
     let mut g = small(c, "gpu_64_poses");
-    let col = Collider::build(&m, &m, BvKind::Kdop18, &o, &o);
+    let col = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop18)
+        .build_options(o)
+        .build()
+        .unwrap();
     for method in [TumbleMethod::Approximate, TumbleMethod::Exact] {
         let q = QueryOptions {
             tumble: method,
             ..Default::default()
         };
-        match col.collide_batch_gpu(&ctx, &poses, &q, &|_| {}) {
+        match col.collide_batch_gpu(&ctx, &poses, &q, None) {
             Ok((r, s)) => {
                 counters(&format!("gpu end to end, {}", method.name()), &r);
                 eprintln!(
@@ -137,7 +163,7 @@ fn gpu(c: &mut Criterion) {
         }
         g.bench_function(
             BenchmarkId::new("end_to_end_with_upload", method.name()),
-            |b| b.iter(|| col.collide_batch_gpu(&ctx, &poses, &q, &|_| {})),
+            |b| b.iter(|| col.collide_batch_gpu(&ctx, &poses, &q, None)),
         );
     }
     // The dual k-DOP–sphere hierarchy through the same pipeline (sphere pretest in the
@@ -145,21 +171,21 @@ fn gpu(c: &mut Criterion) {
     let dual = meshcollide::dual::DualScene::<9>::build(&m, &m, &o, &o, &Default::default());
     if let Ok(mut gs) = meshcollide::gpu::collide::GpuScene::new(&ctx, &dual) {
         let method = TumbleMethod::Exact;
-        if let Ok((r, _)) = gs.collide_batch(&ctx, &dual, &poses, Mode::All, method, &|_| {}) {
+        if let Ok((r, _)) = gs.collide_batch(&ctx, &dual, &poses, Mode::All, method, None) {
             counters("gpu dual18, exact", &r);
         }
         g.bench_function(
             BenchmarkId::new("dual18_uploaded_once", method.name()),
-            |b| b.iter(|| gs.collide_batch(&ctx, &dual, &poses, Mode::All, method, &|_| {})),
+            |b| b.iter(|| gs.collide_batch(&ctx, &dual, &poses, Mode::All, method, None)),
         );
     }
     // Kernels: B far away, so the front dies at the root and a submission is the dense
     // tumbling kernels plus empty levels (hierarchies uploaded once, outside the timing).
-    let scene = Scene::<9>::build(&m, &m, &o, &o);
+    let scene = KdopScene::<9>::build(&m, &m, &o, &o, KdopOptions::PAPER);
     if let Ok(mut gs) = meshcollide::gpu::collide::GpuScene::new(&ctx, &scene) {
         for method in [TumbleMethod::Approximate, TumbleMethod::Exact] {
             g.bench_function(BenchmarkId::new("tumble_kernels_far", method.name()), |b| {
-                b.iter(|| gs.collide_batch(&ctx, &scene, &far, Mode::All, method, &|_| {}))
+                b.iter(|| gs.collide_batch(&ctx, &scene, &far, Mode::All, method, None))
             });
         }
     }
@@ -181,7 +207,7 @@ fn gpu(c: &mut Criterion) {
 fn tumbling(c: &mut Criterion) {
     let m = model();
     let o = BuildOptions::default();
-    let scene = Scene::<9>::build(&m, &m, &o, &o);
+    let scene = KdopScene::<9>::build(&m, &m, &o, &o, KdopOptions::PAPER);
     let fly = &scene.fly;
     let poses = ex::tumble_poses(16, 1.0);
     let nodes = fly.bvh.nodes.len();
@@ -221,8 +247,7 @@ fn tumbling(c: &mut Criterion) {
         let r: Vec<PoseResult> = poses
             .iter()
             .map(|p| {
-                scene
-                    .collide_batch(std::slice::from_ref(p), &q, &|_| {})
+                meshcollide::scene::collide_batch(&scene, std::slice::from_ref(p), &q, None)
                     .remove(0)
             })
             .collect();

@@ -20,7 +20,10 @@ fn main() -> Result<(), meshcollide::Error> {
     let b = a.map_positions(|[x, y, z]| [x, z, y]);
     let poses = tumbling_poses(n_poses, [0.0; 3], [1.0, 0.0, 0.0]);
     let o = BuildOptions::default();
-    let collider = Collider::build(&a, &b, BvKind::Kdop18, &o, &o);
+    let collider = Collider::builder(&a, &b)
+        .bv(BvKind::Kdop18)
+        .build_options(o)
+        .build()?;
 
     let ctx = meshcollide::gpu::GpuContext::new()?;
     println!("adapter: {}", ctx.adapter_name());
@@ -36,10 +39,10 @@ fn main() -> Result<(), meshcollide::Error> {
         tumble: TumbleMethod::Exact,
         ..Default::default()
     };
-    let (gpu, stats) = collider.collide_batch_gpu(&ctx, &poses, &exact, &|_| {})?;
+    let (gpu, stats) = collider.collide_batch_gpu(&ctx, &poses, &exact, None)?;
     let gpu_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let cpu_approx = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+    let cpu_approx = collider.collide_batch_with(&poses, &QueryOptions::default(), None);
     let cpu_s = t.elapsed().as_secs_f64();
     let pairs: usize = gpu.iter().map(|r| r.pairs.len()).sum();
     println!(
@@ -57,7 +60,7 @@ fn main() -> Result<(), meshcollide::Error> {
     );
     println!("front size per level: {:?}", stats.level_sizes);
     // Parity with the CPU reference in the same tumbling method: pairs and Nv.
-    let cpu = collider.collide_batch(&poses, &exact, &|_| {});
+    let cpu = collider.collide_batch_with(&poses, &exact, None);
     let same = gpu
         .iter()
         .zip(&cpu)

@@ -17,20 +17,21 @@ use meshcollide::mesh::{generate, load};
 use meshcollide::pose::tumbling_poses;
 use meshcollide::rng::Rng;
 use meshcollide::rtree::RtreeCollide;
-use meshcollide::{BuildOptions, BvKind, Collider, Mesh, Mode, Pose, QueryOptions};
+use meshcollide::{AnyScene, BuildOptions, BvKind, Collider, Mesh, Mode, Pose, QueryOptions};
 use std::time::Instant;
 
-fn opts(v: RtreeCollide) -> QueryOptions {
-    QueryOptions {
-        rtree_collide: v,
-        ..Default::default()
+/// The R-tree collider with traversal `v` for the next queries.
+fn with(c: &mut Collider, v: RtreeCollide) -> &Collider {
+    if let AnyScene::Rtree(s) = c.scene_mut() {
+        s.options.collide = v;
     }
+    c
 }
 
 /// One row: ms per pose, Nv, Np per pose, pairs.
 fn run(label: &str, c: &Collider, poses: &[Pose], o: &QueryOptions) {
     let t = Instant::now();
-    let r = c.collide_batch(poses, o, &|_| {});
+    let r = c.collide_batch_with(poses, o, None);
     let ms = t.elapsed().as_secs_f64() * 1e3 / poses.len() as f64;
     let n = poses.len() as f64;
     let nv: u64 = r.iter().map(|x| x.counters.bv_tests).sum();
@@ -46,7 +47,11 @@ fn run(label: &str, c: &Collider, poses: &[Pose], o: &QueryOptions) {
 fn build(m: &Mesh, bv: BvKind) -> Collider {
     let o = BuildOptions::default();
     let t = Instant::now();
-    let c = Collider::build(m, m, bv, &o, &o);
+    let c = Collider::builder(m, m)
+        .bv(bv)
+        .build_options(o)
+        .build()
+        .expect("a loaded mesh builds");
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let [(nodes, bytes), _] = c.hierarchy_sizes();
     let [depth, _] = c.depths();
@@ -71,7 +76,7 @@ fn touching_height(c: &Collider, q: [f64; 4], centre: [f64; 3], tol: f64) -> f64
         mode: Mode::First,
         ..Default::default()
     };
-    let hit = |h: f64| !c.collide(&pose(h), &first).pairs.is_empty();
+    let hit = |h: f64| !c.collide_with(&pose(h), &first).pairs.is_empty();
     let (mut lo, mut hi) = (-1.0, 2.0);
     if !hit(lo) {
         lo = 0.0;
@@ -100,7 +105,7 @@ fn main() {
     let m = load(std::path::Path::new(&path)).expect("mesh");
     println!("{path}: {} triangles", m.triangle_count());
     let kdop = build(&m, BvKind::Kdop18);
-    let rtree = build(&m, BvKind::Rtree);
+    let mut rtree = build(&m, BvKind::Rtree);
     let (lo, hi) = m.bounds();
     let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
     let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
@@ -108,13 +113,23 @@ fn main() {
         let poses = tumbling_poses(steps, c, [frac * size, 0.02 * size, 0.0]);
         println!("distance {frac} x size, {steps} poses:");
         run("kdop18", &kdop, &poses, &QueryOptions::default());
-        run("rtree v2", &rtree, &poses, &opts(RtreeCollide::V2));
+        run(
+            "rtree v2",
+            with(&mut rtree, RtreeCollide::V2),
+            &poses,
+            &QueryOptions::default(),
+        );
         let few: Vec<Pose> = poses
             .iter()
             .step_by(steps / v1_steps.max(1))
             .copied()
             .collect();
-        run("rtree v1*", &rtree, &few, &opts(RtreeCollide::V1));
+        run(
+            "rtree v1*",
+            with(&mut rtree, RtreeCollide::V1),
+            &few,
+            &QueryOptions::default(),
+        );
     }
     println!(
         "(* version 1 on every {}th pose only)",
@@ -124,7 +139,7 @@ fn main() {
     let g = generate::figueiredo_grid();
     println!("figueiredo_grid: {} triangles", g.triangle_count());
     let kdop = build(&g, BvKind::Kdop18);
-    let rtree = build(&g, BvKind::Rtree);
+    let mut rtree = build(&g, BvKind::Rtree);
     let centre = [0.5, 0.45, 0.0];
     let mut rng = Rng::new(2009);
     let qs: Vec<[f64; 4]> = (0..steps).map(|_| rng.unit_quaternion()).collect();
@@ -144,12 +159,22 @@ fn main() {
             .collect();
         println!("grid distance {d}, {steps} poses:");
         run("kdop18", &kdop, &poses, &QueryOptions::default());
-        run("rtree v2", &rtree, &poses, &opts(RtreeCollide::V2));
+        run(
+            "rtree v2",
+            with(&mut rtree, RtreeCollide::V2),
+            &poses,
+            &QueryOptions::default(),
+        );
         let few: Vec<Pose> = poses
             .iter()
             .step_by(steps / v1_steps.max(1))
             .copied()
             .collect();
-        run("rtree v1*", &rtree, &few, &opts(RtreeCollide::V1));
+        run(
+            "rtree v1*",
+            with(&mut rtree, RtreeCollide::V1),
+            &few,
+            &QueryOptions::default(),
+        );
     }
 }

@@ -48,7 +48,10 @@ fn main() -> Result<(), meshcollide::Error> {
         ..Default::default()
     };
     let t = Instant::now();
-    let collider = Collider::build(&m, &m, BvKind::Kdop18, &o, &o);
+    let collider = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop18)
+        .build_options(o)
+        .build()?;
     let [(na, ba), (nb, bb)] = collider.hierarchy_sizes();
     println!(
         "build (A and B, kdop18, leaf 4): {:.2} s; nodes {na} + {nb}, node arrays {:.1} + {:.1} MiB ({:.1} bytes per triangle each)",
@@ -58,7 +61,7 @@ fn main() -> Result<(), meshcollide::Error> {
         ba as f64 / m.triangle_count() as f64
     );
     let t = Instant::now();
-    let r = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+    let r = collider.collide_batch_with(&poses, &QueryOptions::default(), None);
     let s = t.elapsed().as_secs_f64();
     let pairs: usize = r.iter().map(|x| x.pairs.len()).sum();
     println!(
@@ -69,7 +72,7 @@ fn main() -> Result<(), meshcollide::Error> {
         let ctx = meshcollide::gpu::GpuContext::new()?;
         let t = Instant::now();
         let (g, stats) =
-            collider.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), &|_| {})?;
+            collider.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None)?;
         let s = t.elapsed().as_secs_f64();
         let same = g.iter().zip(&r).all(|(a, b)| a.pairs == b.pairs);
         println!(

@@ -11,8 +11,8 @@
 //! `cargo run --release --example tumble_methods [mesh] [poses]`
 
 use meshcollide::gpu::{GpuContext, GpuRefit};
+use meshcollide::kdop::KdopScene;
 use meshcollide::pose::tumbling_poses;
-use meshcollide::query::Scene;
 use meshcollide::tumble::tumble_points;
 use meshcollide::{BuildOptions, Bvh, Mode, Pose, TumbleMethod};
 use std::time::Instant;
@@ -27,7 +27,7 @@ fn main() -> Result<(), meshcollide::Error> {
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(64);
     let m = meshcollide::mesh::load(path.as_ref())?;
     let o = BuildOptions::default();
-    let scene = Scene::<9>::build(&m, &m, &o, &o);
+    let scene = KdopScene::<9>::build(&m, &m, &o, &o, meshcollide::KdopOptions::PAPER);
     let fly = &scene.fly;
     let nodes = fly.bvh.nodes.len();
     // Far away: B never meets A, so only tumbling costs.
@@ -69,7 +69,7 @@ fn main() -> Result<(), meshcollide::Error> {
         &poses[..1],
         Mode::All,
         TumbleMethod::Approximate,
-        &|_| {},
+        None,
     )?; // warm-up
     let t = Instant::now();
     let (_, stats) = gscene.collide_batch(
@@ -78,18 +78,12 @@ fn main() -> Result<(), meshcollide::Error> {
         &poses,
         Mode::All,
         TumbleMethod::Approximate,
-        &|_| {},
+        None,
     )?;
     let gpu_approx = t.elapsed().as_secs_f64() / n as f64;
     let t = Instant::now();
-    let (_, stats_exact) = gscene.collide_batch(
-        &ctx,
-        &scene,
-        &poses,
-        Mode::All,
-        TumbleMethod::Exact,
-        &|_| {},
-    )?;
+    let (_, stats_exact) =
+        gscene.collide_batch(&ctx, &scene, &poses, Mode::All, TumbleMethod::Exact, None)?;
     let gpu_exact = t.elapsed().as_secs_f64() / n as f64;
     let mut refit = GpuRefit::new(&ctx, &fly.bvh, &m)?;
     let t = Instant::now();

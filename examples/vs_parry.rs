@@ -20,7 +20,7 @@
 use meshcollide::mesh::generate;
 use meshcollide::mesh::load;
 use meshcollide::pose::{quat_mul, tumbling_poses};
-use meshcollide::{BuildOptions, BvKind, Collider, Descent, Mesh, Pose, QueryOptions};
+use meshcollide::{BuildOptions, BvKind, Collider, Descent, KdopOptions, Mesh, Pose, QueryOptions};
 use parry3d_f64::bounding_volume::BoundingVolume;
 use parry3d_f64::math::{Pose as PPose, Rotation, Vector};
 use parry3d_f64::partitioning::BvhNode;
@@ -310,10 +310,7 @@ fn main() -> Result<(), meshcollide::Error> {
         specs.retain(|s| s.name.contains(o.as_str()) || s.key.contains(o.as_str()));
     }
 
-    let qopts = QueryOptions {
-        descent: args.descent,
-        ..QueryOptions::default()
-    };
+    let qopts = QueryOptions::default();
     let opt_a = BuildOptions {
         leaf_size: args.leaf_a,
         ..BuildOptions::default()
@@ -332,7 +329,14 @@ fn main() -> Result<(), meshcollide::Error> {
         if built.as_ref().map(|b| b.0) != Some(spec.key) {
             drop(built.take()); // free the previous scene's hierarchies first
             let t = Instant::now();
-            let ours = Collider::build(&spec.a, &spec.b, BvKind::Kdop18, &opt_a, &opt_b);
+            let ours = Collider::builder(&spec.a, &spec.b)
+                .bv(BvKind::Kdop18)
+                .build_options_a(opt_a)
+                .build_options_b(opt_b)
+                .kdop(KdopOptions {
+                    descent: args.descent,
+                })
+                .build()?;
             let ours_build = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
             let pa = to_parry(&spec.a);
@@ -350,7 +354,7 @@ fn main() -> Result<(), meshcollide::Error> {
         let poses = &spec.poses;
         // Warm-up (caches, allocator), untimed.
         if let Some(p) = poses.first() {
-            let _ = ours.collide(p, &qopts);
+            let _ = ours.collide_with(p, &qopts);
             let _ = parry_collide(pa, pb, &parry_pose(p));
         }
         let (mut t_ours, mut t_parry) = (Vec::new(), Vec::new());
@@ -359,7 +363,7 @@ fn main() -> Result<(), meshcollide::Error> {
         let mut d = Diffs::default();
         for p in poses {
             let t = Instant::now();
-            let r = ours.collide(p, &qopts);
+            let r = ours.collide_with(p, &qopts);
             t_ours.push(t.elapsed().as_secs_f64() * 1e3);
             let pp = parry_pose(p);
             let t = Instant::now();
@@ -378,7 +382,7 @@ fn main() -> Result<(), meshcollide::Error> {
         // Our batch API on the same one-thread pool: one workspace for a chunk of poses,
         // hill climbing warm-started from the previous pose. Reported apart from the table.
         let t = Instant::now();
-        let batch = ours.collide_batch(poses, &qopts, &|_| {});
+        let batch = ours.collide_batch_with(poses, &qopts, None);
         let batch_ms = t.elapsed().as_secs_f64() * 1e3;
         let batch_pairs: usize = batch.iter().map(|r| r.pairs.len()).sum();
         assert_eq!(

@@ -1,14 +1,13 @@
 //! The command line's output files (`../shared/FORMATS.md`): `pairs.csv` and `stats.json`.
 
-use crate::query::PoseResult;
-use crate::traverse::Counters;
+use crate::scene::PoseResult;
 use std::io::Write;
 
 /// The header of `pairs.csv`.
 pub const PAIRS_HEADER: &str = "pose,tri_a,tri_b";
 
 /// Writes `pairs.csv`: sorted by pose, then tri_a, then tri_b (each pose's pairs already are).
-pub fn write_pairs(w: &mut impl Write, results: &[PoseResult]) -> std::io::Result<()> {
+pub fn write_pairs<S>(w: &mut impl Write, results: &[PoseResult<S>]) -> std::io::Result<()> {
     writeln!(w, "{PAIRS_HEADER}")?;
     for (pose, r) in results.iter().enumerate() {
         for &(a, b) in &r.pairs {
@@ -117,11 +116,4 @@ pub struct GpuStatsJson {
     pub front_sizes_per_level: Vec<u64>,
 }
 
-/// Sums the counters of many poses.
-pub fn total_counters(results: &[PoseResult]) -> Counters {
-    let mut c = Counters::default();
-    for r in results {
-        c += r.counters;
-    }
-    c
-}
+pub use crate::scene::total_counters;

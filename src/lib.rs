@@ -1,58 +1,84 @@
-//! `meshcollide`: exact collision detection between triangle meshes with bounding volume
-//! hierarchies of k-DOPs (Klosowski et al., `002_2561ef21643dcace.txt`), a CPU reference
-//! traversal, and (in later stages) a GPU pipeline on wgpu validated against it.
+//! `meshcollide`: every intersecting triangle pair of two triangle meshes at each pose of one
+//! relative to the other, exactly (on the f64 coordinates as written), with bounding volume
+//! hierarchies on the CPU and a GPU compute pipeline on wgpu validated against them.
 //!
-//! The pipeline: [`mesh`] → [`bvh`] (flat node arrays) → [`tumble`] (flying hierarchy
-//! into A's frame per pose) → [`traverse`] (Algorithm 1) → [`tri`] (exact triangle tests).
-//! [`query`] runs many poses in parallel.
+//! Start with [`Collider`]: [`Collider::builder`] picks the hierarchy ([`BvKind`]: k-DOPs of
+//! Klosowski et al. 1998, the dual k-DOP–sphere hierarchy of Fang et al., Zachmann's
+//! restricted boxtree, Figueiredo's R-tree) and its options; [`Collider::collide_batch`]
+//! answers many poses in parallel, [`Collider::collide_batch_gpu`] on the GPU (feature
+//! `gpu`). Meshes come from [`mesh::load`] (OBJ, STL, PLY, optionally gzipped) or
+//! [`mesh::generate`]; poses from [`pose::read_poses`] or [`Pose::new`].
 //!
 //! ```
-//! use meshcollide::{mesh::generate, pose::tumbling_poses, BuildOptions, BvKind, Collider, QueryOptions};
+//! use meshcollide::{BvKind, Collider, mesh::generate, pose::tumbling_poses};
 //!
 //! let a = generate::torus([0.0; 3], 1.0, 0.3, 40, 16);
 //! let b = a.map_positions(|[x, y, z]| [x, z, y]); // the same ring, standing up
 //! let poses = tumbling_poses(32, [0.0; 3], [1.0, 0.0, 0.0]);
-//! let o = BuildOptions::default();
-//! let collider = Collider::build(&a, &b, BvKind::Kdop18, &o, &o);
-//! let results = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+//! let collider = Collider::builder(&a, &b).bv(BvKind::Kdop18).build()?;
+//! let results = collider.collide_batch(&poses);
 //! // The reference equals brute force over all triangle pairs.
 //! for (pose, r) in poses.iter().zip(&results) {
 //!     assert_eq!(r.pairs, meshcollide::brute_force(&a, &b, pose));
 //! }
 //! assert!(results.iter().any(|r| !r.pairs.is_empty()));
+//! # Ok::<(), meshcollide::Error>(())
 //! ```
+//!
+//! Features: `gpu` (wgpu, naga, pollster) and `cli` (the `meshcollide` command line: clap,
+//! indicatif, plotters), both on by default; `--no-default-features` builds the CPU library
+//! alone.
 
+#![warn(missing_docs)]
+
+// The API: hierarchies, their scenes and options, meshes, poses, the GPU pipeline.
 pub mod boxtree;
 pub mod bv;
 pub mod bvh;
+mod collider;
 pub mod dual;
 pub mod error;
-pub mod frame;
-pub mod hull;
+#[cfg(feature = "gpu")]
+pub mod gpu;
+pub mod kdop;
 pub mod mesh;
-pub mod ordered;
 pub mod pose;
-pub mod rng;
-pub mod tri;
+pub mod rtree;
+pub mod scene;
 
-pub use error::{Error, Location, MeshError, PoseError, Result};
-pub use mesh::Mesh;
-pub use pose::Pose;
-pub mod query;
-pub mod traverse;
-pub mod tumble;
-
-pub use boxtree::BoxTest;
-pub use bv::BvKind;
-pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
-pub use query::{Collider, PoseResult, QueryOptions, brute_force};
-pub use traverse::{Counters, Descent, Mode};
-pub use tumble::TumbleMethod;
+// Internals: public only for the integration tests, benches, examples and the command
+// line, not part of the API (hidden from the docs, no stability promise).
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+#[doc(hidden)]
 pub mod experiments;
+#[doc(hidden)]
 pub mod formats;
-#[cfg(feature = "gpu")]
-pub mod gpu;
-pub mod rtree;
+#[doc(hidden)]
+pub mod frame;
+#[doc(hidden)]
+pub mod hull;
+#[doc(hidden)]
+pub mod ordered;
+#[doc(hidden)]
+pub mod rng;
+#[doc(hidden)]
+pub mod traverse;
+#[doc(hidden)]
+pub mod tri;
+#[doc(hidden)]
+pub mod tumble;
+
+pub use boxtree::{BoxTest, BoxtreeOptions};
+pub use bv::BvKind;
+pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
+pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts};
+pub use dual::{DualCounters, DualOptions, SlabOrder};
+pub use error::{Error, Location, MeshError, PoseError, Result};
+pub use kdop::{Descent, KdopOptions};
+pub use mesh::Mesh;
+pub use pose::Pose;
+pub use rtree::{RtreeCollide, RtreeOptions};
+pub use scene::{Counters, Mode, PoseResult, QueryOptions, brute_force};
+pub use tumble::TumbleMethod;

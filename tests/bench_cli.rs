@@ -88,8 +88,13 @@ fn spheres_rows_equal_direct_queries() {
     for r in &rows {
         let (a, b) = ex::nested_spheres(300, num(r, "alpha"));
         assert_eq!(num(r, "triangles") as usize, a.triangle_count());
-        let direct =
-            Collider::build(&a, &b, kind(r), &o, &o).collide(&Pose::IDENTITY, &QueryOptions::PAPER);
+        let direct = Collider::builder(&a, &b)
+            .bv(kind(r))
+            .build_options(o)
+            .paper()
+            .build()
+            .unwrap()
+            .collide_with(&Pose::IDENTITY, &QueryOptions::PAPER);
         assert_eq!(num(r, "Nv") as u64, direct.counters.bv_tests);
         assert_eq!(num(r, "Np") as u64, direct.counters.tri_tests);
         assert_eq!(
@@ -121,7 +126,12 @@ fn tumble_rows_equal_direct_queries_and_brute_force() {
     assert_eq!(rows.len(), 6, "one row per distance and mode");
     let m = ex::default_model(400);
     let o = BuildOptions::default();
-    let col = Collider::build(&m, &m, BvKind::Kdop14, &o, &o);
+    let col = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop14)
+        .build_options(o)
+        .paper()
+        .build()
+        .unwrap();
     for r in &rows {
         let poses = ex::tumble_poses(12, num(r, "d"));
         let mode = meshcollide::Mode::parse(&r["mode"]).unwrap();
@@ -131,7 +141,7 @@ fn tumble_rows_equal_direct_queries_and_brute_force() {
         };
         let nv: u64 = poses
             .iter()
-            .map(|p| col.collide(p, &q).counters.bv_tests)
+            .map(|p| col.collide_with(p, &q).counters.bv_tests)
             .sum();
         assert!(
             (num(r, "avg Nv") - nv as f64 / 12.0).abs() < 0.051,
@@ -175,10 +185,15 @@ fn rules_rows_cover_every_rule_and_point() {
             point: meshcollide::SplitPoint::parse(&r["point"]).unwrap(),
             leaf_size: 1,
         };
-        let col = Collider::build(&m, &m, kind(r), &o, &o);
+        let col = Collider::builder(&m, &m)
+            .bv(kind(r))
+            .build_options(o)
+            .paper()
+            .build()
+            .unwrap();
         let nv: u64 = poses
             .iter()
-            .map(|p| col.collide(p, &QueryOptions::PAPER).counters.bv_tests)
+            .map(|p| col.collide_with(p, &QueryOptions::PAPER).counters.bv_tests)
             .sum();
         assert!(
             (num(r, "avg Nv") - nv as f64 / 6.0).abs() < 0.051,
@@ -259,19 +274,18 @@ fn flight_swept_is_never_in_contact() {
     );
     assert_eq!(rows.len(), 1);
     let fly = ex::axe();
-    let (env, path) = ex::swept_scene(1, &fly, 40, 30);
+    let (env, path) = ex::swept_scene(1, &fly, 40, 30).unwrap();
     assert!(path.iter().all(|p| brute_force(&env, &fly, p).is_empty()));
     assert_eq!(num(&rows[0], "steps in contact"), 0.0);
-    let col = Collider::build(
-        &env,
-        &fly,
-        BvKind::Kdop18,
-        &BuildOptions::default(),
-        &BuildOptions::default(),
-    );
+    let col = Collider::builder(&env, &fly)
+        .bv(BvKind::Kdop18)
+        .build_options(BuildOptions::default())
+        .paper()
+        .build()
+        .unwrap();
     let nv: u64 = path
         .iter()
-        .map(|p| col.collide(p, &QueryOptions::PAPER).counters.bv_tests)
+        .map(|p| col.collide_with(p, &QueryOptions::PAPER).counters.bv_tests)
         .sum();
     assert!((num(&rows[0], "avg Nv") - nv as f64 / 30.0).abs() < 0.051);
 }
@@ -294,20 +308,19 @@ fn grid_rows_equal_direct_queries() {
     );
     assert_eq!(rows.len(), 3, "one row per distance");
     let g = ex::grid_model(0.06);
-    let places = ex::grid_positions(&g, &g, 3, 1, BvKind::Kdop18);
-    let col = Collider::build(
-        &g,
-        &g,
-        BvKind::Kdop18,
-        &BuildOptions::default(),
-        &BuildOptions::default(),
-    );
+    let places = ex::grid_positions(&g, &g, 3, 1, BvKind::Kdop18).unwrap();
+    let col = Collider::builder(&g, &g)
+        .bv(BvKind::Kdop18)
+        .build_options(BuildOptions::default())
+        .paper()
+        .build()
+        .unwrap();
     for r in &rows {
         let dist = num(r, "distance");
         let poses: Vec<Pose> = places.iter().map(|p| p.placed(dist, 2.0)).collect();
         let nv: u64 = poses
             .iter()
-            .map(|p| col.collide(p, &QueryOptions::PAPER).counters.bv_tests)
+            .map(|p| col.collide_with(p, &QueryOptions::PAPER).counters.bv_tests)
             .sum();
         assert!((num(r, "avg Nv") - nv as f64 / 3.0).abs() < 0.051, "{r:?}");
         let contact = poses

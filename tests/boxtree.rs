@@ -55,11 +55,18 @@ fn pose(rng: &mut Rng, exact: bool) -> Pose {
     }
 }
 
-fn opts(mode: Mode, box_test: BoxTest) -> QueryOptions {
+fn opts(mode: Mode) -> QueryOptions {
     QueryOptions {
         mode,
-        box_test,
         ..Default::default()
+    }
+}
+
+/// Sets the boxtree's node-pair test for the next queries.
+fn set_test(c: &mut Collider, test: BoxTest) {
+    match c.scene_mut() {
+        AnyScene::Boxtree(s) => s.options.test = test,
+        _ => panic!("not a boxtree"),
     }
 }
 
@@ -69,8 +76,13 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], la: u32, lb: u32, label: &str) -> u
         leaf_size,
         ..Default::default()
     };
-    let c = Collider::build(a, b, BvKind::Boxtree, &o(la), &o(lb));
-    let Collider::Boxtree(s) = &c else {
+    let mut c = Collider::builder(a, b)
+        .bv(BvKind::Boxtree)
+        .build_options_a(o(la))
+        .build_options_b(o(lb))
+        .build()
+        .unwrap();
+    let AnyScene::Boxtree(s) = c.scene() else {
         panic!("not a boxtree")
     };
     s.env
@@ -84,13 +96,14 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], la: u32, lb: u32, label: &str) -> u
         let truth = brute_force(a, b, p);
         contacts += truth.len();
         for bt in BoxTest::ALL {
-            let all = c.collide(p, &opts(Mode::All, bt));
+            set_test(&mut c, bt);
+            let all = c.collide_with(p, &opts(Mode::All));
             if all.pairs != truth {
                 let missed: Vec<_> = truth.iter().filter(|x| !all.pairs.contains(x)).collect();
                 let extra: Vec<_> = all.pairs.iter().filter(|x| !truth.contains(x)).collect();
                 panic!("{label} {bt:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}");
             }
-            let first = c.collide(p, &opts(Mode::First, bt));
+            let first = c.collide_with(p, &opts(Mode::First));
             assert!(first.pairs.len() <= 1, "{label}");
             assert_eq!(
                 first.pairs.is_empty(),
@@ -275,9 +288,13 @@ fn gpu_backend_reports_a_typed_error() {
     };
     let m = generate::tetrahedron([0.0; 3], 1.0);
     let o = BuildOptions::default();
-    let c = Collider::build(&m, &m, BvKind::Boxtree, &o, &o);
+    let c = Collider::builder(&m, &m)
+        .bv(BvKind::Boxtree)
+        .build_options(o)
+        .build()
+        .unwrap();
     let e = c
-        .collide_batch_gpu(&ctx, &[Pose::IDENTITY], &QueryOptions::default(), &|_| {})
+        .collide_batch_gpu(&ctx, &[Pose::IDENTITY], &QueryOptions::default(), None)
         .unwrap_err();
     assert!(
         matches!(
@@ -304,21 +321,29 @@ fn boxtree_equals_kdop18_on_shared_models() {
             ps.extend(tumbling_poses(3, c, [frac * size, 0.02 * size, 0.0]));
         }
         let o = BuildOptions::default();
-        let reference = Collider::build(&m, &m, BvKind::Kdop18, &o, &o).collide_batch(
-            &ps,
-            &QueryOptions::default(),
-            &|_| {},
-        );
+        let reference = Collider::builder(&m, &m)
+            .bv(BvKind::Kdop18)
+            .build_options(o)
+            .build()
+            .unwrap()
+            .collide_batch_with(&ps, &QueryOptions::default(), None);
         let total: usize = reference.iter().map(|r| r.pairs.len()).sum();
         assert!(total > 0, "{name}");
-        let bt = Collider::build(&m, &m, BvKind::Boxtree, &o, &o);
-        let Collider::Boxtree(s) = &bt else { panic!() };
+        let mut bt = Collider::builder(&m, &m)
+            .bv(BvKind::Boxtree)
+            .build_options(o)
+            .build()
+            .unwrap();
+        let AnyScene::Boxtree(s) = bt.scene() else {
+            panic!()
+        };
         s.env.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
         let [(nodes, bytes), _] = bt.hierarchy_sizes();
         assert_eq!((nodes, bytes), (2 * m.triangle_count() - 1, 9 * nodes));
         for test in BoxTest::ALL {
+            set_test(&mut bt, test);
             for mode in [Mode::All, Mode::First] {
-                let r = bt.collide_batch(&ps, &opts(mode, test), &|_| {});
+                let r = bt.collide_batch_with(&ps, &opts(mode), None);
                 for (i, (g, w)) in r.iter().zip(&reference).enumerate() {
                     if mode == Mode::All {
                         assert_eq!(g.pairs, w.pairs, "{name} {test:?} pose {i}");

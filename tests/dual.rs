@@ -77,14 +77,20 @@ fn check(
         leaf_size: leaf_b,
         ..oa
     };
-    let c = Collider::build_with(a, b, bv, &oa, &ob, opt);
+    let c = Collider::builder(a, b)
+        .bv(bv)
+        .build_options_a(oa)
+        .build_options_b(ob)
+        .dual(*opt)
+        .build()
+        .unwrap();
     assert_eq!(c.kind(), bv);
     let mut contacts = 0;
     for (i, p) in poses.iter().enumerate() {
         let truth = brute_force(a, b, p);
         contacts += truth.len();
         for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
-            let all = c.collide(
+            let all = c.collide_with(
                 p,
                 &QueryOptions {
                     mode: Mode::All,
@@ -100,9 +106,12 @@ fn check(
                 );
             }
             let k = all.counters;
-            assert!(k.sphere_rejects + k.slab_rejects <= k.bv_tests, "{label}");
-            assert!(k.slab_tests >= k.slab_rejects, "{label}");
-            let first = c.collide(
+            assert!(
+                k.dual().sphere_rejects + k.dual().slab_rejects <= k.bv_tests,
+                "{label}"
+            );
+            assert!(k.dual().slab_tests >= k.dual().slab_rejects, "{label}");
+            let first = c.collide_with(
                 p,
                 &QueryOptions {
                     mode: Mode::First,
@@ -207,27 +216,28 @@ fn dual_visits_a_subset_of_the_kdop_pairs() {
     let b = generate::uv_sphere([0.0; 3], 0.5, 12, 20);
     let poses = pose::tumbling_poses(24, [0.0; 3], [1.0, 0.1, 0.0]);
     let o = BuildOptions::default();
-    let opts = QueryOptions {
-        descent: meshcollide::traverse::Descent::Environment,
-        ..Default::default()
-    };
+    let opts = QueryOptions::default();
     let mut sphere_decided = 0;
     for (kd, du) in BvKind::ALL.into_iter().zip(BvKind::DUAL) {
         assert_eq!(kd.half_k(), du.half_k());
-        let rk = Collider::build(&a, &b, kd, &o, &o).collide_batch(&poses, &opts, &|_| {});
+        let rk = Collider::builder(&a, &b)
+            .bv(kd)
+            .build_options(o)
+            .kdop(KdopOptions::PAPER)
+            .build()
+            .unwrap()
+            .collide_batch_with(&poses, &opts, None);
         let per_order = [SlabOrder::PerPair, SlabOrder::Fixed].map(|order| {
-            let d = Collider::build_with(
-                &a,
-                &b,
-                du,
-                &o,
-                &o,
-                &DualOptions {
+            let d = Collider::builder(&a, &b)
+                .bv(du)
+                .build_options(o)
+                .dual(DualOptions {
                     symmetric: false,
                     order,
-                },
-            );
-            d.collide_batch(&poses, &opts, &|_| {})
+                })
+                .build()
+                .unwrap();
+            d.collide_batch_with(&poses, &opts, None)
         });
         let rd = &per_order[0];
         for (i, (k, d)) in rk.iter().zip(rd).enumerate() {
@@ -237,17 +247,34 @@ fn dual_visits_a_subset_of_the_kdop_pairs() {
                 d.bv_tests <= k.bv_tests && d.tri_tests <= k.tri_tests,
                 "{du:?} pose {i}"
             );
-            assert_eq!((k.sphere_rejects, k.slab_rejects, k.slab_tests), (0, 0, 0));
+            assert_eq!(
+                (
+                    k.dual().sphere_rejects,
+                    k.dual().slab_rejects,
+                    k.dual().slab_tests
+                ),
+                (0, 0, 0)
+            );
             // Pairs the dual test passes, the k-DOP test passes too.
             assert!(
-                d.bv_tests - d.sphere_rejects - d.slab_rejects <= k.bv_tests,
+                d.bv_tests - d.dual().sphere_rejects - d.dual().slab_rejects <= k.bv_tests,
                 "{du:?}"
             );
-            sphere_decided += d.sphere_rejects;
+            sphere_decided += d.dual().sphere_rejects;
             let f = per_order[1][i].counters;
             assert_eq!(
-                (f.bv_tests, f.tri_tests, f.sphere_rejects, f.slab_rejects),
-                (d.bv_tests, d.tri_tests, d.sphere_rejects, d.slab_rejects),
+                (
+                    f.bv_tests,
+                    f.tri_tests,
+                    f.dual().sphere_rejects,
+                    f.dual().slab_rejects
+                ),
+                (
+                    d.bv_tests,
+                    d.tri_tests,
+                    d.dual().sphere_rejects,
+                    d.dual().slab_rejects
+                ),
                 "{du:?} pose {i}: the order must not change decisions"
             );
             assert_eq!(per_order[1][i].pairs, rd[i].pairs);
@@ -270,18 +297,16 @@ fn symmetric_kdops_contain_the_tight_ones() {
     let o = BuildOptions::default();
     for bv in BvKind::DUAL {
         let run = |symmetric| {
-            let c = Collider::build_with(
-                &a,
-                &b,
-                bv,
-                &o,
-                &o,
-                &DualOptions {
+            let c = Collider::builder(&a, &b)
+                .bv(bv)
+                .build_options(o)
+                .dual(DualOptions {
                     symmetric,
                     ..Default::default()
-                },
-            );
-            if let Collider::Dual18(s) = &c
+                })
+                .build()
+                .unwrap();
+            if let AnyScene::Dual18(s) = c.scene()
                 && symmetric
             {
                 // A's stored k-DOPs: one centre per node (the x, y, z box's).
@@ -295,14 +320,7 @@ fn symmetric_kdops_contain_the_tight_ones() {
                     }
                 }
             }
-            c.collide_batch(
-                &poses,
-                &QueryOptions {
-                    descent: meshcollide::traverse::Descent::Environment,
-                    ..Default::default()
-                },
-                &|_| {},
-            )
+            c.collide_batch_with(&poses, &QueryOptions::default(), None)
         };
         let (tight, sym) = (run(false), run(true));
         for (i, (t, s)) in tight.iter().zip(&sym).enumerate() {
@@ -332,12 +350,15 @@ fn dual_equals_kdop18_on_small_shared_models() {
         }
         let o = BuildOptions::default();
         let ob = BuildOptions { leaf_size: 2, ..o };
-        let opts = QueryOptions {
-            descent: meshcollide::traverse::Descent::Environment,
-            ..Default::default()
-        };
-        let want =
-            Collider::build(&m, &m, BvKind::Kdop18, &o, &ob).collide_batch(&poses, &opts, &|_| {});
+        let opts = QueryOptions::default();
+        let want = Collider::builder(&m, &m)
+            .bv(BvKind::Kdop18)
+            .build_options_a(o)
+            .build_options_b(ob)
+            .kdop(KdopOptions::PAPER)
+            .build()
+            .unwrap()
+            .collide_batch_with(&poses, &opts, None);
         assert!(
             want.iter().any(|r| !r.pairs.is_empty()),
             "{name}: no contacts"
@@ -348,18 +369,17 @@ fn dual_equals_kdop18_on_small_shared_models() {
             (BvKind::Dual6, false),
             (BvKind::Dual26, true),
         ] {
-            let d = Collider::build_with(
-                &m,
-                &m,
-                bv,
-                &o,
-                &ob,
-                &DualOptions {
+            let d = Collider::builder(&m, &m)
+                .bv(bv)
+                .build_options_a(o)
+                .build_options_b(ob)
+                .dual(DualOptions {
                     symmetric,
                     ..Default::default()
-                },
-            );
-            let got = d.collide_batch(&poses, &opts, &|_| {});
+                })
+                .build()
+                .unwrap();
+            let got = d.collide_batch_with(&poses, &opts, None);
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(
                     g.pairs, w.pairs,

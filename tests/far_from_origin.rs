@@ -11,7 +11,6 @@ mod common;
 use meshcollide::frame::Frame;
 use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
-use meshcollide::traverse::Descent;
 use meshcollide::tri::oracle::origin_in_hull_exact;
 use meshcollide::*;
 use num_bigint::BigInt;
@@ -70,14 +69,15 @@ fn exact_rational_intersect(a: &T64, b: &T64) -> bool {
 }
 
 /// The CPU reference of `bv` with Algorithm 1's descent (the GPU's, so Nv compares).
-fn cpu(a: &Mesh, b: &Mesh, bv: BvKind, poses: &[Pose]) -> Vec<PoseResult> {
+fn cpu(a: &Mesh, b: &Mesh, bv: BvKind, poses: &[Pose]) -> Vec<Contacts> {
     let o = BuildOptions::default();
-    let c = Collider::build(a, b, bv, &o, &o);
-    let opts = QueryOptions {
-        descent: Descent::Environment,
-        ..Default::default()
-    };
-    c.collide_batch(poses, &opts, &|_| {})
+    let c = Collider::builder(a, b)
+        .bv(bv)
+        .build_options(o)
+        .kdop(KdopOptions::PAPER)
+        .build()
+        .unwrap();
+    c.collide_batch(poses)
 }
 
 /// Checks every hierarchy on the CPU, and the k-DOPs and dual hierarchies on the GPU with
@@ -99,13 +99,17 @@ fn check_scene(label: &str, a: &Mesh, b: &Mesh, poses: &[Pose], gpu: bool) -> us
         for bv in [BvKind::Kdop18, BvKind::Kdop6, BvKind::Dual18] {
             let reference = cpu(a, b, bv, poses);
             let o = BuildOptions::default();
-            let c = Collider::build(a, b, bv, &o, &o);
+            let c = Collider::builder(a, b)
+                .bv(bv)
+                .build_options(o)
+                .build()
+                .unwrap();
             for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
                 let opts = QueryOptions {
                     tumble,
                     ..Default::default()
                 };
-                let (got, _) = c.collide_batch_gpu(&ctx, poses, &opts, &|_| {}).unwrap();
+                let (got, _) = c.collide_batch_gpu(&ctx, poses, &opts, None).unwrap();
                 for (i, r) in got.iter().enumerate() {
                     assert_eq!(
                         r.pairs,
@@ -386,7 +390,7 @@ fn local_frames_keep_k_dops_tight_far_away() {
     let s = 1e-3;
     let m = generate::torus([0.0; 3], 1.0, 0.3, 20, 8)
         .map_positions(|p| [p[0] * s + 1.5e7, p[1] * s - 3e6, p[2] * s + 0.125]);
-    let bvh = Bvh::<9>::build(&m, &BuildOptions::default());
+    let bvh = meshcollide::bvh::Bvh::<9>::build(&m, &BuildOptions::default());
     bvh.validate().unwrap();
     let f: &Frame = bvh.frame();
     assert!((f.origin[0] - 1.5e7).abs() < 1e-2);
@@ -490,10 +494,14 @@ fn scanned_models_moved_far_away() {
     }
     if let Some(ctx) = common::gpu() {
         let o = BuildOptions::default();
-        let c = Collider::build(&a, &b, BvKind::Kdop18, &o, &o);
+        let c = Collider::builder(&a, &b)
+            .bv(BvKind::Kdop18)
+            .build_options(o)
+            .build()
+            .unwrap();
         let few = &poses[..6];
         let (got, _) = c
-            .collide_batch_gpu(&ctx, few, &QueryOptions::default(), &|_| {})
+            .collide_batch_gpu(&ctx, few, &QueryOptions::default(), None)
             .unwrap();
         for (i, r) in got.iter().enumerate() {
             assert_eq!(r.pairs, truth[i], "kdop18 on the GPU, pose {i}");

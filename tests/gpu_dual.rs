@@ -71,9 +71,9 @@ fn compare<const H: usize>(
             tumble,
             ..QueryOptions::PAPER
         };
-        let cpu = meshcollide::query::collide_batch(&scene, c.poses, &opts, &|_| {});
+        let cpu = meshcollide::scene::collide_batch(&scene, c.poses, &opts, None);
         let (got, stats) = gpu
-            .collide_batch(ctx, &scene, c.poses, mode, tumble, &|_| {})
+            .collide_batch(ctx, &scene, c.poses, mode, tumble, None)
             .unwrap();
         assert_eq!(got.len(), cpu.len());
         for (i, (g, r)) in got.iter().zip(&cpu).enumerate() {
@@ -91,9 +91,13 @@ fn compare<const H: usize>(
             let what = [
                 ("Nv", gc.bv_tests, rc.bv_tests),
                 ("Np", gc.tri_tests, rc.tri_tests),
-                ("sphere rejects", gc.sphere_rejects, rc.sphere_rejects),
-                ("slab rejects", gc.slab_rejects, rc.slab_rejects),
-                ("slab tests", gc.slab_tests, rc.slab_tests),
+                (
+                    "sphere rejects",
+                    gc.sub.sphere_rejects,
+                    rc.sub.sphere_rejects,
+                ),
+                ("slab rejects", gc.sub.slab_rejects, rc.sub.slab_rejects),
+                ("slab tests", gc.sub.slab_tests, rc.sub.slab_tests),
             ];
             for (name, gv, rv) in what {
                 assert_eq!(gv, rv, "{label} pose {i}: {name}");
@@ -106,7 +110,7 @@ fn compare<const H: usize>(
                 );
             }
             total += r.pairs.len();
-            sphere_rejects += rc.sphere_rejects;
+            sphere_rejects += rc.sub.sphere_rejects;
         }
         // Capacities grow and stay grown: only the first run starts from the tiny ones.
         if caps.is_some() && (mode, tumble) == runs[0] {

@@ -7,9 +7,9 @@ mod common;
 
 use meshcollide::gpu::GpuContext;
 use meshcollide::gpu::collide::{Capacities, GpuScene};
+use meshcollide::kdop::KdopScene;
 use meshcollide::mesh::generate;
 use meshcollide::pose::tumbling_poses;
-use meshcollide::query::Scene;
 use meshcollide::rng::Rng;
 use meshcollide::*;
 
@@ -21,7 +21,7 @@ fn small_buffer_budget_splits_batches() {
     let (a, b) = common::tori(12);
     let poses = tumbling_poses(16, [0.0; 3], [1.0, 0.0, 0.0]);
     let o = BuildOptions::default();
-    let scene = Scene::<9>::build(&a, &b, &o, &o);
+    let scene = KdopScene::<9>::build(&a, &b, &o, &o, KdopOptions::PAPER);
     let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
     gpu.capacities = Capacities {
         front: 8,
@@ -30,13 +30,13 @@ fn small_buffer_budget_splits_batches() {
         unsure: 2,
     };
     gpu.max_buffer_bytes = 12 * 256;
-    let cpu = scene.collide_batch(
+    let cpu = meshcollide::scene::collide_batch(
+        &scene,
         &poses,
         &QueryOptions {
-            descent: meshcollide::traverse::Descent::Environment,
             ..Default::default()
         },
-        &|_| {},
+        None,
     );
     let (got, stats) = gpu
         .collide_batch(
@@ -45,7 +45,7 @@ fn small_buffer_budget_splits_batches() {
             &poses,
             Mode::All,
             TumbleMethod::Approximate,
-            &|_| {},
+            None,
         )
         .unwrap();
     assert!(stats.splits > 0, "the budget must force splits");
@@ -71,7 +71,7 @@ fn compare<const H: usize>(
         leaf_size: leaf,
         ..Default::default()
     };
-    let scene = Scene::<H>::build(a, b, &o, &o);
+    let scene = KdopScene::<H>::build(a, b, &o, &o, KdopOptions::PAPER);
     let mut gpu = GpuScene::new(ctx, &scene).unwrap();
     if let Some(c) = caps {
         gpu.capacities = c;
@@ -84,19 +84,18 @@ fn compare<const H: usize>(
     ];
     for (mode, tumble) in runs {
         let label = &format!("{label} {tumble:?}");
-        let cpu = scene.collide_batch(
+        let cpu = meshcollide::scene::collide_batch(
+            &scene,
             poses,
             &QueryOptions {
                 mode,
                 tumble,
-                // The GPU's descent rule, so Nv and Np compare.
-                descent: meshcollide::traverse::Descent::Environment,
                 ..Default::default()
             },
-            &|_| {},
+            None,
         );
         let (got, stats) = gpu
-            .collide_batch(ctx, &scene, poses, mode, tumble, &|_| {})
+            .collide_batch(ctx, &scene, poses, mode, tumble, None)
             .unwrap();
         assert_eq!(got.len(), cpu.len());
         if mode == Mode::All && tumble == TumbleMethod::Approximate {

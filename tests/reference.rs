@@ -80,6 +80,18 @@ fn configs() -> Vec<(BvKind, BuildOptions)> {
     v
 }
 
+/// Sets the k-DOP traversal's descent rule (the other hierarchies have none).
+fn set_descent(c: &mut Collider, descent: Descent) {
+    let o = KdopOptions { descent };
+    match c.scene_mut() {
+        AnyScene::Kdop6(s) => s.options = o,
+        AnyScene::Kdop14(s) => s.options = o,
+        AnyScene::Kdop18(s) => s.options = o,
+        AnyScene::Kdop26(s) => s.options = o,
+        _ => {}
+    }
+}
+
 fn check(
     a: &Mesh,
     b: &Mesh,
@@ -89,7 +101,12 @@ fn check(
     ob: &BuildOptions,
     label: &str,
 ) {
-    let collider = Collider::build(a, b, bv, oa, ob);
+    let mut collider = Collider::builder(a, b)
+        .bv(bv)
+        .build_options_a(*oa)
+        .build_options_b(*ob)
+        .build()
+        .unwrap();
     for (i, p) in poses.iter().enumerate() {
         let truth = brute_force(a, b, p);
         for (descent, tumble) in [
@@ -98,13 +115,12 @@ fn check(
             (Descent::Larger, TumbleMethod::Approximate),
             (Descent::Larger, TumbleMethod::Exact),
         ] {
-            let all = collider.collide(
+            set_descent(&mut collider, descent);
+            let all = collider.collide_with(
                 p,
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
-                    descent,
-                    ..Default::default()
                 },
             );
             if all.pairs != truth {
@@ -114,13 +130,11 @@ fn check(
                     "{label} {bv:?} {oa:?} {ob:?} {tumble:?} {descent:?} pose {i} {p:?}: missed {missed:?} extra {extra:?}\nA={a:?}\nB={b:?}"
                 );
             }
-            let first = collider.collide(
+            let first = collider.collide_with(
                 p,
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
-                    descent,
-                    ..Default::default()
                 },
             );
             assert!(first.pairs.len() <= 1);
@@ -209,16 +223,15 @@ fn breadth_first_mirror_equals_the_reference() {
             leaf_size: 1 + (case % 3) as u32,
             ..Default::default()
         };
-        let scene = meshcollide::query::Scene::<9>::build(&a, &b, &o, &o);
-        // The mirror follows the GPU's rule, Algorithm 1.
-        let cpu = scene.collide_batch(
-            &poses,
-            &QueryOptions {
-                descent: meshcollide::traverse::Descent::Environment,
-                ..Default::default()
-            },
-            &|_| {},
+        let scene = meshcollide::kdop::KdopScene::<9>::build(
+            &a,
+            &b,
+            &o,
+            &o,
+            meshcollide::KdopOptions::PAPER,
         );
+        // The mirror follows the GPU's rule, Algorithm 1.
+        let cpu = meshcollide::scene::collide_batch(&scene, &poses, &QueryOptions::default(), None);
         let (m, _) = meshcollide::gpu::mirror::collide_batch_mirror(&scene, &poses, Mode::All);
         for (i, (m, c)) in m.iter().zip(&cpu).enumerate() {
             assert_eq!(m.pairs, c.pairs, "case {case} pose {i}");
@@ -245,17 +258,42 @@ fn single_queries_do_not_depend_on_history() {
     let o = BuildOptions::default();
     let poses = meshcollide::pose::tumbling_poses(40, [0.0; 3], [0.8, 0.0, 0.0]);
     for bv in [BvKind::Kdop18, BvKind::Dual14] {
-        let fresh = Collider::build(&a, &b, bv, &o, &o);
-        let used = Collider::build(&a, &b, bv, &o, &o);
+        let fresh = Collider::builder(&a, &b)
+            .bv(bv)
+            .build_options(o)
+            .build()
+            .unwrap();
+        let used = Collider::builder(&a, &b)
+            .bv(bv)
+            .build_options(o)
+            .build()
+            .unwrap();
         let q = QueryOptions::default();
-        let batch = used.collide_batch(&poses, &QueryOptions::PAPER, &|_| {});
+        let batch = Collider::builder(&a, &b)
+            .bv(bv)
+            .build_options(o)
+            .paper()
+            .build()
+            .unwrap()
+            .collide_batch(&poses);
         for (i, p) in poses.iter().enumerate().rev() {
-            let _ = used.collide(&poses[(i * 7 + 3) % poses.len()], &q);
-            let want = Collider::build(&a, &b, bv, &o, &o).collide(p, &q);
-            assert_eq!(used.collide(p, &q), want, "{bv:?} pose {i}");
-            assert_eq!(fresh.collide(p, &q), want, "{bv:?} pose {i}");
-            if i % meshcollide::query::POSE_CHUNK == 0 {
-                let paper = Collider::build(&a, &b, bv, &o, &o).collide(p, &QueryOptions::PAPER);
+            let _ = used.collide_with(&poses[(i * 7 + 3) % poses.len()], &q);
+            let want = Collider::builder(&a, &b)
+                .bv(bv)
+                .build_options(o)
+                .build()
+                .unwrap()
+                .collide_with(p, &q);
+            assert_eq!(used.collide_with(p, &q), want, "{bv:?} pose {i}");
+            assert_eq!(fresh.collide_with(p, &q), want, "{bv:?} pose {i}");
+            if i % meshcollide::scene::POSE_CHUNK == 0 {
+                let paper = Collider::builder(&a, &b)
+                    .bv(bv)
+                    .build_options(o)
+                    .paper()
+                    .build()
+                    .unwrap()
+                    .collide(p);
                 assert_eq!(batch[i], paper, "{bv:?} pose {i}: batch");
             }
         }

@@ -5,9 +5,9 @@
 mod common;
 
 use meshcollide::mesh::generate;
-use meshcollide::query::PairScene;
 use meshcollide::rng::Rng;
 use meshcollide::rtree::{Rtree, RtreeCollide, RtreeOptions, RtreeScene, validate};
+use meshcollide::scene::PairScene;
 use meshcollide::*;
 
 /// Random triangles on a small integer grid (coplanar, touching and degenerate contacts).
@@ -60,18 +60,25 @@ fn pose(rng: &mut Rng, exact: bool, reach: f64) -> Pose {
 
 const FANOUTS: [(u32, u32); 5] = [(1, 2), (2, 4), (4, 8), (2, 5), (8, 16)];
 
-fn opts(mode: Mode, v: RtreeCollide) -> QueryOptions {
+fn opts(mode: Mode) -> QueryOptions {
     QueryOptions {
         mode,
-        rtree_collide: v,
         ..Default::default()
+    }
+}
+
+/// Sets the R-tree's traversal for the next queries.
+fn set_collide(c: &mut Collider, v: RtreeCollide) {
+    match c.scene_mut() {
+        AnyScene::Rtree(s) => s.options.collide = v,
+        _ => panic!("not an R-tree"),
     }
 }
 
 /// Both versions and both modes equal brute force at every pose; version 2 visits each
 /// node of A at most once. Returns the number of contacts seen.
 fn check(a: &Mesh, b: &Mesh, poses: &[Pose], o: &RtreeOptions, label: &str) -> usize {
-    let scene = RtreeScene::build(a, b, o).unwrap();
+    let mut scene = RtreeScene::build(a, b, o).unwrap();
     validate(&scene.a, a).unwrap_or_else(|e| panic!("{label} A: {e}"));
     validate(&scene.b, b).unwrap_or_else(|e| panic!("{label} B: {e}"));
     let mut contacts = 0;
@@ -79,7 +86,8 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], o: &RtreeOptions, label: &str) -> u
         let truth = brute_force(a, b, p);
         contacts += truth.len();
         for v in [RtreeCollide::V1, RtreeCollide::V2] {
-            let (all, c, visits) = scene.collide_traced(p, &opts(Mode::All, v));
+            scene.options.collide = v;
+            let (all, c, visits) = scene.collide_traced(p, &opts(Mode::All));
             if all.pairs != truth {
                 let missed: Vec<_> = truth.iter().filter(|x| !all.pairs.contains(x)).collect();
                 let extra: Vec<_> = all.pairs.iter().filter(|x| !truth.contains(x)).collect();
@@ -94,7 +102,7 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], o: &RtreeOptions, label: &str) -> u
                 visits.iter().map(|&n| n as u64).sum::<u64>()
             );
             assert!(c.tri_tests >= truth.len() as u64);
-            let first = scene.collide(p, &opts(Mode::First, v));
+            let first = scene.collide(p, &opts(Mode::First));
             assert!(first.pairs.len() <= 1, "{label} first mode: several pairs");
             assert_eq!(
                 first.pairs.is_empty(),
@@ -134,6 +142,7 @@ fn random_soups_equal_brute_force() {
         let o = RtreeOptions {
             min_children: m,
             max_children: big_m,
+            ..Default::default()
         };
         contacts += check(&a, &b, &poses, &o, &format!("case {case}"));
     }
@@ -151,6 +160,7 @@ fn spheres_tori_and_touching_grids_equal_brute_force() {
         let o = RtreeOptions {
             min_children: m,
             max_children: big_m,
+            ..Default::default()
         };
         // Random poses close to contact.
         let poses: Vec<Pose> = (0..4).map(|_| pose(&mut rng, false, 1.8)).collect();
@@ -197,6 +207,7 @@ fn structure_is_valid_for_many_sizes_and_fanouts() {
             let o = RtreeOptions {
                 min_children: lo,
                 max_children: hi,
+                ..Default::default()
             };
             let t = Rtree::build(&m, &o).unwrap();
             validate(&t, &m).unwrap_or_else(|e| panic!("n {n} {o:?}: {e}"));
@@ -232,12 +243,19 @@ fn bad_fanout_is_a_typed_error() {
         let o = RtreeOptions {
             min_children: lo,
             max_children: hi,
+            ..Default::default()
         };
         assert!(matches!(
             Rtree::build(&m, &o),
             Err(meshcollide::Error::InvalidOption(_))
         ));
-        assert!(Collider::build_rtree(&m, &m, &o).is_err());
+        assert!(
+            Collider::builder(&m, &m)
+                .bv(BvKind::Rtree)
+                .rtree(o)
+                .build()
+                .is_err()
+        );
     }
 }
 
@@ -245,10 +263,10 @@ fn bad_fanout_is_a_typed_error() {
 #[test]
 fn apart_objects_stop_at_the_root_test() {
     let s = generate::uv_sphere([0.0; 3], 1.0, 8, 12);
-    let scene = RtreeScene::build(&s, &s, &RtreeOptions::default()).unwrap();
+    let mut scene = RtreeScene::build(&s, &s, &RtreeOptions::default()).unwrap();
     for v in [RtreeCollide::V1, RtreeCollide::V2] {
-        let (r, c, _) =
-            scene.collide_traced(&Pose::translation([2.5, 0.0, 0.0]), &opts(Mode::All, v));
+        scene.options.collide = v;
+        let (r, c, _) = scene.collide_traced(&Pose::translation([2.5, 0.0, 0.0]), &opts(Mode::All));
         assert!(r.pairs.is_empty());
         assert_eq!((c.bv_tests, c.tri_tests, c.candidates_b), (1, 0, 0));
     }
@@ -260,18 +278,23 @@ fn collider_dispatch_and_gpu_refusal() {
     let b = a.map_positions(|[x, y, z]| [x, z, y]);
     let poses = pose::tumbling_poses(16, [0.0; 3], [1.0, 0.0, 0.0]);
     let o = BuildOptions::default();
-    let c = Collider::build(&a, &b, BvKind::Rtree, &o, &o);
+    let mut c = Collider::builder(&a, &b)
+        .bv(BvKind::Rtree)
+        .build_options(o)
+        .build()
+        .unwrap();
     assert_eq!(c.kind(), BvKind::Rtree);
     assert_eq!(BvKind::parse("rtree"), Some(BvKind::Rtree));
     assert!(!BvKind::ALL.contains(&BvKind::Rtree));
     for v in [RtreeCollide::V1, RtreeCollide::V2] {
-        let r = c.collide_batch(&poses, &opts(Mode::All, v), &|_| {});
+        set_collide(&mut c, v);
+        let r = c.collide_batch_with(&poses, &opts(Mode::All), None);
         for (p, r) in poses.iter().zip(&r) {
             assert_eq!(r.pairs, brute_force(&a, &b, p));
         }
     }
     if let Some(ctx) = common::gpu() {
-        let e = c.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), &|_| {});
+        let e = c.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None);
         assert!(matches!(
             e,
             Err(meshcollide::Error::Gpu(
@@ -297,16 +320,22 @@ fn shared_models_equal_kdop18() {
             ps.extend(pose::tumbling_poses(6, c, [frac * size, 0.02 * size, 0.0]));
         }
         let o = BuildOptions::default();
-        let reference = Collider::build(&m, &m, BvKind::Kdop18, &o, &o).collide_batch(
-            &ps,
-            &QueryOptions::default(),
-            &|_| {},
-        );
+        let reference = Collider::builder(&m, &m)
+            .bv(BvKind::Kdop18)
+            .build_options(o)
+            .build()
+            .unwrap()
+            .collide_batch_with(&ps, &QueryOptions::default(), None);
         let contacts: usize = reference.iter().map(|r| r.pairs.len()).sum();
         assert!(contacts > 0, "{name}: the poses must produce contacts");
-        let scene = Collider::build(&m, &m, BvKind::Rtree, &o, &o);
+        let mut scene = Collider::builder(&m, &m)
+            .bv(BvKind::Rtree)
+            .build_options(o)
+            .build()
+            .unwrap();
         for v in [RtreeCollide::V1, RtreeCollide::V2] {
-            let got = scene.collide_batch(&ps, &opts(Mode::All, v), &|_| {});
+            set_collide(&mut scene, v);
+            let got = scene.collide_batch_with(&ps, &opts(Mode::All), None);
             for (i, (g, r)) in got.iter().zip(&reference).enumerate() {
                 assert_eq!(g.pairs, r.pairs, "{name} {v:?} pose {i}");
             }

@@ -25,7 +25,7 @@ fn poses(m: &Mesh, steps: usize) -> Vec<Pose> {
     v
 }
 
-fn check_equal(label: &str, got: &[PoseResult], want: &[Vec<(u32, u32)>]) {
+fn check_equal(label: &str, got: &[Contacts], want: &[Vec<(u32, u32)>]) {
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         if &g.pairs != w {
             let missed: Vec<_> = w.iter().filter(|x| !g.pairs.contains(x)).take(10).collect();
@@ -76,26 +76,31 @@ fn small_models_equal_brute_force() {
         assert!(contacts > 0, "{name}: the poses must produce contacts");
         for bv in BvKind::ALL {
             let o = BuildOptions::default();
-            let c = Collider::build(&m, &m, bv, &o, &BuildOptions { leaf_size: 3, ..o });
+            let c = Collider::builder(&m, &m)
+                .bv(bv)
+                .build_options_a(o)
+                .build_options_b(BuildOptions { leaf_size: 3, ..o })
+                .build()
+                .unwrap();
             for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
-                let all = c.collide_batch(
+                let all = c.collide_batch_with(
                     &ps,
                     &QueryOptions {
                         mode: Mode::All,
                         tumble,
                         ..Default::default()
                     },
-                    &|_| {},
+                    None,
                 );
                 check_equal(&format!("{name} {bv:?} {tumble:?}"), &all, &truth);
-                let first = c.collide_batch(
+                let first = c.collide_batch_with(
                     &ps,
                     &QueryOptions {
                         mode: Mode::First,
                         tumble,
                         ..Default::default()
                     },
-                    &|_| {},
+                    None,
                 );
                 for (f, t) in first.iter().zip(&truth) {
                     assert_eq!(f.pairs.is_empty(), t.is_empty(), "{name} first mode");
@@ -168,15 +173,19 @@ fn large_models_agree_across_configurations() {
                 point,
                 leaf_size,
             };
-            let c = Collider::build(&m, &m, bv, &o, &o);
-            let r = c.collide_batch(
+            let c = Collider::builder(&m, &m)
+                .bv(bv)
+                .build_options(o)
+                .build()
+                .unwrap();
+            let r = c.collide_batch_with(
                 &ps,
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
                     ..Default::default()
                 },
-                &|_| {},
+                None,
             );
             match &reference {
                 None => reference = Some(r.into_iter().map(|x| x.pairs).collect()),
@@ -207,19 +216,19 @@ fn dragon_loads_and_kdop6_agrees_with_kdop18() {
         leaf_size: 4,
         ..Default::default()
     };
-    let a = Collider::build(&m, &m, BvKind::Kdop18, &o, &o).collide_batch(
-        &ps,
-        &QueryOptions::default(),
-        &|_| {},
-    );
-    let b = Collider::build(
-        &m,
-        &m,
-        BvKind::Kdop6,
-        &o,
-        &BuildOptions { leaf_size: 16, ..o },
-    )
-    .collide_batch(&ps, &QueryOptions::default(), &|_| {});
+    let a = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop18)
+        .build_options(o)
+        .build()
+        .unwrap()
+        .collide_batch_with(&ps, &QueryOptions::default(), None);
+    let b = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop6)
+        .build_options_a(o)
+        .build_options_b(BuildOptions { leaf_size: 16, ..o })
+        .build()
+        .unwrap()
+        .collide_batch_with(&ps, &QueryOptions::default(), None);
     let want: Vec<_> = a.into_iter().map(|r| r.pairs).collect();
     assert!(want.iter().any(|p| !p.is_empty()));
     check_equal("dragon", &b, &want);

@@ -47,6 +47,13 @@ pub enum BoxTest {
     Lut,
 }
 
+/// Options of the boxtree scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BoxtreeOptions {
+    /// The node-pair test (same contacts, different cost).
+    pub test: BoxTest,
+}
+
 impl BoxTest {
     pub const ALL: [BoxTest; 4] = [BoxTest::Align, BoxTest::SatLite, BoxTest::Sat, BoxTest::Lut];
 

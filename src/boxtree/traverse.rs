@@ -18,24 +18,37 @@
 use super::BoxTree;
 use super::node::Node;
 use super::overlap::{Frame, Iv};
+use super::{BoxTest, BoxtreeOptions};
+use crate::bvh::BuildOptions;
 use crate::frame::LocalPose;
-use crate::query::{PairScene, QueryOptions};
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::scene::{Counters, Mode, NoSub, PairScene, PoseResult, QueryOptions, WorkspacePool};
 use crate::tri::tri_tri_intersect;
-use crate::{BoxTest, BuildOptions, Counters, Mesh, Mode, Pose};
 
 /// Both boxtrees of a scene: A the environment, B the flying object.
 #[derive(Debug)]
 pub struct BoxtreeScene {
+    /// A's tree.
     pub env: BoxTree,
+    /// B's tree.
     pub fly: BoxTree,
+    /// The node-pair test.
+    pub options: BoxtreeOptions,
     /// Workspaces kept between single-pose calls (they hold per-triangle arrays of B).
-    pool: std::sync::Mutex<Vec<Workspace>>,
+    pool: WorkspacePool<Workspace>,
 }
 
 impl BoxtreeScene {
     /// Builds both trees (only `leaf_size` of the options applies: the boxtree has its own
     /// splitting criterion, section 4).
-    pub fn build(a: &Mesh, b: &Mesh, opt_a: &BuildOptions, opt_b: &BuildOptions) -> Self {
+    pub fn build(
+        a: &Mesh,
+        b: &Mesh,
+        opt_a: &BuildOptions,
+        opt_b: &BuildOptions,
+        options: BoxtreeOptions,
+    ) -> Self {
         let (env, fly) = rayon::join(
             || BoxTree::build(a, opt_a.leaf_size),
             || BoxTree::build(b, opt_b.leaf_size),
@@ -43,6 +56,7 @@ impl BoxtreeScene {
         BoxtreeScene {
             env,
             fly,
+            options,
             pool: Default::default(),
         }
     }
@@ -190,6 +204,7 @@ fn run<const N: usize, const LUT: bool>(
 
 impl PairScene for BoxtreeScene {
     type Workspace = Workspace;
+    type Sub = NoSub;
 
     fn workspace(&self) -> Workspace {
         let (nt, nn) = (self.fly.tri_index.len(), self.fly.nodes.len());
@@ -209,7 +224,7 @@ impl PairScene for BoxtreeScene {
         ws: &mut Workspace,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        match opts.box_test {
+        match self.options.test {
             BoxTest::Align => run::<3, false>(self, pose, opts.mode, ws, out),
             BoxTest::Lut => run::<3, true>(self, pose, opts.mode, ws, out),
             BoxTest::SatLite => run::<6, false>(self, pose, opts.mode, ws, out),
@@ -229,17 +244,8 @@ impl PairScene for BoxtreeScene {
     }
 
     /// One pose with a pooled workspace.
-    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> crate::PoseResult {
-        let take = || self.pool.lock().ok().and_then(|mut p| p.pop());
-        let mut ws = take().unwrap_or_else(|| self.workspace());
-        let mut pairs = Vec::new();
-        let counters = self.collide_into(pose, opts, &mut ws, &mut pairs);
-        pairs.sort_unstable();
-        pairs.dedup();
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(ws);
-        }
-        crate::PoseResult { pairs, counters }
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
+        self.pool.collide(self, pose, opts)
     }
 }
 
@@ -253,7 +259,7 @@ mod tests {
     /// (the f64 oracle) at every pose; also returns the contacts and the empty poses.
     fn run_case(c: &far::Case) -> ([u64; 4], usize, usize) {
         let o = BuildOptions::default();
-        let s = BoxtreeScene::build(&c.a, &c.b, &o, &o);
+        let mut s = BoxtreeScene::build(&c.a, &c.b, &o, &o, BoxtreeOptions::default());
         s.env
             .validate()
             .unwrap_or_else(|e| panic!("{} A: {e}", c.label));
@@ -266,10 +272,8 @@ mod tests {
             contacts += truth.len();
             empty += truth.is_empty() as usize;
             for (k, bt) in BoxTest::ALL.into_iter().enumerate() {
-                let opts = QueryOptions {
-                    box_test: bt,
-                    ..Default::default()
-                };
+                s.options.test = bt;
+                let opts = QueryOptions::default();
                 let r = s.collide(p, &opts);
                 assert_eq!(r.pairs, truth, "{} {bt:?} pose {i}", c.label);
                 np[k] += r.counters.tri_tests;

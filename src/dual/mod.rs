@@ -19,26 +19,48 @@
 //! `002_2561ef21643dcace.txt`, exact `tri::tri_tri_intersect` on `Pose::apply` of B's
 //! corners), and both volumes are conservative, so the pairs equal brute force.
 //!
-//! Sub-test counters (in [`Counters`], zero for the other hierarchies): `sphere_rejects`
-//! node pairs rejected by the sphere test, `slab_rejects` by a k-DOP slab after the spheres
-//! overlapped, `slab_tests` the slab interval tests made; the accepted pairs are
-//! `bv_tests − sphere_rejects − slab_rejects`.
+//! Sub-test counters ([`DualCounters`], the scene's [`crate::scene::SubCounters`]):
+//! `sphere_rejects` node pairs rejected by the sphere test, `slab_rejects` by a k-DOP slab
+//! after the spheres overlapped, `slab_tests` the slab interval tests made; the accepted pairs
+//! are `bv_tests − sphere_rejects − slab_rejects`.
 
 pub mod slabs;
 pub mod sphere;
 
-use crate::Pose;
 use crate::bv::Kdop;
 use crate::bvh::{BuildOptions, Bvh};
 use crate::frame::LocalPose;
 use crate::mesh::Mesh;
-use crate::query::{PairScene, QueryOptions};
-use crate::traverse::{Counters, Mode};
-use crate::tri::tri_tri_intersect;
+use crate::pose::Pose;
+use crate::scene::{
+    Counters, Mode, PairScene, PoseResult, QueryOptions, SubCounters, WorkspacePool,
+};
+use crate::traverse::{NodeTest, descend};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use rayon::prelude::*;
 pub use slabs::SlabOrder;
 pub use sphere::Sphere;
+
+/// The dual hierarchy's sub-counters: how its Nv node tests were decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DualCounters {
+    /// Node pairs rejected by the sphere pretest.
+    pub sphere_rejects: u64,
+    /// Node pairs whose spheres overlapped, rejected by a k-DOP slab.
+    pub slab_rejects: u64,
+    /// Slab interval tests made (sub-tests, not part of Nv).
+    pub slab_tests: u64,
+}
+
+impl std::ops::AddAssign for DualCounters {
+    fn add_assign(&mut self, o: DualCounters) {
+        self.sphere_rejects += o.sphere_rejects;
+        self.slab_rejects += o.slab_rejects;
+        self.slab_tests += o.slab_tests;
+    }
+}
+
+impl SubCounters for DualCounters {}
 
 /// Options of the dual hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -88,7 +110,7 @@ pub struct DualScene<const H: usize> {
     pub fly_spheres: Vec<Sphere>,
     pub options: DualOptions,
     inv_norm: [f32; H],
-    pool: std::sync::Mutex<Vec<DualWorkspace<H>>>,
+    pool: WorkspacePool<DualWorkspace<H>>,
 }
 
 impl<const H: usize> DualScene<H> {
@@ -122,12 +144,19 @@ impl<const H: usize> DualScene<H> {
         std::mem::size_of::<crate::bv::KdopNode<H>>() + std::mem::size_of::<Sphere>();
 }
 
-/// Per-thread scratch state: B's tumbled k-DOPs (via `tumble`), B's posed spheres and
-/// symmetrized k-DOPs, each valid while its stamp equals the pose's.
+/// Per-thread scratch state: B's tumbled k-DOPs (via `tumble`), the traversal's stack, and
+/// B's posed spheres and symmetrized k-DOPs ([`Moved`]).
 #[derive(Debug)]
 pub struct DualWorkspace<const H: usize> {
+    /// B's k-DOPs tumbled for the current pose.
     pub tumble: TumbleWorkspace<H>,
     stack: Vec<(u32, u32)>,
+    moved: Moved<H>,
+}
+
+/// B's posed spheres and symmetrized k-DOPs, each valid while its stamp equals the pose's.
+#[derive(Debug)]
+struct Moved<const H: usize> {
     stamp: u32,
     sphere_stamp: Vec<u32>,
     sphere: Vec<Sphere>,
@@ -137,7 +166,8 @@ pub struct DualWorkspace<const H: usize> {
     t_err: f32,
     sym_stamp: Vec<u32>,
     sym: Vec<Kdop<H>>,
-    moved: u64,
+    /// Spheres moved for the pose.
+    count: u64,
 }
 
 impl<const H: usize> DualWorkspace<H> {
@@ -149,24 +179,28 @@ impl<const H: usize> DualWorkspace<H> {
         DualWorkspace {
             tumble: TumbleWorkspace::new(fly),
             stack: Vec::with_capacity(256),
-            stamp: 0,
-            sphere_stamp: vec![0; n],
-            sphere: vec![
-                Sphere {
-                    c: [0.0; 3],
-                    r: 0.0
-                };
-                n
-            ],
-            r32: [0.0; 9],
-            t32: [0.0; 3],
-            t_err: 0.0,
-            sym_stamp: vec![0; n_sym],
-            sym: vec![Kdop::EMPTY; n_sym],
-            moved: 0,
+            moved: Moved {
+                stamp: 0,
+                sphere_stamp: vec![0; n],
+                sphere: vec![
+                    Sphere {
+                        c: [0.0; 3],
+                        r: 0.0
+                    };
+                    n
+                ],
+                r32: [0.0; 9],
+                t32: [0.0; 3],
+                t_err: 0.0,
+                sym_stamp: vec![0; n_sym],
+                sym: vec![Kdop::EMPTY; n_sym],
+                count: 0,
+            },
         }
     }
+}
 
+impl<const H: usize> Moved<H> {
     fn begin(&mut self, lp: &LocalPose) {
         (self.r32, self.t32, self.t_err) = crate::tumble::pose_f32(lp);
         self.stamp = self.stamp.wrapping_add(1);
@@ -175,7 +209,7 @@ impl<const H: usize> DualWorkspace<H> {
             self.sym_stamp.fill(0);
             self.stamp = 1;
         }
-        self.moved = 0;
+        self.count = 0;
     }
 
     #[inline]
@@ -183,22 +217,60 @@ impl<const H: usize> DualWorkspace<H> {
         if self.sphere_stamp[f] != self.stamp {
             self.sphere[f] = spheres[f].posed_f32(&self.r32, &self.t32, self.t_err);
             self.sphere_stamp[f] = self.stamp;
-            self.moved += 1;
+            self.count += 1;
         }
         self.sphere[f]
     }
 
     #[inline]
-    fn kdop(&mut self, fly: &FlyingHierarchy<H>, f: usize, symmetric: bool) -> Kdop<H> {
-        let k = *self.tumble.node_bv(fly, f);
-        if !symmetric {
-            return k;
-        }
+    fn symmetric(&mut self, k: &Kdop<H>, f: usize) -> Kdop<H> {
         if self.sym_stamp[f] != self.stamp {
-            self.sym[f] = slabs::symmetrize_f32(&k);
+            self.sym[f] = slabs::symmetrize_f32(k);
             self.sym_stamp[f] = self.stamp;
         }
         self.sym[f]
+    }
+}
+
+/// The dual node test: the sphere pretest, then the k-DOP slabs in the chosen order.
+struct DualTest<'s, const H: usize> {
+    s: &'s DualScene<H>,
+    moved: &'s mut Moved<H>,
+    fixed: [u8; H],
+}
+
+impl<const H: usize> NodeTest<H> for DualTest<'_, H> {
+    type Sub = DualCounters;
+
+    #[inline]
+    fn overlaps(
+        &mut self,
+        tumble: &mut TumbleWorkspace<H>,
+        e: usize,
+        f: usize,
+        c: &mut DualCounters,
+    ) -> bool {
+        let s = self.s;
+        let sb = self.moved.sphere(&s.fly_spheres, f);
+        if sphere::disjoint_f32(&s.env_spheres[e], &sb) {
+            c.sphere_rejects += 1;
+            return false;
+        }
+        let mut kb = *tumble.node_bv(&s.fly, f);
+        if s.options.symmetric {
+            kb = self.moved.symmetric(&kb, f);
+        }
+        let ne = &s.env.nodes[e];
+        let order = match s.options.order {
+            SlabOrder::PerPair => slabs::minkowski_order(&ne.bv, &kb, &s.inv_norm),
+            SlabOrder::Fixed => self.fixed,
+        };
+        let (overlap, tested) = slabs::overlaps_in_order(&ne.bv, &kb, &order);
+        c.slab_tests += tested as u64;
+        if !overlap {
+            c.slab_rejects += 1;
+        }
+        overlap
     }
 }
 
@@ -211,71 +283,35 @@ pub fn collide_pose<const H: usize>(
     method: TumbleMethod,
     ws: &mut DualWorkspace<H>,
     out: &mut Vec<(u32, u32)>,
-) -> Counters {
+) -> Counters<DualCounters> {
     let (env, fly) = (&s.env, &s.fly);
-    let mut c = Counters::default();
     let lp = fly.local_pose(env.frame(), pose);
     ws.tumble.begin(fly, &lp, method);
-    ws.begin(&lp);
-    ws.stack.clear();
-    ws.stack.push((0, 0));
-    let fixed = slabs::table_order::<H>();
-    'outer: while let Some((e, f)) = ws.stack.pop() {
-        let (e, f) = (e as usize, f as usize);
-        let ne = &env.nodes[e];
-        c.bv_tests += 1;
-        let sb = ws.sphere(&s.fly_spheres, f);
-        if sphere::disjoint_f32(&s.env_spheres[e], &sb) {
-            c.sphere_rejects += 1;
-            continue;
-        }
-        let kb = ws.kdop(fly, f, s.options.symmetric);
-        let order = match s.options.order {
-            SlabOrder::PerPair => slabs::minkowski_order(&ne.bv, &kb, &s.inv_norm),
-            SlabOrder::Fixed => fixed,
-        };
-        let (overlap, tested) = slabs::overlaps_in_order(&ne.bv, &kb, &order);
-        c.slab_tests += tested as u64;
-        if !overlap {
-            c.slab_rejects += 1;
-            continue;
-        }
-        if !ne.is_leaf() {
-            ws.stack.push((ne.first + 1, f as u32));
-            ws.stack.push((ne.first, f as u32));
-            continue;
-        }
-        let nf = &fly.bvh.nodes[f];
-        if !nf.is_leaf() {
-            ws.stack.push((e as u32, nf.first + 1));
-            ws.stack.push((e as u32, nf.first));
-            continue;
-        }
-        let tris_b = ws.tumble.leaf_triangles(fly, pose, f);
-        for pa in ne.first..ne.first + ne.count {
-            let ta = env.tris.corners_f64(pa as usize);
-            for (j, tb) in tris_b.iter().enumerate() {
-                c.tri_tests += 1;
-                if tri_tri_intersect(&ta, tb) {
-                    out.push((
-                        env.tri_index[pa as usize],
-                        fly.bvh.tri_index[nf.first as usize + j],
-                    ));
-                    if mode == Mode::First {
-                        break 'outer;
-                    }
-                }
-            }
-        }
-    }
+    ws.moved.begin(&lp);
+    let mut test = DualTest {
+        s,
+        moved: &mut ws.moved,
+        fixed: slabs::table_order::<H>(),
+    };
+    let mut c = descend(
+        env,
+        fly,
+        pose,
+        mode,
+        &mut ws.tumble,
+        &mut ws.stack,
+        &mut test,
+        out,
+    );
     // Distinct B nodes moved: every tumbled node had its sphere moved first (the root is
     // the first pair's), except under exact tumbling, which refits all nodes.
-    c.bv_updates = ws.tumble.updates.max(ws.moved);
+    c.bv_updates = ws.tumble.updates.max(ws.moved.count);
     c
 }
 
 impl<const H: usize> PairScene for DualScene<H> {
     type Workspace = DualWorkspace<H>;
+    type Sub = DualCounters;
 
     fn workspace(&self) -> DualWorkspace<H> {
         DualWorkspace::new(&self.fly, self.options.symmetric)
@@ -291,7 +327,7 @@ impl<const H: usize> PairScene for DualScene<H> {
         opts: &QueryOptions,
         ws: &mut DualWorkspace<H>,
         out: &mut Vec<(u32, u32)>,
-    ) -> Counters {
+    ) -> Counters<DualCounters> {
         collide_pose(self, pose, opts.mode, opts.tumble, ws, out)
     }
 
@@ -312,19 +348,9 @@ impl<const H: usize> PairScene for DualScene<H> {
         [self.env.depth, self.fly.bvh.depth]
     }
 
-    /// One pose, sequentially, with a pooled workspace (as `query::Scene`).
-    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> crate::query::PoseResult {
-        let take = || self.pool.lock().ok().and_then(|mut p| p.pop());
-        let mut ws = take().unwrap_or_else(|| self.workspace());
-        let mut pairs = Vec::new();
-        self.begin_chunk(&mut ws);
-        let counters = self.collide_into(pose, opts, &mut ws, &mut pairs);
-        pairs.sort_unstable();
-        pairs.dedup();
-        if let Ok(mut p) = self.pool.lock() {
-            p.push(ws);
-        }
-        crate::query::PoseResult { pairs, counters }
+    /// One pose, sequentially, with a pooled workspace.
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<DualCounters> {
+        self.pool.collide(self, pose, opts)
     }
 }
 

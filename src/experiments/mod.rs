@@ -5,9 +5,8 @@
 //! test can rebuild exactly the scene an experiment measured and query it directly.
 
 use crate::mesh::{Mesh, generate};
-use crate::query::QueryOptions;
 use crate::rng::Rng;
-use crate::{BuildOptions, BvKind, Collider, Mode, Pose};
+use crate::{BvKind, Collider, Mode, Pose, QueryOptions};
 
 /// `m` scaled uniformly so its bounding box fits a cube of side 2 centred at the origin
 /// (its longest side becomes 2), as Zachmann's protocol asks.
@@ -71,22 +70,27 @@ pub fn grid_model(scale: f64) -> Mesh {
 /// `1e-4` closer), and distance `d` moves B a further `d` × object size (the longest side
 /// of the bounding box, 2 after [`fit_cube`]) along the direction. Returns, per position,
 /// the touching offset `s0` and the pose builder's inputs; see `placed`.
-pub fn grid_positions(a: &Mesh, b: &Mesh, n: usize, seed: u64, bv: BvKind) -> Vec<Placement> {
-    let o = BuildOptions::default();
-    let col = Collider::build(a, b, bv, &o, &o);
+pub fn grid_positions(
+    a: &Mesh,
+    b: &Mesh,
+    n: usize,
+    seed: u64,
+    bv: BvKind,
+) -> crate::Result<Vec<Placement>> {
+    let col = Collider::builder(a, b).bv(bv).paper().build()?;
     let first = QueryOptions {
         mode: Mode::First,
         ..QueryOptions::PAPER
     };
     let reach = radius(a) + radius(b) + 1e-3;
     let mut rng = Rng::new(seed);
-    (0..n)
+    Ok((0..n)
         .map(|_| {
             let q = rng.unit_quaternion();
             let dir = random_direction(&mut rng);
             let hits = |s: f64| {
                 let p = Pose::new(q, dir.map(|c| c * s));
-                !col.collide(&p, &first).pairs.is_empty()
+                !col.collide_with(&p, &first).pairs.is_empty()
             };
             // Free at `hi` (bounding spheres apart), in contact at `lo`; bisect. Free even
             // with the centres together (possible for open meshes): distance 0 is there.
@@ -100,7 +104,7 @@ pub fn grid_positions(a: &Mesh, b: &Mesh, n: usize, seed: u64, bv: BvKind) -> Ve
             }
             Placement { q, dir, s0: hi }
         })
-        .collect()
+        .collect())
 }
 
 /// One position of [`grid_positions`].
@@ -234,7 +238,12 @@ pub const SWEPT_BOUND: f64 = 5.0;
 /// random pose's centre and kept only if no step of the path touches them (an exact batch
 /// query) and their centres are at least 0.4 (twice the largest radius) from every kept
 /// one, so they are disjoint. Up to 8 rounds of candidates; fewer than `n` may remain.
-pub fn swept_scene(seed: u64, fly: &Mesh, n: usize, steps: usize) -> (Mesh, Vec<Pose>) {
+pub fn swept_scene(
+    seed: u64,
+    fly: &Mesh,
+    n: usize,
+    steps: usize,
+) -> crate::Result<(Mesh, Vec<Pose>)> {
     use std::collections::HashMap;
     let path = billiard(
         seed,
@@ -249,7 +258,6 @@ pub fn swept_scene(seed: u64, fly: &Mesh, n: usize, steps: usize) -> (Mesh, Vec<
     let mut rng = Rng::new(seed ^ 0x5EED_5EED);
     let mut kept: Vec<Mesh> = Vec::new();
     let mut cells: HashMap<[i64; 3], Vec<[f64; 3]>> = HashMap::new();
-    let o = BuildOptions::default();
     for _round in 0..8 {
         if kept.len() >= n || path.is_empty() {
             break;
@@ -266,9 +274,9 @@ pub fn swept_scene(seed: u64, fly: &Mesh, n: usize, steps: usize) -> (Mesh, Vec<
             })
             .collect();
         let env = generate::merge(&cand.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>());
-        let col = Collider::build(&env, fly, BvKind::Kdop18, &o, &o);
+        let col = Collider::builder(&env, fly).paper().build()?;
         let mut hit = vec![false; cand.len()];
-        for r in col.collide_batch(&path, &QueryOptions::PAPER, &|_| {}) {
+        for r in col.collide_batch(&path) {
             for &(ta, _) in &r.pairs {
                 hit[ta as usize / 4] = true;
             }
@@ -295,7 +303,7 @@ pub fn swept_scene(seed: u64, fly: &Mesh, n: usize, steps: usize) -> (Mesh, Vec<
             }
         }
     }
-    (generate::merge(&kept), path)
+    Ok((generate::merge(&kept), path))
 }
 
 #[cfg(test)]
@@ -329,7 +337,7 @@ mod tests {
     #[test]
     fn swept_obstacles_are_never_hit() {
         let fly = axe();
-        let (env, path) = swept_scene(2, &fly, 40, 30);
+        let (env, path) = swept_scene(2, &fly, 40, 30).unwrap();
         assert_eq!(path.len(), 30);
         assert!(env.triangle_count() >= 4 * 20, "{}", env.triangle_count());
         for p in path.iter().step_by(5) {
@@ -343,7 +351,7 @@ mod tests {
     #[test]
     fn grid_distance_zero_is_free_and_close() {
         let g = grid_model(0.05);
-        let ps = grid_positions(&g, &g, 3, 1, BvKind::Kdop18);
+        let ps = grid_positions(&g, &g, 3, 1, BvKind::Kdop18).unwrap();
         for p in ps {
             assert!(crate::brute_force(&g, &g, &p.placed(0.0, 2.0)).is_empty());
             let closer = Pose::new(p.q, p.dir.map(|c| c * (p.s0 - 3e-4)));

@@ -18,9 +18,10 @@ use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
 use crate::Pose;
 use crate::bv::Kdop;
 use crate::bvh::Bvh;
+use crate::dual::DualCounters;
 use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
-use crate::query::{PoseResult, Scene};
-use crate::traverse::{Counters, Mode};
+use crate::kdop::KdopScene;
+use crate::scene::{Counters, Mode, NoSub, PoseResult, SubCounters};
 use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 use wgpu::BufferUsages as U;
@@ -28,7 +29,14 @@ use wgpu::BufferUsages as U;
 /// What the batch pipeline needs of a scene: A's hierarchy, B's flying hierarchy and, for
 /// the dual k-DOP–sphere hierarchy, the node spheres and the options of its node test.
 pub trait GpuHierarchies<const H: usize> {
+    /// The scene's sub-counters, made from the device's three per-pose sub-counters.
+    type Sub: SubCounters;
+    /// The sub-counters of one pose from the device's `(sphere rejects, slab rejects, slab
+    /// tests)` (zeros for the k-DOPs).
+    fn sub(c: [u64; 3]) -> Self::Sub;
+    /// A's hierarchy.
     fn env(&self) -> &Bvh<H>;
+    /// B's flying hierarchy.
     fn fly(&self) -> &FlyingHierarchy<H>;
     /// `(A's spheres, B's spheres, options)` of the dual hierarchy; `None` for the k-DOPs.
     fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
@@ -36,7 +44,11 @@ pub trait GpuHierarchies<const H: usize> {
     }
 }
 
-impl<const H: usize> GpuHierarchies<H> for Scene<H> {
+impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
+    type Sub = NoSub;
+    fn sub(_: [u64; 3]) -> NoSub {
+        NoSub
+    }
     fn env(&self) -> &Bvh<H> {
         &self.env
     }
@@ -46,6 +58,14 @@ impl<const H: usize> GpuHierarchies<H> for Scene<H> {
 }
 
 impl<const H: usize> GpuHierarchies<H> for DualScene<H> {
+    type Sub = DualCounters;
+    fn sub([sphere_rejects, slab_rejects, slab_tests]: [u64; 3]) -> DualCounters {
+        DualCounters {
+            sphere_rejects,
+            slab_rejects,
+            slab_tests,
+        }
+    }
     fn env(&self) -> &Bvh<H> {
         &self.env
     }
@@ -323,8 +343,8 @@ impl<const H: usize> GpuScene<H> {
         poses: &[Pose],
         mode: Mode,
         tumble: TumbleMethod,
-        progress: &(dyn Fn(usize) + Sync),
-    ) -> Result<(Vec<PoseResult>, GpuStats), GpuError> {
+        progress: Option<&(dyn Fn(usize) + Sync)>,
+    ) -> Result<(Vec<PoseResult<S::Sub>>, GpuStats), GpuError> {
         let frames = scene.fly().pose_frames(scene.env().frame(), poses);
         let mut stats = GpuStats {
             bytes_uploaded: self.static_bytes,
@@ -362,7 +382,9 @@ impl<const H: usize> GpuScene<H> {
                 Some(b) => {
                     let chunk_poses = &poses[start..start + len];
                     results.extend(finish(scene, chunk_poses, b, mode, &mut stats));
-                    progress(start + len);
+                    if let Some(progress) = progress {
+                        progress(start + len);
+                    }
                 }
                 None => {
                     stats.splits += 1;
@@ -661,20 +683,18 @@ pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
     out: BatchOutput,
     mode: Mode,
     stats: &mut GpuStats,
-) -> Vec<PoseResult> {
+) -> Vec<PoseResult<S::Sub>> {
     let env = scene.env();
     let fly = &scene.fly().bvh;
     let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
-    let mut results: Vec<PoseResult> = (0..poses.len())
+    let mut results: Vec<PoseResult<S::Sub>> = (0..poses.len())
         .map(|i| PoseResult {
             pairs: Vec::new(),
             counters: Counters {
                 bv_tests: out.nv[i] as u64,
                 tri_tests: out.np[i] as u64,
                 bv_updates: fly.nodes.len() as u64,
-                sphere_rejects: dual(i, 0),
-                slab_rejects: dual(i, 1),
-                slab_tests: dual(i, 2),
+                sub: S::sub([dual(i, 0), dual(i, 1), dual(i, 2)]),
             },
         })
         .collect();

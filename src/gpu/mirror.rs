@@ -8,14 +8,14 @@ use super::collide::{BatchOutput, GpuStats, finish};
 use super::layout::FrontPair;
 use crate::Pose;
 use crate::bv::Kdop;
-use crate::query::{PoseResult, Scene};
-use crate::traverse::Mode;
+use crate::kdop::KdopScene;
+use crate::scene::{Mode, PoseResult};
 use crate::tri::filter::{HIT, UNSURE, transform_error_bound, transform_f32, tri_tri_filter};
 use crate::tumble::tumble_points;
 
 /// Runs every pose as one batch; returns the results and the front size per level.
 pub fn collide_batch_mirror<const H: usize>(
-    scene: &Scene<H>,
+    scene: &KdopScene<H>,
     poses: &[Pose],
     mode: Mode,
 ) -> (Vec<PoseResult>, GpuStats) {

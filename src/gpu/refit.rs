@@ -9,7 +9,8 @@
 use super::context::{GpuContext, GpuError};
 use super::shader::{WORKGROUP_SIZE, source};
 use crate::bv::KdopNode;
-use crate::{Bvh, Mesh};
+use crate::bvh::Bvh;
+use crate::mesh::Mesh;
 use bytemuck::{Pod, Zeroable};
 
 /// Which `node_list` slice a dispatch covers. WGSL twin: `struct RefitRange` in

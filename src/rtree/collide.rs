@@ -22,7 +22,7 @@ use super::aabb::{Aabb, inverse_apply, is_rotation, margin};
 use super::{Rtree, RtreeCollide};
 use crate::Pose;
 use crate::frame::LocalPose;
-use crate::traverse::{Counters, Mode};
+use crate::scene::{Counters, Mode};
 use crate::tri::tri_tri_intersect;
 
 /// The counters of one pose (or a sum), with the sub-tests the cost model keeps apart.

@@ -69,8 +69,12 @@ impl RtreeCollide {
 /// evenly, so every non-root node holds at least ⌊M/2⌋ entries whatever m is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtreeOptions {
+    /// m: fewest entries of a node but the root.
     pub min_children: u32,
+    /// M: most entries of a node.
     pub max_children: u32,
+    /// The traversal (version 1 or 2 of the paper's Collide); not a build option.
+    pub collide: RtreeCollide,
 }
 
 impl Default for RtreeOptions {
@@ -78,6 +82,7 @@ impl Default for RtreeOptions {
         RtreeOptions {
             min_children: 4,
             max_children: 8,
+            collide: RtreeCollide::default(),
         }
     }
 }

@@ -2,16 +2,19 @@
 
 use super::collide::{RtreeCounters, Scratch, collide_pose};
 use super::{Rtree, RtreeOptions};
-use crate::Pose;
 use crate::mesh::Mesh;
-use crate::query::{PairScene, PoseResult, QueryOptions};
-use crate::traverse::Counters;
+use crate::pose::Pose;
+use crate::scene::{Counters, NoSub, PairScene, PoseResult, QueryOptions};
 
 /// A's (environment) and B's (flying) R-trees, each in its own frame.
 #[derive(Debug)]
 pub struct RtreeScene {
+    /// A's R-tree.
     pub a: Rtree,
+    /// B's R-tree.
     pub b: Rtree,
+    /// The fan-out both were built with and the traversal.
+    pub options: RtreeOptions,
 }
 
 /// Per-thread scratch arrays of [`RtreeScene`].
@@ -21,7 +24,11 @@ impl RtreeScene {
     /// Builds both R-trees (in parallel) with the same fan-out.
     pub fn build(a: &Mesh, b: &Mesh, options: &RtreeOptions) -> crate::Result<RtreeScene> {
         let (ta, tb) = rayon::join(|| Rtree::build(a, options), || Rtree::build(b, options));
-        Ok(RtreeScene { a: ta?, b: tb? })
+        Ok(RtreeScene {
+            a: ta?,
+            b: tb?,
+            options: *options,
+        })
     }
 
     /// One pose with all of the R-tree's counters, and `visits[i]` = how often node `i` of
@@ -38,7 +45,7 @@ impl RtreeScene {
             &self.b,
             pose,
             opts.mode,
-            opts.rtree_collide,
+            self.options.collide,
             &mut Scratch::default(),
             &mut pairs,
             &mut |i| visits[i] += 1,
@@ -55,6 +62,7 @@ impl RtreeScene {
 
 impl PairScene for RtreeScene {
     type Workspace = Scratch;
+    type Sub = NoSub;
 
     fn workspace(&self) -> Scratch {
         Scratch::default()
@@ -72,7 +80,7 @@ impl PairScene for RtreeScene {
             &self.b,
             pose,
             opts.mode,
-            opts.rtree_collide,
+            self.options.collide,
             ws,
             out,
             &mut |_| {},
@@ -97,12 +105,12 @@ mod tests {
     use crate::boxtree::far;
     use crate::brute_force;
     use crate::rtree::{RtreeCollide, validate};
-    use crate::traverse::Mode;
+    use crate::scene::Mode;
 
     /// Np of both versions over a scene's poses, checking the pairs against brute force
     /// (the f64 oracle) at every pose; also returns the contacts and the empty poses.
     fn run_case(c: &far::Case) -> ([u64; 2], usize, usize) {
-        let s = RtreeScene::build(&c.a, &c.b, &RtreeOptions::default()).unwrap();
+        let mut s = RtreeScene::build(&c.a, &c.b, &RtreeOptions::default()).unwrap();
         validate(&s.a, &c.a).unwrap_or_else(|e| panic!("{} A: {e}", c.label));
         validate(&s.b, &c.b).unwrap_or_else(|e| panic!("{} B: {e}", c.label));
         let (mut np, mut contacts, mut empty) = ([0; 2], 0, 0);
@@ -111,10 +119,8 @@ mod tests {
             contacts += truth.len();
             empty += truth.is_empty() as usize;
             for (k, v) in [RtreeCollide::V1, RtreeCollide::V2].into_iter().enumerate() {
-                let opts = QueryOptions {
-                    rtree_collide: v,
-                    ..Default::default()
-                };
+                s.options.collide = v;
+                let opts = QueryOptions::default();
                 let r = s.collide(p, &opts);
                 assert_eq!(r.pairs, truth, "{} {v:?} pose {i}", c.label);
                 np[k] += r.counters.tri_tests;

@@ -1,0 +1,396 @@
+//! The library's entry point: a [`Collider`] holds both hierarchies of a scene for a
+//! bounding volume chosen at run time ([`BvKind`]) and answers poses on the CPU (and on the
+//! GPU with the `gpu` feature). Made by [`Collider::builder`]:
+//!
+//! ```
+//! use meshcollide::{BvKind, Collider, Pose, mesh::generate};
+//!
+//! let a = generate::uv_sphere([0.0; 3], 1.0, 8, 16);
+//! let b = generate::uv_sphere([0.0; 3], 1.0, 8, 16);
+//! let collider = Collider::builder(&a, &b).bv(BvKind::Kdop18).build()?;
+//! let results = collider.collide_batch(&[Pose::IDENTITY, Pose::translation([5.0, 0.0, 0.0])]);
+//! assert!(!results[0].pairs.is_empty() && results[1].pairs.is_empty());
+//! # Ok::<(), meshcollide::Error>(())
+//! ```
+//!
+//! This module sits above every hierarchy: it imports them, none imports it.
+
+use crate::boxtree::{BoxtreeOptions, BoxtreeScene};
+use crate::bv::BvKind;
+use crate::bvh::BuildOptions;
+use crate::dual::{DualCounters, DualOptions, DualScene};
+use crate::kdop::{KdopOptions, KdopScene};
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::rtree::{RtreeOptions, RtreeScene};
+use crate::scene::{
+    Counters, NoSub, PairScene, PoseResult, QueryOptions, SubCounters, collide_batch,
+};
+
+/// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
+/// hierarchy's [`DualCounters`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AnySub {
+    /// The k-DOPs, the boxtree and the R-tree.
+    #[default]
+    None,
+    /// The dual k-DOP–sphere hierarchy.
+    Dual(DualCounters),
+}
+
+impl AnySub {
+    /// The dual hierarchy's sub-counters, if this is one.
+    pub fn dual(self) -> Option<DualCounters> {
+        match self {
+            AnySub::Dual(d) => Some(d),
+            AnySub::None => None,
+        }
+    }
+}
+
+impl std::ops::AddAssign for AnySub {
+    /// Sums like [`DualCounters`]; `None` is the zero (one collider never mixes kinds).
+    fn add_assign(&mut self, o: AnySub) {
+        match (self, o) {
+            (AnySub::Dual(a), AnySub::Dual(b)) => *a += b,
+            (_, AnySub::None) => {}
+            (s, o) => *s = o,
+        }
+    }
+}
+
+impl SubCounters for AnySub {}
+
+impl From<NoSub> for AnySub {
+    fn from(_: NoSub) -> AnySub {
+        AnySub::None
+    }
+}
+
+impl From<DualCounters> for AnySub {
+    fn from(d: DualCounters) -> AnySub {
+        AnySub::Dual(d)
+    }
+}
+
+impl Counters<AnySub> {
+    /// The dual hierarchy's sub-counters (zeros for the other hierarchies).
+    pub fn dual(&self) -> DualCounters {
+        self.sub.dual().unwrap_or_default()
+    }
+}
+
+/// The result of one pose from a [`Collider`]: contacts, counters and the hierarchy's
+/// sub-counters.
+pub type Contacts = PoseResult<AnySub>;
+
+/// The scene behind a [`Collider`], for a hierarchy chosen at run time.
+#[derive(Debug)]
+#[allow(missing_docs)] // The variants are named after their `BvKind`.
+pub enum AnyScene {
+    Kdop6(KdopScene<3>),
+    Kdop14(KdopScene<7>),
+    Kdop18(KdopScene<9>),
+    Kdop26(KdopScene<13>),
+    /// Zachmann's restricted boxtree (CPU only).
+    Boxtree(BoxtreeScene),
+    /// Figueiredo's R-tree (CPU only).
+    Rtree(RtreeScene),
+    /// The dual k-DOP–sphere hierarchies.
+    Dual6(DualScene<3>),
+    Dual14(DualScene<7>),
+    Dual18(DualScene<9>),
+    Dual26(DualScene<13>),
+}
+
+/// Runs `$body` with `$s` bound to the scene, whatever its kind.
+macro_rules! with_scene {
+    ($c:expr, $s:ident => $body:expr) => {
+        match $c {
+            AnyScene::Kdop6($s) => $body,
+            AnyScene::Kdop14($s) => $body,
+            AnyScene::Kdop18($s) => $body,
+            AnyScene::Kdop26($s) => $body,
+            AnyScene::Boxtree($s) => $body,
+            AnyScene::Rtree($s) => $body,
+            AnyScene::Dual6($s) => $body,
+            AnyScene::Dual14($s) => $body,
+            AnyScene::Dual18($s) => $body,
+            AnyScene::Dual26($s) => $body,
+        }
+    };
+}
+
+/// Like `with_scene!` for the scenes the GPU pipeline runs (the k-DOPs and the dual
+/// k-DOP–sphere hierarchies); `$other` for the rest.
+#[cfg(feature = "gpu")]
+macro_rules! with_gpu_scene {
+    ($c:expr, $s:ident => $body:expr, $o:ident => $other:expr) => {
+        match $c {
+            AnyScene::Kdop6($s) => $body,
+            AnyScene::Kdop14($s) => $body,
+            AnyScene::Kdop18($s) => $body,
+            AnyScene::Kdop26($s) => $body,
+            AnyScene::Dual6($s) => $body,
+            AnyScene::Dual14($s) => $body,
+            AnyScene::Dual18($s) => $body,
+            AnyScene::Dual26($s) => $body,
+            $o => $other,
+        }
+    };
+}
+
+impl AnyScene {
+    /// The bounding volume of this scene.
+    pub fn kind(&self) -> BvKind {
+        match self {
+            AnyScene::Kdop6(_) => BvKind::Kdop6,
+            AnyScene::Kdop14(_) => BvKind::Kdop14,
+            AnyScene::Kdop18(_) => BvKind::Kdop18,
+            AnyScene::Kdop26(_) => BvKind::Kdop26,
+            AnyScene::Boxtree(_) => BvKind::Boxtree,
+            AnyScene::Rtree(_) => BvKind::Rtree,
+            AnyScene::Dual6(_) => BvKind::Dual6,
+            AnyScene::Dual14(_) => BvKind::Dual14,
+            AnyScene::Dual18(_) => BvKind::Dual18,
+            AnyScene::Dual26(_) => BvKind::Dual26,
+        }
+    }
+}
+
+/// Builds a [`Collider`]: the hierarchy and its options; every option has a default (kdop18,
+/// splatter at the mean, leaf size 1, all contacts, approximation-method tumbling).
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct ColliderBuilder<'m> {
+    a: &'m Mesh,
+    b: &'m Mesh,
+    bv: BvKind,
+    build_a: BuildOptions,
+    build_b: BuildOptions,
+    kdop: KdopOptions,
+    boxtree: BoxtreeOptions,
+    rtree: RtreeOptions,
+    dual: DualOptions,
+    query: QueryOptions,
+}
+
+impl<'m> ColliderBuilder<'m> {
+    /// The bounding volume and hierarchy.
+    pub fn bv(mut self, bv: BvKind) -> Self {
+        self.bv = bv;
+        self
+    }
+    /// How both hierarchies are built (the boxtree reads only the leaf size; the R-tree none).
+    pub fn build_options(mut self, o: BuildOptions) -> Self {
+        self.build_a = o;
+        self.build_b = o;
+        self
+    }
+    /// How A's hierarchy is built.
+    pub fn build_options_a(mut self, o: BuildOptions) -> Self {
+        self.build_a = o;
+        self
+    }
+    /// How B's hierarchy is built.
+    pub fn build_options_b(mut self, o: BuildOptions) -> Self {
+        self.build_b = o;
+        self
+    }
+    /// The k-DOP traversal's options (kdop6…kdop26).
+    pub fn kdop(mut self, o: KdopOptions) -> Self {
+        self.kdop = o;
+        self
+    }
+    /// The boxtree's options.
+    pub fn boxtree(mut self, o: BoxtreeOptions) -> Self {
+        self.boxtree = o;
+        self
+    }
+    /// The R-tree's options (fan-out and traversal).
+    pub fn rtree(mut self, o: RtreeOptions) -> Self {
+        self.rtree = o;
+        self
+    }
+    /// The dual hierarchy's options (dual6…dual26).
+    pub fn dual(mut self, o: DualOptions) -> Self {
+        self.dual = o;
+        self
+    }
+    /// The query options [`Collider::collide`] and [`Collider::collide_batch`] use.
+    pub fn query(mut self, o: QueryOptions) -> Self {
+        self.query = o;
+        self
+    }
+
+    /// The papers' traversal for every hierarchy: [`QueryOptions::PAPER`] and
+    /// [`KdopOptions::PAPER`] (Algorithm 1's descent, as the GPU runs it); the `bench`
+    /// experiments use it so their counts compare with the papers' tables.
+    pub fn paper(mut self) -> Self {
+        self.query = QueryOptions::PAPER;
+        self.kdop = KdopOptions::PAPER;
+        self
+    }
+
+    /// Checks the meshes and options and builds both hierarchies (in parallel).
+    ///
+    /// Errors: a mesh without triangles or with a triangle naming a missing vertex, a
+    /// coordinate that is not finite or outside the supported range
+    /// ([`crate::mesh::in_supported_range`]), or invalid R-tree options.
+    pub fn build(self) -> crate::Result<Collider> {
+        let (a, b) = (self.a, self.b);
+        a.validate(std::path::Path::new("mesh A"))?;
+        b.validate(std::path::Path::new("mesh B"))?;
+        let (oa, ob) = (&self.build_a, &self.build_b);
+        let scene = match self.bv {
+            BvKind::Kdop6 => AnyScene::Kdop6(KdopScene::build(a, b, oa, ob, self.kdop)),
+            BvKind::Kdop14 => AnyScene::Kdop14(KdopScene::build(a, b, oa, ob, self.kdop)),
+            BvKind::Kdop18 => AnyScene::Kdop18(KdopScene::build(a, b, oa, ob, self.kdop)),
+            BvKind::Kdop26 => AnyScene::Kdop26(KdopScene::build(a, b, oa, ob, self.kdop)),
+            BvKind::Boxtree => AnyScene::Boxtree(BoxtreeScene::build(a, b, oa, ob, self.boxtree)),
+            BvKind::Rtree => {
+                self.rtree.validate()?;
+                AnyScene::Rtree(RtreeScene::build(a, b, &self.rtree)?)
+            }
+            BvKind::Dual6 => AnyScene::Dual6(DualScene::build(a, b, oa, ob, &self.dual)),
+            BvKind::Dual14 => AnyScene::Dual14(DualScene::build(a, b, oa, ob, &self.dual)),
+            BvKind::Dual18 => AnyScene::Dual18(DualScene::build(a, b, oa, ob, &self.dual)),
+            BvKind::Dual26 => AnyScene::Dual26(DualScene::build(a, b, oa, ob, &self.dual)),
+        };
+        Ok(Collider {
+            scene,
+            query: self.query,
+        })
+    }
+}
+
+/// Both hierarchies of a scene (A the environment, B the flying object) for a bounding
+/// volume chosen at run time, with the query options its calls use.
+#[derive(Debug)]
+pub struct Collider {
+    scene: AnyScene,
+    query: QueryOptions,
+}
+
+/// One pose of any [`PairScene`], its sub-counters made [`AnySub`].
+fn one<S: PairScene>(s: &S, pose: &Pose, opts: &QueryOptions) -> Contacts
+where
+    AnySub: From<S::Sub>,
+{
+    s.collide(pose, opts).map_sub(AnySub::from)
+}
+
+/// Many poses of any [`PairScene`], sub-counters made [`AnySub`].
+fn many<S: PairScene>(
+    s: &S,
+    poses: &[Pose],
+    opts: &QueryOptions,
+    progress: Option<&(dyn Fn(usize) + Sync)>,
+) -> Vec<Contacts>
+where
+    AnySub: From<S::Sub>,
+{
+    collide_batch(s, poses, opts, progress)
+        .into_iter()
+        .map(|r| r.map_sub(AnySub::from))
+        .collect()
+}
+
+impl Collider {
+    /// A builder for the scene of A (the environment) and B (the flying mesh, moved by the
+    /// poses).
+    pub fn builder<'m>(a: &'m Mesh, b: &'m Mesh) -> ColliderBuilder<'m> {
+        ColliderBuilder {
+            a,
+            b,
+            bv: BvKind::Kdop18,
+            build_a: BuildOptions::default(),
+            build_b: BuildOptions::default(),
+            kdop: KdopOptions::default(),
+            boxtree: BoxtreeOptions::default(),
+            rtree: RtreeOptions::default(),
+            dual: DualOptions::default(),
+            query: QueryOptions::default(),
+        }
+    }
+
+    /// The bounding volume.
+    pub fn kind(&self) -> BvKind {
+        self.scene.kind()
+    }
+
+    /// The scene, to reach a hierarchy's own structures and options.
+    pub fn scene(&self) -> &AnyScene {
+        &self.scene
+    }
+
+    /// The scene, mutably (to change a hierarchy's traversal options between calls).
+    pub fn scene_mut(&mut self) -> &mut AnyScene {
+        &mut self.scene
+    }
+
+    /// The query options of [`Collider::collide`] and [`Collider::collide_batch`].
+    pub fn query_options(&self) -> QueryOptions {
+        self.query
+    }
+
+    /// Sets the query options of later calls.
+    pub fn set_query_options(&mut self, o: QueryOptions) {
+        self.query = o;
+    }
+
+    /// The contacts of one pose.
+    pub fn collide(&self, pose: &Pose) -> Contacts {
+        self.collide_with(pose, &self.query)
+    }
+
+    /// The contacts of one pose with other query options.
+    pub fn collide_with(&self, pose: &Pose, opts: &QueryOptions) -> Contacts {
+        with_scene!(&self.scene, s => one(s, pose, opts))
+    }
+
+    /// The contacts of many poses, in parallel (the same results whatever the thread count).
+    pub fn collide_batch(&self, poses: &[Pose]) -> Vec<Contacts> {
+        self.collide_batch_with(poses, &self.query, None)
+    }
+
+    /// [`Collider::collide_batch`] with other query options and, if given, a progress
+    /// callback called with the number of poses finished.
+    pub fn collide_batch_with(
+        &self,
+        poses: &[Pose],
+        opts: &QueryOptions,
+        progress: Option<&(dyn Fn(usize) + Sync)>,
+    ) -> Vec<Contacts> {
+        with_scene!(&self.scene, s => many(s, poses, opts, progress))
+    }
+
+    /// The same batch on the GPU: pairs equal to [`Collider::collide_batch_with`]'s, plus
+    /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and
+    /// R-tree. Uploads the hierarchies (once per call); hold a
+    /// [`crate::gpu::collide::GpuScene`] to upload once for many batches.
+    #[cfg(feature = "gpu")]
+    pub fn collide_batch_gpu(
+        &self,
+        ctx: &crate::gpu::GpuContext,
+        poses: &[Pose],
+        opts: &QueryOptions,
+        progress: Option<&(dyn Fn(usize) + Sync)>,
+    ) -> crate::Result<(Vec<Contacts>, crate::gpu::collide::GpuStats)> {
+        with_gpu_scene!(&self.scene, s => {
+            let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
+            let (r, stats) = g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?;
+            Ok((r.into_iter().map(|r| r.map_sub(AnySub::from)).collect(), stats))
+        }, other => Err(crate::gpu::GpuError::Unsupported { bv: other.kind().name() }.into()))
+    }
+
+    /// `(nodes, bytes)` of A's and B's node arrays.
+    pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        with_scene!(&self.scene, s => s.hierarchy_sizes())
+    }
+
+    /// Depths of A's and B's hierarchies.
+    pub fn depths(&self) -> [u32; 2] {
+        with_scene!(&self.scene, s => s.depths())
+    }
+}

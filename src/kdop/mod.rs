@@ -1,0 +1,228 @@
+//! The k-DOP hierarchies of Klosowski et al. ("Efficient Collision Detection Using Bounding
+//! Volume Hierarchies of k-DOPs", 1998) as a scene: A's hierarchy ([`Bvh`]) against B's
+//! tumbled flying hierarchy ([`FlyingHierarchy`]), traversed by the shared skeleton
+//! ([`crate::traverse`]) with the k-DOP slab test and a choice of [`Descent`] rule.
+
+use crate::bv::Kdop;
+use crate::bvh::{BuildOptions, Bvh};
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::scene::{Counters, Mode, NoSub, PairScene, PoseResult, QueryOptions, WorkspacePool};
+use crate::traverse::{NodeTest, descend};
+use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
+
+/// Which hierarchy a node pair descends when both k-DOPs overlap.
+///
+/// [`Descent::Environment`] is Algorithm 1 of Klosowski et al. (section 4.2), made for a
+/// small flying object in a large environment: A is descended to its leaves before B is
+/// touched, so B's root is tested against every node of A it overlaps. With two objects of
+/// similar size (two tumbling copies of a model) that visits, for every leaf of A in B's
+/// root k-DOP, a whole descent of B. [`Descent::Larger`] is the usual rule for such pairs
+/// (Gottschalk's OBBTree traversal; Zachmann's DOP-trees descend both): descend the node
+/// whose k-DOP is larger (sum of its slab widths, B's tumbled k-DOP), A on ties, the other
+/// one when a node is a leaf. Both rules test only overlapping pairs and reach every leaf pair
+/// whose k-DOPs overlap along the way, so the contacts are the same; Nv and Np differ.
+/// The GPU pipeline implements `Environment` only (its parity tests compare Nv with the
+/// CPU traversal run with `Environment`). `Larger` is the CPU default: on the vs_parry scenes
+/// it tests 3–15× fewer node pairs (BENCHMARKS.md, "Against parry3d").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Descent {
+    /// Algorithm 1: descend A to its leaves, then B (the GPU's rule).
+    Environment,
+    /// Descend the node with the larger k-DOP (CPU only).
+    #[default]
+    Larger,
+}
+
+impl Descent {
+    /// The name used by the command line and `stats.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Descent::Environment => "env",
+            Descent::Larger => "larger",
+        }
+    }
+    /// The rule of a name, if any.
+    pub fn parse(s: &str) -> Option<Descent> {
+        match s {
+            "env" => Some(Descent::Environment),
+            "larger" => Some(Descent::Larger),
+            _ => None,
+        }
+    }
+}
+
+/// Options of the k-DOP scene's CPU traversal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KdopOptions {
+    /// The descent rule (same contacts, different Nv); the GPU always uses
+    /// [`Descent::Environment`].
+    pub descent: Descent,
+}
+
+impl KdopOptions {
+    /// Algorithm 1's descent (Klosowski et al. 1998, 4.2), as the GPU runs it.
+    pub const PAPER: KdopOptions = KdopOptions {
+        descent: Descent::Environment,
+    };
+}
+
+/// Sum of the slab widths: the size [`Descent::Larger`] compares.
+#[inline]
+fn size<const H: usize>(k: &Kdop<H>) -> f32 {
+    let mut s = 0.0;
+    for i in 0..H {
+        s += k.max[i] - k.min[i];
+    }
+    s
+}
+
+/// Per-thread scratch state of the traversal.
+#[derive(Debug)]
+pub struct Workspace<const H: usize> {
+    /// B's k-DOPs tumbled for the current pose.
+    pub tumble: TumbleWorkspace<H>,
+    stack: Vec<(u32, u32)>,
+}
+
+impl<const H: usize> Workspace<H> {
+    /// A workspace for B's hierarchy.
+    pub fn new(fly: &FlyingHierarchy<H>) -> Self {
+        Workspace {
+            tumble: TumbleWorkspace::new(fly),
+            stack: Vec::with_capacity(256),
+        }
+    }
+}
+
+/// The k-DOP slab test of A's node against B's tumbled node.
+struct SlabTest<'s, const H: usize> {
+    env: &'s Bvh<H>,
+    fly: &'s FlyingHierarchy<H>,
+    descent: Descent,
+}
+
+impl<const H: usize> NodeTest<H> for SlabTest<'_, H> {
+    type Sub = NoSub;
+
+    #[inline]
+    fn overlaps(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize, _: &mut NoSub) -> bool {
+        self.env.nodes[e].bv.overlaps(t.node_bv(self.fly, f))
+    }
+
+    #[inline]
+    fn prefer_a(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize) -> bool {
+        self.descent == Descent::Environment
+            || size(&self.env.nodes[e].bv) >= size(t.node_bv(self.fly, f))
+    }
+}
+
+/// Runs the traversal for one pose with a [`Descent`] rule, appending `(tri_a, tri_b)` in
+/// the meshes' own triangle numbering (unsorted) to `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn collide_pose<const H: usize>(
+    env: &Bvh<H>,
+    fly: &FlyingHierarchy<H>,
+    pose: &Pose,
+    mode: Mode,
+    method: TumbleMethod,
+    descent: Descent,
+    ws: &mut Workspace<H>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters {
+    ws.tumble
+        .begin(fly, &fly.local_pose(env.frame(), pose), method);
+    let mut test = SlabTest { env, fly, descent };
+    let mut c = descend(
+        env,
+        fly,
+        pose,
+        mode,
+        &mut ws.tumble,
+        &mut ws.stack,
+        &mut test,
+        out,
+    );
+    c.bv_updates = ws.tumble.updates;
+    c
+}
+
+/// Both k-DOP hierarchies of a scene, for one k (`H = k/2` slabs).
+#[derive(Debug)]
+pub struct KdopScene<const H: usize> {
+    /// A's hierarchy.
+    pub env: Bvh<H>,
+    /// B's hierarchy, with what tumbling needs.
+    pub fly: FlyingHierarchy<H>,
+    /// The traversal's options.
+    pub options: KdopOptions,
+    pool: WorkspacePool<Workspace<H>>,
+}
+
+impl<const H: usize> KdopScene<H> {
+    /// Builds A's and B's hierarchies (in parallel).
+    pub fn build(
+        a: &Mesh,
+        b: &Mesh,
+        opt_a: &BuildOptions,
+        opt_b: &BuildOptions,
+        options: KdopOptions,
+    ) -> Self {
+        let (env, fly) = rayon::join(|| Bvh::build(a, opt_a), || Bvh::build(b, opt_b));
+        KdopScene {
+            env,
+            fly: FlyingHierarchy::new(fly),
+            options,
+            pool: Default::default(),
+        }
+    }
+}
+
+impl<const H: usize> PairScene for KdopScene<H> {
+    type Workspace = Workspace<H>;
+    type Sub = NoSub;
+
+    fn workspace(&self) -> Workspace<H> {
+        Workspace::new(&self.fly)
+    }
+
+    fn begin_chunk(&self, ws: &mut Workspace<H>) {
+        // Hill climbing starts where a fresh workspace would.
+        ws.tumble.restart();
+    }
+
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace<H>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        collide_pose(
+            &self.env,
+            &self.fly,
+            pose,
+            opts.mode,
+            opts.tumble,
+            self.options.descent,
+            ws,
+            out,
+        )
+    }
+
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        [
+            (self.env.nodes.len(), self.env.node_bytes()),
+            (self.fly.bvh.nodes.len(), self.fly.bvh.node_bytes()),
+        ]
+    }
+
+    fn depths(&self) -> [u32; 2] {
+        [self.env.depth, self.fly.bvh.depth]
+    }
+
+    /// One pose, sequentially, with a pooled workspace.
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
+        self.pool.collide(self, pose, opts)
+    }
+}

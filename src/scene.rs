@@ -1,0 +1,297 @@
+//! The contract every hierarchy implements: a [`PairScene`] holds both hierarchies of a scene
+//! (A the environment, B the flying object) and answers one pose at a time with a
+//! [`PoseResult`]: the contacts and the cost model's [`Counters`]. [`collide_batch`] runs any
+//! scene over many poses in parallel; [`brute_force`] is the oracle every scene must equal.
+//!
+//! This module sits below every hierarchy (`kdop`, `dual`, `boxtree`, `rtree`): they import
+//! it, it imports none of them. A hierarchy's own sub-counters are its [`SubCounters`] type.
+
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::tumble::TumbleMethod;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use crate::tumble::POSE_CHUNK;
+
+/// All contacts, or stop at the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Every intersecting triangle pair.
+    #[default]
+    All,
+    /// Stop at the first intersecting pair found (any one).
+    First,
+}
+
+impl Mode {
+    /// The name used by the command line and `stats.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::All => "all",
+            Mode::First => "first",
+        }
+    }
+    /// The mode of a name, if any.
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "all" => Some(Mode::All),
+            "first" => Some(Mode::First),
+            _ => None,
+        }
+    }
+}
+
+/// Options of a query that mean the same for every hierarchy. A hierarchy's own knobs
+/// (descent rule, box test, R-tree traversal, sphere pretest) are its options, given to
+/// [`crate::ColliderBuilder`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueryOptions {
+    /// All contacts or the first.
+    pub mode: Mode,
+    /// How B's bounding volumes are brought into A's frame by the hierarchies that tumble
+    /// (the k-DOPs and the dual hierarchy; the boxtree and the R-tree have their own rule).
+    pub tumble: TumbleMethod,
+}
+
+impl QueryOptions {
+    /// The papers' query: all contacts, approximation-method tumbling (Klosowski et al.
+    /// 1998, 4.1). With [`crate::KdopOptions::PAPER`] (Algorithm 1's descent) the `bench`
+    /// experiments' counts compare with the papers' tables; see
+    /// [`crate::ColliderBuilder::paper`].
+    pub const PAPER: QueryOptions = QueryOptions {
+        mode: Mode::All,
+        tumble: TumbleMethod::Approximate,
+    };
+}
+
+/// Counters a hierarchy keeps beyond the cost model's three (for example the dual
+/// hierarchy's sphere and slab rejections); summed over poses like [`Counters`].
+pub trait SubCounters:
+    Copy + Default + std::fmt::Debug + PartialEq + Eq + std::ops::AddAssign + Send + Sync + 'static
+{
+}
+
+/// No sub-counters: the k-DOPs, the boxtree and the R-tree behind [`PairScene`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NoSub;
+
+impl std::ops::AddAssign for NoSub {
+    fn add_assign(&mut self, _: NoSub) {}
+}
+
+impl SubCounters for NoSub {}
+
+/// The cost model's counters (T = Nv·Cv + Np·Cp + Nu·Cu of Klosowski et al., "Efficient
+/// Collision Detection Using Bounding Volume Hierarchies of k-DOPs", 1998, section 4) for
+/// one pose or summed over many, with a hierarchy's sub-counters `S`.
+///
+/// They mean the same for every hierarchy (ARCHITECTURE.md, "Counters"): Nv = overlap tests
+/// of two bounding volumes (a node pair, however many sub-tests it takes), Np = exact
+/// triangle–triangle tests, Nu = bounding volumes of B brought into A's frame for the pose
+/// (each counted once per pose).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters<S = NoSub> {
+    /// Nv: bounding-volume overlap tests.
+    pub bv_tests: u64,
+    /// Np: triangle–triangle tests.
+    pub tri_tests: u64,
+    /// Nu: flying-hierarchy bounding volumes updated.
+    pub bv_updates: u64,
+    /// The hierarchy's own sub-counters.
+    pub sub: S,
+}
+
+impl<S> Counters<S> {
+    /// The cost model's three counters, without the sub-counters.
+    pub fn cost(&self) -> Counters {
+        Counters {
+            bv_tests: self.bv_tests,
+            tri_tests: self.tri_tests,
+            bv_updates: self.bv_updates,
+            sub: NoSub,
+        }
+    }
+
+    /// The same counters with the sub-counters mapped by `f`.
+    pub fn map_sub<T>(self, f: impl FnOnce(S) -> T) -> Counters<T> {
+        Counters {
+            bv_tests: self.bv_tests,
+            tri_tests: self.tri_tests,
+            bv_updates: self.bv_updates,
+            sub: f(self.sub),
+        }
+    }
+}
+
+impl<S: std::ops::AddAssign> std::ops::AddAssign for Counters<S> {
+    fn add_assign(&mut self, o: Counters<S>) {
+        self.bv_tests += o.bv_tests;
+        self.tri_tests += o.tri_tests;
+        self.bv_updates += o.bv_updates;
+        self.sub += o.sub;
+    }
+}
+
+/// The contacts of one pose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoseResult<S = NoSub> {
+    /// `(tri_a, tri_b)` in file numbering, sorted, without duplicates.
+    pub pairs: Vec<(u32, u32)>,
+    /// What the traversal did for this pose.
+    pub counters: Counters<S>,
+}
+
+impl<S> PoseResult<S> {
+    /// The same result with the sub-counters mapped by `f`.
+    pub fn map_sub<T>(self, f: impl FnOnce(S) -> T) -> PoseResult<T> {
+        PoseResult {
+            pairs: self.pairs,
+            counters: self.counters.map_sub(f),
+        }
+    }
+}
+
+/// Sums the counters of many poses.
+pub fn total_counters<S: SubCounters>(results: &[PoseResult<S>]) -> Counters<S> {
+    let mut c = Counters::default();
+    for r in results {
+        c += r.counters;
+    }
+    c
+}
+
+/// Both hierarchies of a scene answering one pose at a time; what every hierarchy behind
+/// [`crate::BvKind`] provides. [`collide_batch`] runs any of them over many poses.
+pub trait PairScene: Sync + std::fmt::Debug {
+    /// Per-thread scratch state, reused across poses.
+    type Workspace: Send;
+    /// The hierarchy's sub-counters ([`NoSub`] if none).
+    type Sub: SubCounters;
+    /// A fresh workspace.
+    fn workspace(&self) -> Self::Workspace;
+    /// Called before each chunk of [`POSE_CHUNK`] poses of a batch, and before a single
+    /// pose: results must not depend on which poses a workspace saw before.
+    fn begin_chunk(&self, _ws: &mut Self::Workspace) {}
+    /// Appends the contacts of one pose as `(tri_a, tri_b)` in the meshes' own triangle
+    /// numbering, in any order, duplicates allowed.
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Self::Workspace,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters<Self::Sub>;
+    /// `(nodes, bytes)` of A's and B's hierarchies (node arrays only).
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2];
+    /// Depths of A's and B's hierarchies (a single leaf has depth 1).
+    fn depths(&self) -> [u32; 2];
+
+    /// One pose with its own workspace.
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<Self::Sub> {
+        let mut ws = self.workspace();
+        collide_with(self, pose, opts, &mut ws)
+    }
+}
+
+/// One pose with a given workspace: [`PairScene::begin_chunk`], then the sorted, deduplicated
+/// contacts.
+pub fn collide_with<S: PairScene + ?Sized>(
+    s: &S,
+    pose: &Pose,
+    opts: &QueryOptions,
+    ws: &mut S::Workspace,
+) -> PoseResult<S::Sub> {
+    s.begin_chunk(ws);
+    one_pose(s, pose, opts, ws)
+}
+
+fn one_pose<S: PairScene + ?Sized>(
+    s: &S,
+    pose: &Pose,
+    opts: &QueryOptions,
+    ws: &mut S::Workspace,
+) -> PoseResult<S::Sub> {
+    let mut pairs = Vec::new();
+    let counters = s.collide_into(pose, opts, ws, &mut pairs);
+    pairs.sort_unstable();
+    pairs.dedup();
+    PoseResult { pairs, counters }
+}
+
+/// Many poses in parallel over fixed chunks of [`POSE_CHUNK`] poses (so results do not
+/// depend on the thread count); `progress`, if given, is called with the number of poses
+/// finished.
+pub fn collide_batch<S: PairScene>(
+    s: &S,
+    poses: &[Pose],
+    opts: &QueryOptions,
+    progress: Option<&(dyn Fn(usize) + Sync)>,
+) -> Vec<PoseResult<S::Sub>> {
+    let done = AtomicUsize::new(0);
+    poses
+        .par_chunks(POSE_CHUNK)
+        .map_init(
+            || s.workspace(),
+            |ws, chunk| {
+                s.begin_chunk(ws);
+                let out: Vec<PoseResult<S::Sub>> =
+                    chunk.iter().map(|p| one_pose(s, p, opts, ws)).collect();
+                if let Some(progress) = progress {
+                    progress(done.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len());
+                }
+                out
+            },
+        )
+        .flatten_iter()
+        .collect()
+}
+
+/// Workspaces kept between single-pose calls: a workspace holds per-node and per-triangle
+/// scratch arrays of B, too large to allocate for every pose.
+#[derive(Debug)]
+pub struct WorkspacePool<W>(std::sync::Mutex<Vec<W>>);
+
+impl<W> Default for WorkspacePool<W> {
+    fn default() -> Self {
+        WorkspacePool(Default::default())
+    }
+}
+
+impl<W> WorkspacePool<W> {
+    /// One pose of `s`, sequentially, with a pooled workspace.
+    pub fn collide<S: PairScene<Workspace = W> + ?Sized>(
+        &self,
+        s: &S,
+        pose: &Pose,
+        opts: &QueryOptions,
+    ) -> PoseResult<S::Sub> {
+        let take = || self.0.lock().ok().and_then(|mut p| p.pop());
+        let mut ws = take().unwrap_or_else(|| s.workspace());
+        let r = collide_with(s, pose, opts, &mut ws);
+        if let Ok(mut p) = self.0.lock() {
+            p.push(ws);
+        }
+        r
+    }
+}
+
+/// The oracle: every triangle pair tested, B transformed by the same [`Pose::apply`].
+/// With `Mode::First` it still returns all pairs; callers check membership.
+pub fn brute_force(a: &Mesh, b: &Mesh, pose: &Pose) -> Vec<(u32, u32)> {
+    let tb: Vec<[[f64; 3]; 3]> = (0..b.triangle_count())
+        .map(|j| b.triangle(j).map(|p| pose.apply(p)))
+        .collect();
+    let mut pairs: Vec<(u32, u32)> = (0..a.triangle_count())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let ta = a.triangle(i);
+            let tb = &tb;
+            (0..tb.len()).filter_map(move |j| {
+                crate::tri::tri_tri_intersect(&ta, &tb[j]).then_some((i as u32, j as u32))
+            })
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
