@@ -28,6 +28,7 @@ pub mod bvh;
 pub mod dual;
 pub mod error;
 pub mod frame;
+pub(crate) mod geom;
 pub mod hull;
 pub mod mesh;
 pub mod ordered;
