@@ -38,6 +38,7 @@ pub mod bvh;
 mod collider;
 pub mod dual;
 pub mod error;
+pub(crate) mod geom;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod kdop;

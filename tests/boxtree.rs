@@ -19,23 +19,6 @@ fn cases() -> usize {
         .unwrap_or(600)
 }
 
-/// Random triangles on a small integer grid (coplanar, touching, degenerate, shared corners).
-fn grid_soup(rng: &mut Rng, n: usize, span: i64) -> Mesh {
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for i in 0..n as u32 {
-        let base = [0; 3].map(|_| rng.below(span as u64) as i64);
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
-        }
-        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    for t in triangles.iter_mut().skip(1).step_by(3) {
-        t[0] = rng.below(positions.len() as u64) as u32;
-    }
-    Mesh::new(positions, triangles).unwrap()
-}
-
 fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
     generate::random_soup(rng.next_u64(), n, 1.0, 0.6)
 }
@@ -129,7 +112,10 @@ fn boxtree_equals_brute_force_on_random_soups() {
         let exact = case % 2 == 0;
         let (a, b) = if exact {
             let (na, nb) = (1 + rng.below(14) as usize, 1 + rng.below(14) as usize);
-            (grid_soup(&mut rng, na, 4), grid_soup(&mut rng, nb, 4))
+            (
+                generate::grid_soup_shared(&mut rng, na, 4),
+                generate::grid_soup_shared(&mut rng, nb, 4),
+            )
         } else {
             let (na, nb) = (1 + rng.below(25) as usize, 1 + rng.below(25) as usize);
             (float_soup(&mut rng, na), float_soup(&mut rng, nb))
@@ -248,7 +234,7 @@ fn box_tests_are_conservative_against_the_certified_oracle() {
         let b = if case % 2 == 0 {
             generate::random_soup(rng.next_u64(), 40, 1.0, 0.4)
         } else {
-            grid_soup(&mut rng, 30, 3)
+            generate::grid_soup_shared(&mut rng, 30, 3)
         };
         let (ta, tb) = (BoxTree::build(&a, 1), BoxTree::build(&b, 2));
         for _ in 0..3 {

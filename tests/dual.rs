@@ -19,20 +19,6 @@ fn cases() -> usize {
         .unwrap_or(400)
 }
 
-/// Random triangles on a small half-integer grid (coplanar, touching, degenerate ones).
-fn grid_soup(rng: &mut Rng, n: usize, span: u64) -> Mesh {
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for i in 0..n as u32 {
-        let base = [0; 3].map(|_| rng.below(span) as i64);
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
-        }
-        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    Mesh::new(positions, triangles).unwrap()
-}
-
 fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
     generate::random_soup(rng.next_u64(), n, 1.0, 0.6)
 }
@@ -147,7 +133,10 @@ fn dual_equals_brute_force_on_random_soups() {
         let exact = case % 2 == 0;
         let (a, b) = if exact {
             let (na, nb) = (1 + rng.below(14) as usize, 1 + rng.below(14) as usize);
-            (grid_soup(&mut rng, na, 4), grid_soup(&mut rng, nb, 4))
+            (
+                generate::grid_soup(&mut rng, na, 4),
+                generate::grid_soup(&mut rng, nb, 4),
+            )
         } else {
             let (na, nb) = (1 + rng.below(20) as usize, 1 + rng.below(20) as usize);
             (float_soup(&mut rng, na), float_soup(&mut rng, nb))

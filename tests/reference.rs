@@ -3,6 +3,7 @@
 //! descent rules and both modes. The hard cases come on purpose: integer-grid meshes under integer translations and
 //! half-turns, so that touching, shared-edge, coplanar and degenerate contacts are exact.
 
+use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::*;
 
@@ -11,38 +12,6 @@ fn cases() -> usize {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(3000)
-}
-
-/// Random triangles on a small integer grid (many coplanar, touching and degenerate ones).
-fn grid_soup(rng: &mut Rng, n: usize, span: i64) -> Mesh {
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for i in 0..n as u32 {
-        let base = [0; 3].map(|_| rng.below(span as u64) as i64);
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
-        }
-        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    // Shared vertices too: a few triangles reuse earlier corners.
-    for t in triangles.iter_mut().skip(1).step_by(3) {
-        t[0] = rng.below(positions.len() as u64) as u32;
-    }
-    Mesh::new(positions, triangles).unwrap()
-}
-
-/// Random float triangles in a unit cube.
-fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for i in 0..n as u32 {
-        let c = [rng.f64(), rng.f64(), rng.f64()];
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.3, 0.3)));
-        }
-        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    Mesh::new(positions, triangles).unwrap()
 }
 
 /// Poses that keep grid coordinates exact (integer/half-integer shifts, half-turns) and
@@ -165,11 +134,17 @@ fn reference_equals_brute_force_on_random_cases() {
         let (a, b) = if exact {
             let na = 1 + rng.below(12) as usize;
             let nb = 1 + rng.below(12) as usize;
-            (grid_soup(&mut rng, na, 4), grid_soup(&mut rng, nb, 4))
+            (
+                generate::grid_soup_shared(&mut rng, na, 4),
+                generate::grid_soup_shared(&mut rng, nb, 4),
+            )
         } else {
             let na = 1 + rng.below(20) as usize;
             let nb = 1 + rng.below(20) as usize;
-            (float_soup(&mut rng, na), float_soup(&mut rng, nb))
+            (
+                generate::cube_soup(&mut rng, na),
+                generate::cube_soup(&mut rng, nb),
+            )
         };
         let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact)).collect();
         contacts += poses
@@ -190,8 +165,8 @@ fn reference_equals_brute_force_on_random_cases() {
 #[test]
 fn every_config_on_one_dense_case() {
     let mut rng = Rng::new(42);
-    let a = grid_soup(&mut rng, 40, 5);
-    let b = grid_soup(&mut rng, 40, 5);
+    let a = generate::grid_soup_shared(&mut rng, 40, 5);
+    let b = generate::grid_soup_shared(&mut rng, 40, 5);
     let poses: Vec<Pose> = (0..4).map(|i| pose(&mut rng, i % 2 == 0)).collect();
     for (bv, o) in configs() {
         check(
@@ -214,9 +189,15 @@ fn breadth_first_mirror_equals_the_reference() {
     for case in 0..60 {
         let exact = case % 2 == 0;
         let (a, b) = if exact {
-            (grid_soup(&mut rng, 25, 4), grid_soup(&mut rng, 25, 4))
+            (
+                generate::grid_soup_shared(&mut rng, 25, 4),
+                generate::grid_soup_shared(&mut rng, 25, 4),
+            )
         } else {
-            (float_soup(&mut rng, 30), float_soup(&mut rng, 30))
+            (
+                generate::cube_soup(&mut rng, 30),
+                generate::cube_soup(&mut rng, 30),
+            )
         };
         let poses: Vec<Pose> = (0..4).map(|_| pose(&mut rng, exact)).collect();
         let o = BuildOptions {

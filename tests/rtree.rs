@@ -10,36 +10,6 @@ use meshcollide::rtree::{Rtree, RtreeCollide, RtreeOptions, RtreeScene, validate
 use meshcollide::scene::PairScene;
 use meshcollide::*;
 
-/// Random triangles on a small integer grid (coplanar, touching and degenerate contacts).
-fn grid_soup(rng: &mut Rng, n: usize, span: u64) -> Mesh {
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for i in 0..n as u32 {
-        let base = [0; 3].map(|_| rng.below(span) as i64);
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
-        }
-        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    for t in triangles.iter_mut().skip(1).step_by(3) {
-        t[0] = rng.below(positions.len() as u64) as u32;
-    }
-    Mesh::new(positions, triangles).unwrap()
-}
-
-fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
-    let mut positions = Vec::new();
-    let mut triangles = Vec::new();
-    for i in 0..n as u32 {
-        let c = [rng.f64(), rng.f64(), rng.f64()];
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.3, 0.3)));
-        }
-        triangles.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
-    Mesh::new(positions, triangles).unwrap()
-}
-
 /// Exact poses (half-turns, half-integer shifts) keep grid contacts exact; others random.
 fn pose(rng: &mut Rng, exact: bool, reach: f64) -> Pose {
     if exact {
@@ -131,11 +101,17 @@ fn random_soups_equal_brute_force() {
         let (a, b) = if exact {
             let na = 1 + rng.below(40) as usize;
             let nb = 1 + rng.below(40) as usize;
-            (grid_soup(&mut rng, na, 4), grid_soup(&mut rng, nb, 4))
+            (
+                generate::grid_soup_shared(&mut rng, na, 4),
+                generate::grid_soup_shared(&mut rng, nb, 4),
+            )
         } else {
             let na = 1 + rng.below(60) as usize;
             let nb = 1 + rng.below(60) as usize;
-            (float_soup(&mut rng, na), float_soup(&mut rng, nb))
+            (
+                generate::cube_soup(&mut rng, na),
+                generate::cube_soup(&mut rng, nb),
+            )
         };
         let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact, 0.5)).collect();
         let (m, big_m) = FANOUTS[case % FANOUTS.len()];
@@ -190,8 +166,8 @@ fn spheres_tori_and_touching_grids_equal_brute_force() {
 #[test]
 fn non_rotation_matrix_still_exact() {
     let mut rng = Rng::new(5);
-    let a = float_soup(&mut rng, 50);
-    let b = float_soup(&mut rng, 50);
+    let a = generate::cube_soup(&mut rng, 50);
+    let b = generate::cube_soup(&mut rng, 50);
     let mut p = Pose::translation([0.2, 0.1, 0.0]);
     p.r = [[1.3, 0.2, 0.0], [0.0, 0.8, 0.1], [0.0, 0.0, 1.0]];
     let contacts = check(&a, &b, &[p], &RtreeOptions::default(), "shear");
@@ -202,7 +178,7 @@ fn non_rotation_matrix_still_exact() {
 fn structure_is_valid_for_many_sizes_and_fanouts() {
     let mut rng = Rng::new(3);
     for n in [1usize, 2, 3, 7, 8, 9, 16, 17, 63, 64, 65, 200, 513] {
-        let m = float_soup(&mut rng, n);
+        let m = generate::cube_soup(&mut rng, n);
         for (lo, hi) in FANOUTS.iter().copied().chain([(1, 3), (3, 7), (16, 32)]) {
             let o = RtreeOptions {
                 min_children: lo,
@@ -222,7 +198,7 @@ fn structure_is_valid_for_many_sizes_and_fanouts() {
 #[test]
 fn validator_catches_corruption() {
     let mut rng = Rng::new(4);
-    let m = float_soup(&mut rng, 100);
+    let m = generate::cube_soup(&mut rng, 100);
     let t = Rtree::build(&m, &RtreeOptions::default()).unwrap();
     let mut shrunk = t.clone();
     let leaf = shrunk.first_leaf as usize;

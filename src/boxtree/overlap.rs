@@ -41,6 +41,7 @@ use super::node::{Aabb, Node};
 use super::{BoxTree, LUT_SIZE};
 use crate::Pose;
 use crate::frame::LocalPose;
+use crate::geom::{cross, dot};
 
 /// Projections of one box onto the `N` directions, plus which ends changed from the parent.
 #[derive(Clone, Copy, Debug)]
@@ -76,10 +77,6 @@ pub struct Frame<const N: usize> {
     /// Per axis of A (of B): the directions with a non-zero `sa` (`sb`) entry.
     nz_a: [u16; 3],
     nz_b: [u16; 3],
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
 /// Direction `j` of the 15 (the first `N` are used): `e_0..e_2`, `b^0..b^2`, then
@@ -279,13 +276,6 @@ fn shift<const N: usize>(p: &Iv<N>, mask: u16, upper: bool, d: impl Fn(usize) ->
 pub fn certainly_overlap(a: &Aabb, b: &Aabb, pose: &Pose) -> bool {
     let r = &pose.r;
     let col = |i: usize| [r[0][i], r[1][i], r[2][i]];
-    let cross = |u: [f64; 3], v: [f64; 3]| {
-        [
-            u[1] * v[2] - u[2] * v[1],
-            u[2] * v[0] - u[0] * v[2],
-            u[0] * v[1] - u[1] * v[0],
-        ]
-    };
     let mut axes: Vec<[f64; 3]> = (0..3).map(|j| direction(r, j)).collect();
     axes.extend((0..3).map(|i| cross(col((i + 1) % 3), col((i + 2) % 3))));
     axes.extend((6..15).map(|j| direction(r, j)));

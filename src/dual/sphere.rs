@@ -14,6 +14,7 @@
 //! centre.
 
 use crate::frame::LocalPose;
+use crate::geom::{cross, dist, dist2, dot, sub};
 
 /// Relative widening of every radius (stored and posed): covers the f64 rounding of the
 /// distance and sphere-test computations with room to spare.
@@ -34,7 +35,7 @@ impl Sphere {
         let (c, _) = min_sphere(pts);
         let c = c.map(|x| x as f32);
         let cf = c.map(f64::from);
-        let r = pts.iter().map(|p| dist(p, &cf)).fold(0.0, f64::max);
+        let r = pts.iter().map(|p| dist(*p, cf)).fold(0.0, f64::max);
         let m = pts.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
         let r = r + m * (1.0 / (1u64 << 50) as f64);
         Sphere {
@@ -45,7 +46,7 @@ impl Sphere {
 
     /// Whether the f64 point is inside (closed), in f64 arithmetic (tests, validators).
     pub fn contains(&self, p: [f64; 3]) -> bool {
-        dist(&p, &self.c.map(f64::from)) <= self.r as f64
+        dist(p, self.c.map(f64::from)) <= self.r as f64
     }
 
     /// The sphere of B's node at the local pose `lp`, in A's local frame and f64: the centre
@@ -113,8 +114,7 @@ impl Sphere {
 /// Touching balls are not disjoint: closed triangles may touch there.
 #[inline]
 pub fn disjoint(a: &[f64; 4], b: &[f64; 4]) -> bool {
-    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    let d2 = dist2([a[0], a[1], a[2]], [b[0], b[1], b[2]]);
     let s = (a[3] + b[3]) * (1.0 + SPHERE_REL_MARGIN);
     d2 > s * s
 }
@@ -142,17 +142,6 @@ pub fn disjoint_f32(a: &Sphere, b: &Sphere) -> bool {
     d2 > ss.max(SLAB_ABS_MARGIN) && d2 <= f32::MAX
 }
 
-#[inline]
-fn dist2(a: &[f64; 3], b: &[f64; 3]) -> f64 {
-    let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-    d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-}
-
-#[inline]
-fn dist(a: &[f64; 3], b: &[f64; 3]) -> f64 {
-    dist2(a, b).sqrt()
-}
-
 /// `(centre, radius)` of a candidate sphere.
 type Ball = ([f64; 3], f64);
 
@@ -162,7 +151,7 @@ const SLACK: f64 = 1e-12;
 
 #[inline]
 fn inside(b: &Ball, p: &[f64; 3]) -> bool {
-    dist2(&b.0, p) <= b.1 * b.1 * (1.0 + SLACK) + 1e-300
+    dist2(b.0, *p) <= b.1 * b.1 * (1.0 + SLACK) + 1e-300
 }
 
 /// Smallest enclosing sphere of `points` (non-empty) by Welzl's algorithm in its
@@ -205,56 +194,42 @@ pub fn min_sphere(points: &[[f64; 3]]) -> Ball {
 /// The ball with `a` and `b` on a diameter.
 pub fn ball2(a: &[f64; 3], b: &[f64; 3]) -> Ball {
     let c = [0, 1, 2].map(|k| 0.5 * (a[k] + b[k]));
-    (c, 0.5 * dist(a, b))
-}
-
-fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    (c, 0.5 * dist(*a, *b))
 }
 
 /// The smallest ball with `a`, `b`, `c` on its boundary: the circumcircle's ball; for
 /// (near-)collinear points the smallest ball through the two farthest apart.
 pub fn ball3(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> Ball {
-    let (u, v) = (sub(b, a), sub(c, a));
-    let n = cross(&u, &v);
-    let n2 = dot(&n, &n);
-    let scale = dot(&u, &u) * dot(&v, &v);
+    let (u, v) = (sub(*b, *a), sub(*c, *a));
+    let n = cross(u, v);
+    let n2 = dot(n, n);
+    let scale = dot(u, u) * dot(v, v);
     if n2 <= 1e-24 * scale || n2 == 0.0 {
         return widest_pair(&[*a, *b, *c]);
     }
     // Circumcentre a + ((|u|² v − |v|² u) × n) / (2 |n|²).
-    let (uu, vv) = (dot(&u, &u), dot(&v, &v));
+    let (uu, vv) = (dot(u, u), dot(v, v));
     let w = [0, 1, 2].map(|k| uu * v[k] - vv * u[k]);
-    let x = cross(&w, &n);
+    let x = cross(w, n);
     let cc = [0, 1, 2].map(|k| a[k] + x[k] / (2.0 * n2));
-    let r = dist(&cc, a).max(dist(&cc, b)).max(dist(&cc, c));
+    let r = dist(cc, *a).max(dist(cc, *b)).max(dist(cc, *c));
     (cc, r)
 }
 
 /// The ball through four points (circumsphere); for (near-)coplanar points, the smallest of
 /// the two- and three-point balls that contains all four.
 pub fn ball4(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3], d: &[f64; 3]) -> Ball {
-    let (u, v, w) = (sub(b, a), sub(c, a), sub(d, a));
-    let det = dot(&u, &cross(&v, &w));
-    let scale = (dot(&u, &u) * dot(&v, &v) * dot(&w, &w)).sqrt();
+    let (u, v, w) = (sub(*b, *a), sub(*c, *a), sub(*d, *a));
+    let det = dot(u, cross(v, w));
+    let scale = (dot(u, u) * dot(v, v) * dot(w, w)).sqrt();
     if det.abs() > 1e-12 * scale {
-        let (uu, vv, ww) = (dot(&u, &u), dot(&v, &v), dot(&w, &w));
-        let (vw, wu, uv) = (cross(&v, &w), cross(&w, &u), cross(&u, &v));
+        let (uu, vv, ww) = (dot(u, u), dot(v, v), dot(w, w));
+        let (vw, wu, uv) = (cross(v, w), cross(w, u), cross(u, v));
         let x = [0, 1, 2].map(|k| (uu * vw[k] + vv * wu[k] + ww * uv[k]) / (2.0 * det));
         let cc = [0, 1, 2].map(|k| a[k] + x[k]);
         let r = [a, b, c, d]
             .iter()
-            .map(|p| dist(&cc, p))
+            .map(|p| dist(cc, **p))
             .fold(0.0, f64::max);
         return (cc, r);
     }
@@ -287,14 +262,14 @@ fn widest_pair(pts: &[[f64; 3]]) -> Ball {
     let mut best = (0, 0, -1.0);
     for i in 0..pts.len() {
         for j in i + 1..pts.len() {
-            let d = dist2(&pts[i], &pts[j]);
+            let d = dist2(pts[i], pts[j]);
             if d > best.2 {
                 best = (i, j, d);
             }
         }
     }
     let (c, r) = ball2(&pts[best.0], &pts[best.1]);
-    let r = pts.iter().map(|p| dist(&c, p)).fold(r, f64::max);
+    let r = pts.iter().map(|p| dist(c, *p)).fold(r, f64::max);
     (c, r)
 }
 
@@ -312,7 +287,7 @@ mod tests {
         let mut best = f64::INFINITY;
         let ok = |b: &Ball| {
             pts.iter()
-                .all(|p| dist(&b.0, p) <= b.1 * (1.0 + 1e-9) + 1e-12)
+                .all(|p| dist(b.0, *p) <= b.1 * (1.0 + 1e-9) + 1e-12)
         };
         for i in 0..n {
             for j in i + 1..n {
@@ -392,7 +367,7 @@ mod tests {
             // is a valid enclosing ball: the minimum can be no larger.
             let k = crate::bv::Kdop::<3>::from_points(p64.iter().copied());
             let c = [0, 1, 2].map(|i| 0.5 * (k.min[i] as f64 + k.max[i] as f64));
-            let rb = p64.iter().map(|p| dist(p, &c)).fold(0.0, f64::max);
+            let rb = p64.iter().map(|p| dist(*p, c)).fold(0.0, f64::max);
             assert!((s.r as f64) <= rb * (1.0 + 1e-6));
         }
     }
@@ -410,7 +385,7 @@ mod tests {
             let ps = s.posed(&LocalPose::exact(&pose));
             for p in &pts {
                 let q = pose.apply(*p);
-                assert!(dist(&q, &[ps[0], ps[1], ps[2]]) <= ps[3]);
+                assert!(dist(q, [ps[0], ps[1], ps[2]]) <= ps[3]);
             }
         }
         // Exactly touching balls are not disjoint; a gap is.
@@ -440,13 +415,13 @@ mod tests {
             let ps = s.posed_f32(&r32, &t32, te);
             let c = ps.c.map(f64::from);
             for p in &pts {
-                assert!(dist(&pose.apply(*p), &c) <= ps.r as f64, "case {case}");
+                assert!(dist(pose.apply(*p), c) <= ps.r as f64, "case {case}");
             }
             let slack = 1e-5 * (s.r as f64 + shift.abs() + 1e3 * scale);
             assert!((ps.r as f64) <= s.r as f64 + slack, "case {case}: loose");
         }
         let rel_gap = |a: &Sphere, b: &Sphere| {
-            let d = dist(&a.c.map(f64::from), &b.c.map(f64::from));
+            let d = dist(a.c.map(f64::from), b.c.map(f64::from));
             d / (a.r as f64 + b.r as f64) - 1.0
         };
         let mut said = 0;

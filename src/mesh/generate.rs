@@ -264,6 +264,53 @@ pub fn degenerate_soup(seed: u64, n_tris: usize, extent: f64) -> Mesh {
     }
 }
 
+/// `n` independent triangles on the half-integer grid: each picks a base point in
+/// `{0, …, span − 1}³`, and each corner is the base moved by −1, 0 or +1 per coordinate,
+/// all times ½. Small spans make coplanar, touching, shared-edge and degenerate contacts
+/// common, and every coordinate is exact, so contacts stay exact under half-turns and
+/// half-integer shifts. Draws from `rng` (the test threads one generator through a case).
+pub fn grid_soup(rng: &mut Rng, n: usize, span: u64) -> Mesh {
+    let mut positions = Vec::with_capacity(3 * n);
+    for _ in 0..n {
+        let base = [0; 3].map(|_| rng.below(span) as i64);
+        for _ in 0..3 {
+            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
+        }
+    }
+    Mesh {
+        positions,
+        triangles: soup_triangles(n),
+    }
+}
+
+/// [`grid_soup`] with shared corners too: then every third triangle from the second takes
+/// a uniformly drawn vertex of the soup (any index) as its first corner.
+pub fn grid_soup_shared(rng: &mut Rng, n: usize, span: u64) -> Mesh {
+    let mut m = grid_soup(rng, n, span);
+    let nv = m.positions.len() as u64;
+    for t in m.triangles.iter_mut().skip(1).step_by(3) {
+        t[0] = rng.below(nv) as u32;
+    }
+    m
+}
+
+/// `n` independent triangles around centres uniform in `[0, 1)³`, each corner its centre
+/// plus a uniform offset in `[−0.3, 0.3)` per coordinate (not clamped, unlike
+/// [`random_soup`]). Draws from `rng`.
+pub fn cube_soup(rng: &mut Rng, n: usize) -> Mesh {
+    let mut positions = Vec::with_capacity(3 * n);
+    for _ in 0..n {
+        let c = [rng.f64(), rng.f64(), rng.f64()];
+        for _ in 0..3 {
+            positions.push([0, 1, 2].map(|k| c[k] + rng.range(-0.3, 0.3)));
+        }
+    }
+    Mesh {
+        positions,
+        triangles: soup_triangles(n),
+    }
+}
+
 /// All meshes in one, in order: positions concatenated, indices offset accordingly.
 pub fn merge(meshes: &[Mesh]) -> Mesh {
     let mut out = Mesh::default();

@@ -43,15 +43,7 @@ pub fn gpu() -> Option<meshcollide::gpu::GpuContext> {
 /// degenerate contacts on purpose (GPU parity tests).
 #[allow(dead_code)]
 pub fn grid_soup(rng: &mut meshcollide::rng::Rng, n: u32) -> meshcollide::Mesh {
-    let mut positions = Vec::new();
-    for _ in 0..n {
-        let base = [0; 3].map(|_| rng.below(4) as i64);
-        for _ in 0..3 {
-            positions.push([0, 1, 2].map(|k| (base[k] + rng.below(3) as i64 - 1) as f64 * 0.5));
-        }
-    }
-    let triangles = (0..n).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect();
-    meshcollide::Mesh::new(positions, triangles).unwrap()
+    meshcollide::mesh::generate::grid_soup(rng, n as usize, 4)
 }
 
 /// Two interlocked tori (major radius 1, minor 0.3), B in the xz plane.

@@ -1,41 +1,13 @@
-//! Exact 3D convex hull of a point set, stored as a vertex graph for hill climbing.
-//!
-//! Klosowski et al. (`002_2561ef21643dcace.txt`, section 4.1 "Tumbling the BV-Trees",
-//! method 1) keep the B-rep of the convex hull of the flying object and, after each
-//! rotation, update the extremal vertex along each of the k/2 k-DOP directions by
-//! "climbing the hill": move from the previous extremal vertex to the neighbour that
-//! increases the coordinate most, until no neighbour increases it. This is exact because a
-//! linear function over the vertex–edge graph of a convex polytope has no local maximum
-//! that is not global (the polytope lies in the cone spanned at a vertex by its incident
-//! edges, so a vertex no incident edge improves is a global maximiser).
-//!
-//! That guarantee needs the graph to be the *true* hull's graph, so every decision here
-//! is exact: visibility and coplanarity use Shewchuk's adaptive `orient3d` / `orient2d`
-//! (`robust` crate), and [`ConvexHull::climb`] compares `d·v` exactly (floating-point filter
-//! with an exact expansion fallback). Hull vertices are the strict extreme points only
-//! (no points interior to edges or facets), and [`ConvexHull::neighbors`] lists true hull
-//! edges only (no diagonals of triangulated coplanar facets); [`ConvexHull::faces`] is a
-//! triangulation of the boundary and may split a planar facet into several triangles.
+//! Construction of [`ConvexHull`]: the dimension of the input, then quickhull with
+//! conflict lists for a solid (twice if the first pass keeps non-extreme boundary points),
+//! or Andrew's monotone chain for a coplanar input. Every decision is an exact predicate.
 
+use super::ConvexHull;
+use crate::geom::{cross, dot, sub};
 use robust::{Coord, Coord3D, orient2d, orient3d};
 use std::cmp::Ordering;
 
 const NONE: u32 = u32::MAX;
-
-/// Convex hull as a vertex graph for hill climbing (see the module docs).
-#[derive(Debug, Clone, Default)]
-pub struct ConvexHull {
-    /// Hull vertices (strict extreme points), in increasing order of input index.
-    points: Vec<[f64; 3]>,
-    /// Index into the input slice of each hull vertex.
-    original: Vec<u32>,
-    /// CSR adjacency: neighbours of `v` are `neighbors[offsets[v]..offsets[v + 1]]`.
-    offsets: Vec<u32>,
-    neighbors: Vec<u32>,
-    /// Boundary triangles, counter-clockwise seen from outside (outward normal
-    /// `(b - a) × (c - a)`); empty unless the hull is full-dimensional.
-    faces: Vec<[u32; 3]>,
-}
 
 /// Exact sign, as `f64`, of the position of `p` relative to the plane of triangle `abc`:
 /// positive iff `p` is strictly on the side the right-handed normal `(b - a) × (c - a)`
@@ -52,76 +24,6 @@ fn c3(p: &[f64; 3]) -> Coord3D<f64> {
         x: p[0],
         y: p[1],
         z: p[2],
-    }
-}
-
-#[inline]
-fn sub(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-#[inline]
-fn cross(a: &[f64; 3], b: &[f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-#[inline]
-fn dot(a: &[f64; 3], b: &[f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-#[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
-}
-
-/// Exact comparison of `d·a` with `d·b` (for finite inputs without underflow in the
-/// products). A floating-point filter decides almost always; near ties fall back to an
-/// exact sum of the twelve error-free products (Shewchuk's Grow-Expansion).
-pub fn dot_cmp(d: &[f64; 3], a: &[f64; 3], b: &[f64; 3]) -> Ordering {
-    let pa = [d[0] * a[0], d[1] * a[1], d[2] * a[2]];
-    let pb = [d[0] * b[0], d[1] * b[1], d[2] * b[2]];
-    let diff = (pa[0] + pa[1] + pa[2]) - (pb[0] + pb[1] + pb[2]);
-    let mag = pa[0].abs() + pa[1].abs() + pa[2].abs() + pb[0].abs() + pb[1].abs() + pb[2].abs();
-    // Each 3-term dot product errs by at most ~3.3e-16 * its absolute sum; the
-    // subtraction adds one more rounding. 8 units of 2^-53 is a safe margin.
-    let bound = 8.0 * f64::EPSILON * 0.5 * mag + f64::MIN_POSITIVE;
-    if diff > bound {
-        return Ordering::Greater;
-    }
-    if diff < -bound {
-        return Ordering::Less;
-    }
-    let mut e = [0.0f64; 12];
-    let mut len = 0;
-    for i in 0..3 {
-        for (x, y) in [(d[i], a[i]), (-d[i], b[i])] {
-            let p = x * y;
-            let err = x.mul_add(y, -p);
-            for t in [err, p] {
-                let mut q = t;
-                for ei in e.iter_mut().take(len) {
-                    let (s, h) = two_sum(q, *ei);
-                    *ei = h;
-                    q = s;
-                }
-                e[len] = q;
-                len += 1;
-            }
-        }
-    }
-    // Nonoverlapping expansion with increasing magnitude: the sign is that of the most
-    // significant nonzero component.
-    match e[..len].iter().rev().find(|x| **x != 0.0) {
-        Some(x) if *x > 0.0 => Ordering::Greater,
-        Some(_) => Ordering::Less,
-        None => Ordering::Equal,
     }
 }
 
@@ -196,67 +98,6 @@ impl ConvexHull {
             faces,
         }
     }
-
-    /// Hull vertices, in increasing order of their index in the input.
-    pub fn vertices(&self) -> &[[f64; 3]] {
-        &self.points
-    }
-
-    /// Index into the input slice of hull vertex `v`.
-    pub fn original_index(&self, v: u32) -> u32 {
-        self.original[v as usize]
-    }
-
-    /// Vertices sharing a hull edge with `v`, in increasing order.
-    pub fn neighbors(&self, v: u32) -> &[u32] {
-        let v = v as usize;
-        &self.neighbors[self.offsets[v] as usize..self.offsets[v + 1] as usize]
-    }
-
-    /// Boundary triangles, counter-clockwise seen from outside; empty when the hull is
-    /// not full-dimensional.
-    pub fn faces(&self) -> &[[u32; 3]] {
-        &self.faces
-    }
-
-    /// Hill climbing (`002_2561ef21643dcace.txt`, 4.1, method 1): from `start`, repeatedly
-    /// move to the neighbour with the largest `d·v` while that strictly increases `d·v`
-    /// (compared exactly). Returns the final vertex and the number of moves. The result
-    /// maximises `d·v` over all input points (a local maximum on a polytope's edge graph is
-    /// global). Deterministic: ties go to the first neighbour in stored order.
-    /// Panics if `start` is not a vertex.
-    pub fn climb(&self, d: [f64; 3], start: u32) -> (u32, u32) {
-        let mut v = start;
-        let mut moves = 0;
-        loop {
-            let mut best = v;
-            for &u in self.neighbors(v) {
-                if dot_cmp(&d, &self.points[u as usize], &self.points[best as usize])
-                    == Ordering::Greater
-                {
-                    best = u;
-                }
-            }
-            if best == v {
-                return (v, moves);
-            }
-            v = best;
-            moves += 1;
-        }
-    }
-
-    /// Brute-force argmax of `d·v` over all hull vertices (exact comparison; the first
-    /// maximiser wins). Panics on an empty hull.
-    pub fn extreme(&self, d: [f64; 3]) -> u32 {
-        assert!(!self.points.is_empty(), "extreme() on an empty hull");
-        let mut best = 0;
-        for v in 1..self.points.len() {
-            if dot_cmp(&d, &self.points[v], &self.points[best]) == Ordering::Greater {
-                best = v;
-            }
-        }
-        best as u32
-    }
 }
 
 enum Dim {
@@ -309,8 +150,8 @@ fn initial_simplex(pts: &[[f64; 3]], ids: &[u32]) -> Dim {
     let (mut a, mut b, mut best) = (first, first, -1.0);
     for &i in &ext {
         for &j in &ext {
-            let d = sub(p(i), p(j));
-            let l = dot(&d, &d);
+            let d = sub(*p(i), *p(j));
+            let l = dot(d, d);
             if p(i) != p(j) && l > best {
                 (a, b, best) = (i, j, l);
             }
@@ -320,14 +161,14 @@ fn initial_simplex(pts: &[[f64; 3]], ids: &[u32]) -> Dim {
         return Dim::Point(first);
     }
     // Third point: farthest from line ab (float), accepted only if exactly non-collinear.
-    let ab = sub(p(b), p(a));
+    let ab = sub(*p(b), *p(a));
     let far = ids
         .iter()
         .copied()
         .max_by(|&i, &j| {
-            let ci = cross(&ab, &sub(p(i), p(a)));
-            let cj = cross(&ab, &sub(p(j), p(a)));
-            dot(&ci, &ci).total_cmp(&dot(&cj, &cj))
+            let ci = cross(ab, sub(*p(i), *p(a)));
+            let cj = cross(ab, sub(*p(j), *p(a)));
+            dot(ci, ci).total_cmp(&dot(cj, cj))
         })
         .unwrap();
     let c = if !collinear(p(a), p(b), p(far)) {
@@ -340,13 +181,13 @@ fn initial_simplex(pts: &[[f64; 3]], ids: &[u32]) -> Dim {
         // Lexicographic order is the order along the line for collinear points.
         return Dim::Segment(lo.min(hi), lo.max(hi));
     };
-    let n = cross(&ab, &sub(p(c), p(a)));
+    let n = cross(ab, sub(*p(c), *p(a)));
     let far = ids
         .iter()
         .copied()
         .max_by(|&i, &j| {
-            let di = dot(&n, &sub(p(i), p(a))).abs();
-            let dj = dot(&n, &sub(p(j), p(a))).abs();
+            let di = dot(n, sub(*p(i), *p(a))).abs();
+            let dj = dot(n, sub(*p(j), *p(a))).abs();
             di.total_cmp(&dj)
         })
         .unwrap();
@@ -453,70 +294,6 @@ struct Builder<'a> {
     new_faces: Vec<u32>,
 }
 
-/// Where hill climbing starts for a pose that has no previous pose to start from (the
-/// first of a batch chunk, or a single query): the extreme vertex of the centre direction
-/// of each cell of a cube map (6 faces × [`ClimbTable::CELLS`]² cells), looked up from the
-/// query direction. A climb ends at a maximiser of `d·v` whatever its start
-/// ([`ConvexHull::climb`]), so the table changes the work, not the answer: a start within a
-/// cell's angle of the query needs a few moves instead of a walk across the hull.
-#[derive(Debug, Clone, Default)]
-pub struct ClimbTable {
-    start: Vec<u32>,
-}
-
-impl ClimbTable {
-    /// Cells per face side (384 cells, at most ≈ 7° from any direction to its cell's centre).
-    pub const CELLS: usize = 8;
-
-    /// The table of `hull` (empty for an empty hull). Each cell's climb starts from the
-    /// previous cell's answer.
-    pub fn new(hull: &ConvexHull) -> ClimbTable {
-        if hull.vertices().is_empty() {
-            return ClimbTable::default();
-        }
-        let n = Self::CELLS;
-        let mut start = Vec::with_capacity(6 * n * n);
-        let mut v = 0;
-        for face in 0..6 {
-            for iu in 0..n {
-                for iv in 0..n {
-                    let k = face / 2;
-                    let mut d = [0.0; 3];
-                    d[k] = if face % 2 == 0 { 1.0 } else { -1.0 };
-                    d[(k + 1) % 3] = (iu as f64 + 0.5) / n as f64 * 2.0 - 1.0;
-                    d[(k + 2) % 3] = (iv as f64 + 0.5) / n as f64 * 2.0 - 1.0;
-                    v = hull.climb(d, v).0;
-                    start.push(v);
-                }
-            }
-        }
-        ClimbTable { start }
-    }
-
-    /// The start vertex for direction `d` (any length, not zero): the table entry of the
-    /// cube-map cell `d` points into. Vertex 0 for an empty table or a zero direction.
-    pub fn start(&self, d: [f64; 3]) -> u32 {
-        if self.start.is_empty() {
-            return 0;
-        }
-        let a = d.map(f64::abs);
-        let k = if a[0] >= a[1] && a[0] >= a[2] {
-            0
-        } else if a[1] >= a[2] {
-            1
-        } else {
-            2
-        };
-        if a[k].is_nan() || a[k] <= 0.0 {
-            return self.start[0];
-        }
-        let n = Self::CELLS;
-        let face = 2 * k + usize::from(d[k] < 0.0);
-        let cell = |x: f64| (((x / a[k] + 1.0) * 0.5 * n as f64) as usize).min(n - 1);
-        self.start[(face * n + cell(d[(k + 1) % 3])) * n + cell(d[(k + 2) % 3])]
-    }
-}
-
 impl<'a> Builder<'a> {
     fn new(pts: &'a [[f64; 3]]) -> Self {
         Builder {
@@ -547,8 +324,8 @@ impl<'a> Builder<'a> {
 
     fn alloc(&mut self, v: [u32; 3]) -> u32 {
         let (a, b, c) = (self.p(v[0]), self.p(v[1]), self.p(v[2]));
-        let normal = cross(&sub(b, a), &sub(c, a));
-        let offset = dot(&normal, a);
+        let normal = cross(sub(*b, *a), sub(*c, *a));
+        let offset = dot(normal, *a);
         let face = Face {
             v,
             n: [NONE; 3],
@@ -577,7 +354,7 @@ impl<'a> Builder<'a> {
         let pq = self.p(q);
         let face = &mut self.faces[f as usize];
         face.outside.push(q);
-        let dist = dot(&face.normal, pq) - face.offset;
+        let dist = dot(face.normal, *pq) - face.offset;
         if face.far == NONE || dist > face.far_dist {
             face.far_dist = dist;
             face.far = q;
@@ -803,51 +580,6 @@ impl<'a> Builder<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::Rng;
-
-    /// Exact value of `d·a - d·b` for dyadic inputs `k * 2^e`, via i128 at scale 2^-60.
-    fn exact_sign(d: &[(i64, i32); 3], a: &[(i64, i32); 3], b: &[(i64, i32); 3]) -> Ordering {
-        let term = |x: (i64, i32), y: (i64, i32)| {
-            let s = x.1 + y.1 + 60;
-            (x.0 as i128 * y.0 as i128) << s
-        };
-        let sum: i128 = (0..3).map(|i| term(d[i], a[i]) - term(d[i], b[i])).sum();
-        sum.cmp(&0)
-    }
-
-    #[test]
-    fn dot_cmp_is_exact_on_near_ties() {
-        let mut rng = Rng::new(7);
-        let dyadic = |rng: &mut Rng| {
-            let k = rng.below(1 << 20) as i64 - (1 << 19);
-            let e = -(rng.below(31) as i32);
-            (k, e)
-        };
-        let val = |x: (i64, i32)| x.0 as f64 * 2f64.powi(x.1);
-        let mut decided_exactly = 0;
-        for _ in 0..20000 {
-            let d: [(i64, i32); 3] = std::array::from_fn(|_| dyadic(&mut rng));
-            let a: [(i64, i32); 3] = std::array::from_fn(|_| dyadic(&mut rng));
-            let mut b = a;
-            // Perturb one coordinate of `a` minimally, and sometimes compensate with another,
-            // so that the difference is tiny or exactly zero.
-            let i = rng.below(3) as usize;
-            b[i].0 += rng.below(3) as i64 - 1;
-            if rng.below(2) == 0 {
-                let j = (i + 1) % 3;
-                b[j] = (rng.below(1 << 20) as i64 - (1 << 19), b[j].1);
-            }
-            let fd = d.map(val);
-            let (fa, fb) = (a.map(val), b.map(val));
-            let want = exact_sign(&d, &a, &b);
-            assert_eq!(dot_cmp(&fd, &fa, &fb), want, "{d:?} {a:?} {b:?}");
-            assert_eq!(dot_cmp(&fd, &fb, &fa), want.reverse());
-            if want == Ordering::Equal {
-                decided_exactly += 1;
-            }
-        }
-        assert!(decided_exactly > 100);
-    }
 
     #[test]
     fn degenerate_dimensions() {
