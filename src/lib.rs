@@ -22,6 +22,9 @@
 //! assert!(results.iter().any(|r| !r.pairs.is_empty()));
 //! ```
 
+#[macro_use]
+pub mod option_names;
+
 pub mod boxtree;
 pub mod bv;
 pub mod bvh;

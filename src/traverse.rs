@@ -24,19 +24,10 @@ pub enum Mode {
     First,
 }
 
-impl Mode {
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::All => "all",
-            Mode::First => "first",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "all" => Some(Mode::All),
-            "first" => Some(Mode::First),
-            _ => None,
-        }
+option_names! {
+    Mode, kind "mode", all ALL {
+        All => "all",
+        First => "first",
     }
 }
 
@@ -61,19 +52,10 @@ pub enum Descent {
     Larger,
 }
 
-impl Descent {
-    pub fn name(self) -> &'static str {
-        match self {
-            Descent::Environment => "env",
-            Descent::Larger => "larger",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Descent> {
-        match s {
-            "env" => Some(Descent::Environment),
-            "larger" => Some(Descent::Larger),
-            _ => None,
-        }
+option_names! {
+    Descent, kind "descent", all ALL {
+        Environment => "env": "Algorithm 1 of Klosowski et al.: descend A to its leaves, then B (the GPU's rule)",
+        Larger => "larger": "Descend the node with the larger k-DOP (the CPU default; CPU only)",
     }
 }
 

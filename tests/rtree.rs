@@ -262,7 +262,7 @@ fn collider_dispatch_and_gpu_refusal() {
     let o = BuildOptions::default();
     let c = Collider::build(&a, &b, BvKind::Rtree, &o, &o);
     assert_eq!(c.kind(), BvKind::Rtree);
-    assert_eq!(BvKind::parse("rtree"), Some(BvKind::Rtree));
+    assert_eq!("rtree".parse::<BvKind>(), Ok(BvKind::Rtree));
     assert!(!BvKind::ALL.contains(&BvKind::Rtree));
     for v in [RtreeCollide::V1, RtreeCollide::V2] {
         let r = c.collide_batch(&poses, &opts(Mode::All, v), &|_| {});

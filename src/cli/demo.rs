@@ -1,8 +1,8 @@
 //! `meshcollide demo`: the main job on generated meshes, with a self-check against brute
 //! force on a coarser copy of the same scene.
 
+use super::Failure;
 use super::query::ms;
-use super::{BvArg, Failure};
 use crate::formats::{total_counters, write_pairs};
 use crate::mesh::generate;
 use crate::pose::tumbling_poses;
@@ -20,7 +20,7 @@ pub struct DemoArgs {
     pub triangles: usize,
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "kdop18")]
-    pub bv: BvArg,
+    pub bv: BvKind,
     /// Also write the contacts as pairs.csv here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -44,7 +44,7 @@ fn poses(n: usize) -> Vec<crate::Pose> {
 }
 
 pub fn run(a: &DemoArgs) -> Result<(), Failure> {
-    let bv: BvKind = a.bv.into();
+    let bv = a.bv;
     let (ma, mb) = scene(a.triangles);
     let poses = poses(a.poses);
     println!(
