@@ -231,7 +231,7 @@ fn parse_args() -> Parsed {
             "--descent" => {
                 p.descent = it
                     .next()
-                    .and_then(|s| Descent::parse(&s))
+                    .and_then(|s| s.parse::<Descent>().ok())
                     .unwrap_or(p.descent)
             }
             _ => {

@@ -31,6 +31,9 @@
 
 #![warn(missing_docs)]
 
+#[macro_use]
+pub mod option_names;
+
 // The API: hierarchies, their scenes and options, meshes, poses, the GPU pipeline.
 pub mod boxtree;
 pub mod bv;

@@ -24,21 +24,10 @@ pub enum Mode {
     First,
 }
 
-impl Mode {
-    /// The name used by the command line and `stats.json`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::All => "all",
-            Mode::First => "first",
-        }
-    }
-    /// The mode of a name, if any.
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "all" => Some(Mode::All),
-            "first" => Some(Mode::First),
-            _ => None,
-        }
+option_names! {
+    Mode, kind "mode", all ALL {
+        All => "all",
+        First => "first",
     }
 }
 

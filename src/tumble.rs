@@ -52,19 +52,10 @@ pub enum TumbleMethod {
     Exact,
 }
 
-impl TumbleMethod {
-    pub fn name(self) -> &'static str {
-        match self {
-            TumbleMethod::Approximate => "approx",
-            TumbleMethod::Exact => "exact",
-        }
-    }
-    pub fn parse(s: &str) -> Option<TumbleMethod> {
-        match s {
-            "approx" => Some(TumbleMethod::Approximate),
-            "exact" => Some(TumbleMethod::Exact),
-            _ => None,
-        }
+option_names! {
+    TumbleMethod, kind "tumble method", all ALL {
+        Approximate => "approx",
+        Exact => "exact",
     }
 }
 

@@ -62,7 +62,7 @@ fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
 }
 
 fn kind(row: &std::collections::HashMap<String, String>) -> BvKind {
-    BvKind::parse(&row["bv"]).unwrap()
+    row["bv"].parse::<BvKind>().unwrap()
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn tumble_rows_equal_direct_queries_and_brute_force() {
         .unwrap();
     for r in &rows {
         let poses = ex::tumble_poses(12, num(r, "d"));
-        let mode = meshcollide::Mode::parse(&r["mode"]).unwrap();
+        let mode = r["mode"].parse::<meshcollide::Mode>().unwrap();
         let q = QueryOptions {
             mode,
             ..QueryOptions::PAPER
@@ -181,8 +181,8 @@ fn rules_rows_cover_every_rule_and_point() {
     let truth: usize = poses.iter().map(|p| brute_force(&m, &m, p).len()).sum();
     for r in &rows {
         let o = BuildOptions {
-            rule: meshcollide::SplitRule::parse(&r["rule"]).unwrap(),
-            point: meshcollide::SplitPoint::parse(&r["point"]).unwrap(),
+            rule: r["rule"].parse::<meshcollide::SplitRule>().unwrap(),
+            point: r["point"].parse::<meshcollide::SplitPoint>().unwrap(),
             leaf_size: 1,
         };
         let col = Collider::builder(&m, &m)

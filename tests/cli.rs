@@ -415,3 +415,163 @@ fn boxtree_box_tests_write_the_reference_pairs() {
         &["the boxtree hierarchy runs on the CPU only"],
     );
 }
+
+/// Runs `meshcollide ARGS --help` and returns stdout.
+fn help(args: &[&str]) -> String {
+    let out = bin().args(args).arg("--help").output().unwrap();
+    assert!(out.status.success(), "{args:?} --help failed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The subcommands listed under `Commands:` in a help text (without `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| l.trim() != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|s| *s != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// A papers-index file name, `NNN_<16 hex>.txt` or its short form `NNN_…`, if any.
+fn paper_file_name(text: &str) -> Option<String> {
+    let c: Vec<char> = text.chars().collect();
+    (0..c.len().saturating_sub(4)).find_map(|i| {
+        if !(c[i..i + 3].iter().all(char::is_ascii_digit) && c[i + 3] == '_') {
+            return None;
+        }
+        let rest: String = c[i + 4..].iter().take(20).collect();
+        let hex = rest.len() >= 20
+            && rest[..16].chars().all(|x| x.is_ascii_hexdigit())
+            && &rest[16..20] == ".txt";
+        (hex || rest.starts_with('…')).then(|| c[i..(i + 24).min(c.len())].iter().collect())
+    })
+}
+
+/// Every help page (the root, each subcommand, each `bench` experiment) cites papers by
+/// authors and title, never by the file names of the papers index.
+#[test]
+fn help_cites_papers_by_author_and_title() {
+    assert_eq!(
+        paper_file_name("see 002_2561ef21643dcace.txt, 3.3"),
+        Some("002_2561ef21643dcace.txt".into())
+    );
+    assert!(paper_file_name("(000_…, section 5)").is_some());
+    assert_eq!(paper_file_name("100_000 triangles, 46,080"), None);
+    let mut pages = vec![(Vec::<String>::new(), help(&[]))];
+    let mut i = 0;
+    while i < pages.len() {
+        let (path, text) = pages[i].clone();
+        for sub in subcommands(&text) {
+            let mut p = path.clone();
+            p.push(sub);
+            let args: Vec<&str> = p.iter().map(String::as_str).collect();
+            let h = help(&args);
+            pages.push((p, h));
+        }
+        i += 1;
+    }
+    let names: Vec<String> = pages.iter().map(|(p, _)| p.join(" ")).collect();
+    for want in [
+        "query",
+        "demo",
+        "poses",
+        "info",
+        "bench",
+        "bench tumble",
+        "bench grid",
+    ] {
+        assert!(names.iter().any(|n| n == want), "no help page for `{want}`");
+    }
+    for (path, text) in &pages {
+        if let Some(f) = paper_file_name(text) {
+            panic!("`meshcollide {} --help` cites `{f}`", path.join(" "));
+        }
+    }
+    let page = |p: &str| &pages[names.iter().position(|n| n == p).unwrap()].1;
+    for (p, author) in [
+        ("query", "Klosowski"),
+        ("query", "Fang, Jiang, Xu"),
+        ("demo", "Klosowski"),
+        ("bench", "Klosowski"),
+        ("bench spheres", "Klosowski"),
+        ("bench rules", "Klosowski"),
+        ("bench flight", "Klosowski"),
+        ("bench tumble", "Zachmann"),
+        ("bench grid", "Figueiredo"),
+    ] {
+        assert!(page(p).contains(author), "`{p} --help` lacks {author}");
+    }
+}
+
+/// The meshes and poses of a small GPU query in `d`: two overlapping soups, three poses.
+fn small_query_inputs(d: &Path) {
+    write_obj(&d.join("a.obj"), &soup(11, 30));
+    write_obj(&d.join("b.obj"), &soup(12, 30));
+    let poses: Vec<Pose> = [0.0, 0.1, 0.5]
+        .iter()
+        .map(|&dx| Pose::translation([dx, 0.0, 0.0]))
+        .collect();
+    std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
+}
+
+/// Without `XDG_RUNTIME_DIR`, Mesa's Vulkan drivers print an error about it when wgpu
+/// probes them; the CLI supplies a private directory, so a GPU query's stderr is ours only.
+#[test]
+fn gpu_query_without_xdg_runtime_dir_prints_no_driver_noise() {
+    let Some(_ctx) = common::gpu() else { return };
+    let d = tmp_dir("xdg");
+    small_query_inputs(&d);
+    let out = bin()
+        .args(["query", "a.obj", "b.obj", "--poses", "poses.csv"])
+        .args(["--out", "pairs.csv", "--backend", "gpu"])
+        .env_remove("XDG_RUNTIME_DIR")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("XDG_RUNTIME_DIR"), "{err}");
+}
+
+/// A bad input file is reported before the GPU is probed: exit 2 and the error naming the
+/// file as the first line of stderr. With `WGPU_BACKEND=none` wgpu sees no adapter, so a
+/// probe before the check would end with the GPU error (exit 1) instead.
+#[test]
+fn bad_input_is_reported_before_the_gpu_probe() {
+    let d = tmp_dir("order");
+    small_query_inputs(&d);
+    std::fs::write(d.join("bad.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n").unwrap();
+    let run = |a: &str, env: Option<(&str, &str)>| {
+        let mut c = bin();
+        c.args(["query", a, "b.obj", "--poses", "poses.csv"])
+            .args(["--out", "pairs.csv", "--backend", "gpu"])
+            .env_remove("XDG_RUNTIME_DIR")
+            .current_dir(&d);
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run("a.obj", Some(("WGPU_BACKEND", "none")));
+    assert_eq!(
+        code,
+        Some(1),
+        "WGPU_BACKEND=none must hide every adapter: {err}"
+    );
+    for env in [Some(("WGPU_BACKEND", "none")), None] {
+        let (code, err) = run("bad.obj", env);
+        assert_eq!(code, Some(2), "{env:?}: {err}");
+        let first = err.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("error: ") && first.contains("bad.obj"),
+            "{env:?}: first line `{first}` of\n{err}"
+        );
+    }
+}

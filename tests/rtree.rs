@@ -260,7 +260,7 @@ fn collider_dispatch_and_gpu_refusal() {
         .build()
         .unwrap();
     assert_eq!(c.kind(), BvKind::Rtree);
-    assert_eq!(BvKind::parse("rtree"), Some(BvKind::Rtree));
+    assert_eq!("rtree".parse::<BvKind>(), Ok(BvKind::Rtree));
     assert!(!BvKind::ALL.contains(&BvKind::Rtree));
     for v in [RtreeCollide::V1, RtreeCollide::V2] {
         set_collide(&mut c, v);

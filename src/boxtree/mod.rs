@@ -54,21 +54,12 @@ pub struct BoxtreeOptions {
     pub test: BoxTest,
 }
 
-impl BoxTest {
-    pub const ALL: [BoxTest; 4] = [BoxTest::Align, BoxTest::SatLite, BoxTest::Sat, BoxTest::Lut];
-
-    /// The command-line name (`satlite`).
-    pub fn name(self) -> &'static str {
-        match self {
-            BoxTest::Align => "align",
-            BoxTest::SatLite => "satlite",
-            BoxTest::Sat => "sat",
-            BoxTest::Lut => "lut",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<BoxTest> {
-        BoxTest::ALL.into_iter().find(|t| t.name() == s)
+option_names! {
+    BoxTest, kind "box test", all ALL {
+        Align => "align": "Axis alignment (3.2.1)",
+        SatLite => "satlite": "SAT lite: the axes of both boxes (3.2.4)",
+        Sat => "sat": "Full separating axis test, 15 axes (3.2.3)",
+        Lut => "lut": "Axis alignment with lookup tables (3.2.2)",
     }
 }
 
@@ -123,9 +114,9 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for t in BoxTest::ALL {
-            assert_eq!(BoxTest::parse(t.name()), Some(t));
+            assert_eq!(t.name().parse::<BoxTest>(), Ok(t));
         }
-        assert_eq!(BvKind::parse("boxtree"), Some(BvKind::Boxtree));
+        assert_eq!("boxtree".parse::<BvKind>(), Ok(BvKind::Boxtree));
         assert!(!BvKind::Boxtree.on_gpu() && BvKind::Kdop18.on_gpu());
         assert!(!BvKind::ALL.contains(&BvKind::Boxtree));
     }

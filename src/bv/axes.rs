@@ -32,6 +32,22 @@ pub enum BvKind {
     Dual26,
 }
 
+// `EVERY`: all ten (`ALL` is the four k-DOPs).
+option_names! {
+    BvKind, kind "bv", all EVERY {
+        Kdop6 => "kdop6": "k-DOPs (Klosowski et al. 1998, 'Efficient Collision Detection Using BVHs of k-DOPs'); kdop6: axis-aligned boxes",
+        Kdop14 => "kdop14",
+        Kdop18 => "kdop18",
+        Kdop26 => "kdop26",
+        Boxtree => "boxtree": "Zachmann's restricted boxtree (9 bytes per node; CPU only)",
+        Rtree => "rtree": "Figueiredo's R-tree of triangle AABBs (CPU only)",
+        Dual6 => "dual6": "Dual k-DOP–sphere hierarchies (Fang, Jiang, Xu, 'Efficient Collision Detection Using a Dual k-DOP-Sphere Bounding Volume Hierarchy')",
+        Dual14 => "dual14",
+        Dual18 => "dual18",
+        Dual26 => "dual26",
+    }
+}
+
 impl BvKind {
     /// The four k-DOPs (tests and benches iterate over them); see also [`BvKind::Boxtree`].
     pub const ALL: [BvKind; 4] = [
@@ -66,30 +82,6 @@ impl BvKind {
     /// Whether this is a dual k-DOP–sphere hierarchy.
     pub fn is_dual(self) -> bool {
         BvKind::DUAL.contains(&self)
-    }
-
-    /// The command-line name (`kdop18`).
-    pub fn name(self) -> &'static str {
-        match self {
-            BvKind::Kdop6 => "kdop6",
-            BvKind::Kdop14 => "kdop14",
-            BvKind::Kdop18 => "kdop18",
-            BvKind::Kdop26 => "kdop26",
-            BvKind::Boxtree => "boxtree",
-            BvKind::Rtree => "rtree",
-            BvKind::Dual6 => "dual6",
-            BvKind::Dual14 => "dual14",
-            BvKind::Dual18 => "dual18",
-            BvKind::Dual26 => "dual26",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<BvKind> {
-        BvKind::ALL
-            .into_iter()
-            .chain(BvKind::DUAL)
-            .chain([BvKind::Boxtree, BvKind::Rtree])
-            .find(|k| k.name() == s)
     }
 
     /// Whether the GPU pipeline runs this hierarchy: the k-DOPs and the dual k-DOP–sphere

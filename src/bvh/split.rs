@@ -15,26 +15,12 @@ pub enum SplitRule {
     Splatter,
 }
 
-impl SplitRule {
-    pub const ALL: [SplitRule; 4] = [
-        SplitRule::LongestSide,
-        SplitRule::MinSum,
-        SplitRule::MinMax,
-        SplitRule::Splatter,
-    ];
-
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SplitRule::LongestSide => "longest",
-            SplitRule::MinSum => "minsum",
-            SplitRule::MinMax => "minmax",
-            SplitRule::Splatter => "splatter",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SplitRule> {
-        SplitRule::ALL.into_iter().find(|r| r.name() == s)
+option_names! {
+    SplitRule, kind "split rule", all ALL {
+        LongestSide => "longest",
+        MinSum => "minsum",
+        MinMax => "minmax",
+        Splatter => "splatter",
     }
 }
 
@@ -48,18 +34,10 @@ pub enum SplitPoint {
     Median,
 }
 
-impl SplitPoint {
-    pub fn name(self) -> &'static str {
-        match self {
-            SplitPoint::Mean => "mean",
-            SplitPoint::Median => "median",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SplitPoint> {
-        [SplitPoint::Mean, SplitPoint::Median]
-            .into_iter()
-            .find(|p| p.name() == s)
+option_names! {
+    SplitPoint, kind "split point", all ALL {
+        Mean => "mean",
+        Median => "median",
     }
 }
 

@@ -1,8 +1,8 @@
 //! `meshcollide demo`: the main job on generated meshes, with a self-check against brute
 //! force on a coarser copy of the same scene.
 
+use super::Failure;
 use super::query::ms;
-use super::{BvArg, Failure};
 use crate::formats::{total_counters, write_pairs};
 use crate::mesh::generate;
 use crate::pose::tumbling_poses;
@@ -20,7 +20,7 @@ pub struct DemoArgs {
     pub triangles: usize,
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "kdop18")]
-    pub bv: BvArg,
+    pub bv: BvKind,
     /// Also write the contacts as pairs.csv here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -44,7 +44,7 @@ fn poses(n: usize) -> Vec<crate::Pose> {
 }
 
 pub fn run(a: &DemoArgs) -> Result<(), Failure> {
-    let bv: BvKind = a.bv.into();
+    let bv = a.bv;
     let (ma, mb) = scene(a.triangles);
     let poses = poses(a.poses);
     println!(
@@ -56,10 +56,13 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
     );
     let opts = BuildOptions::default();
     let t = Instant::now();
-    let collider = Collider::build(&ma, &mb, bv, &opts, &opts);
+    let collider = Collider::builder(&ma, &mb)
+        .bv(bv)
+        .build_options(opts)
+        .build()?;
     let build_ms = ms(t);
     let t = Instant::now();
-    let results = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+    let results = collider.collide_batch_with(&poses, &QueryOptions::default(), None);
     let query_ms = ms(t);
     let c = total_counters(&results);
     let in_contact = results.iter().filter(|r| !r.pairs.is_empty()).count();
@@ -101,14 +104,11 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
 fn self_check(bv: BvKind) -> Result<(), Failure> {
     let (ma, mb) = scene(1_500);
     let poses = poses(24);
-    let collider = Collider::build(
-        &ma,
-        &mb,
-        bv,
-        &BuildOptions::default(),
-        &BuildOptions::default(),
-    );
-    let results = collider.collide_batch(&poses, &QueryOptions::default(), &|_| {});
+    let collider = Collider::builder(&ma, &mb)
+        .bv(bv)
+        .build_options(BuildOptions::default())
+        .build()?;
+    let results = collider.collide_batch_with(&poses, &QueryOptions::default(), None);
     let mut pairs = 0;
     for (i, (p, r)) in poses.iter().zip(&results).enumerate() {
         let truth = brute_force(&ma, &mb, p);

@@ -4,8 +4,10 @@ mod bench;
 mod demo;
 mod query;
 mod report;
+mod runtime_dir;
 
-use crate::{BvKind, Mode, SplitPoint, SplitRule, TumbleMethod};
+use crate::{BvKind, TumbleMethod};
+use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,162 +53,56 @@ struct PosesArgs {
     out: Option<PathBuf>,
 }
 
-/// Bounding volume (`--bv`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum BvArg {
-    Kdop6,
-    Kdop14,
-    Kdop18,
-    Kdop26,
-    /// Zachmann's restricted boxtree (9 bytes per node; CPU only).
-    Boxtree,
-    /// Figueiredo's R-tree of triangle AABBs (CPU only).
-    Rtree,
-    /// Dual k-DOP–sphere hierarchies (`001_86778863c2621338.txt`).
-    Dual6,
-    Dual14,
-    Dual18,
-    Dual26,
-}
-
-impl From<BvArg> for BvKind {
-    fn from(b: BvArg) -> BvKind {
-        match b {
-            BvArg::Kdop6 => BvKind::Kdop6,
-            BvArg::Kdop14 => BvKind::Kdop14,
-            BvArg::Kdop18 => BvKind::Kdop18,
-            BvArg::Kdop26 => BvKind::Kdop26,
-            BvArg::Boxtree => BvKind::Boxtree,
-            BvArg::Rtree => BvKind::Rtree,
-            BvArg::Dual6 => BvKind::Dual6,
-            BvArg::Dual14 => BvKind::Dual14,
-            BvArg::Dual18 => BvKind::Dual18,
-            BvArg::Dual26 => BvKind::Dual26,
+/// clap parses the library's option enums directly: their `name()`s are the values, their
+/// `help()` lines the descriptions in `--help`, so the spellings live in one list per enum
+/// (`crate::option_names`).
+macro_rules! value_enum {
+    ($($ty:ty = $all:expr),+ $(,)?) => {$(
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &$all
+            }
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(PossibleValue::new(self.name()).help(self.help()))
+            }
         }
-    }
+    )+};
 }
 
-/// Node-pair test of the boxtree (`--box-test`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum BoxTestArg {
-    /// Axis alignment (3.2.1).
-    Align,
-    /// SAT lite: the axes of both boxes (3.2.4).
-    Satlite,
-    /// Full separating axis test, 15 axes (3.2.3).
-    Sat,
-    /// Axis alignment with lookup tables (3.2.2).
-    Lut,
-}
+value_enum!(
+    BvKind = BvKind::EVERY,
+    crate::BoxTest = crate::BoxTest::ALL,
+    crate::dual::SlabOrder = crate::dual::SlabOrder::ALL,
+    crate::SplitRule = crate::SplitRule::ALL,
+    crate::SplitPoint = crate::SplitPoint::ALL,
+    crate::rtree::RtreeCollide = crate::rtree::RtreeCollide::ALL,
+    crate::Mode = crate::Mode::ALL,
+    crate::Descent = crate::Descent::ALL,
+);
 
-impl From<BoxTestArg> for crate::BoxTest {
-    fn from(b: BoxTestArg) -> crate::BoxTest {
-        use crate::BoxTest;
-        match b {
-            BoxTestArg::Align => BoxTest::Align,
-            BoxTestArg::Satlite => BoxTest::SatLite,
-            BoxTestArg::Sat => BoxTest::Sat,
-            BoxTestArg::Lut => BoxTest::Lut,
-        }
-    }
-}
-
-/// Slab order of the dual hierarchy (`--dual-order`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum DualOrderArg {
-    /// Smallest Minkowski-sum extent first, per node pair (the paper's rule).
-    Pair,
-    /// The k-DOP hierarchy's fixed order.
-    Fixed,
-}
-
-impl From<DualOrderArg> for crate::dual::SlabOrder {
-    fn from(o: DualOrderArg) -> Self {
-        match o {
-            DualOrderArg::Pair => crate::dual::SlabOrder::PerPair,
-            DualOrderArg::Fixed => crate::dual::SlabOrder::Fixed,
-        }
-    }
-}
-
-/// Splitting rule (`--split`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum SplitArg {
-    Splatter,
-    Longest,
-    Minsum,
-    Minmax,
-}
-
-impl From<SplitArg> for SplitRule {
-    fn from(s: SplitArg) -> SplitRule {
-        match s {
-            SplitArg::Splatter => SplitRule::Splatter,
-            SplitArg::Longest => SplitRule::LongestSide,
-            SplitArg::Minsum => SplitRule::MinSum,
-            SplitArg::Minmax => SplitRule::MinMax,
-        }
-    }
-}
-
-/// Split point (`--split-point`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum SplitPointArg {
-    Mean,
-    Median,
-}
-
-impl From<SplitPointArg> for SplitPoint {
-    fn from(s: SplitPointArg) -> SplitPoint {
-        match s {
-            SplitPointArg::Mean => SplitPoint::Mean,
-            SplitPointArg::Median => SplitPoint::Median,
-        }
-    }
-}
-
-/// The R-tree's traversal (`--rtree-collide`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum RtreeCollideArg {
-    /// Figure 1: both objects filtered by the overlapping AABB, then all candidate pairs.
-    V1,
-    /// Figure 4: B's candidates descend A's R-tree, each node of A visited once.
-    V2,
-}
-
-impl From<RtreeCollideArg> for crate::rtree::RtreeCollide {
-    fn from(c: RtreeCollideArg) -> Self {
-        match c {
-            RtreeCollideArg::V1 => crate::rtree::RtreeCollide::V1,
-            RtreeCollideArg::V2 => crate::rtree::RtreeCollide::V2,
-        }
-    }
-}
-
-/// Query mode (`--mode`).
-#[derive(Clone, Copy, ValueEnum)]
-pub enum ModeArg {
-    All,
-    First,
-}
-
-impl From<ModeArg> for Mode {
-    fn from(m: ModeArg) -> Mode {
-        match m {
-            ModeArg::All => Mode::All,
-            ModeArg::First => Mode::First,
-        }
-    }
-}
-
-/// Tumbling method (`--tumble`).
-#[derive(Clone, Copy, ValueEnum)]
+/// Tumbling method (`--tumble`): a library method, or `auto`, which depends on the backend.
+#[derive(Clone, Copy)]
 pub enum TumbleArg {
-    /// Each backend's faster method: approx on the CPU (lazy), exact on the GPU (dense);
-    /// see BENCHMARKS.md, "Rigid tumbling".
     Auto,
-    Approx,
-    Exact,
+    Method(TumbleMethod),
+}
+
+impl ValueEnum for TumbleArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            TumbleArg::Auto,
+            TumbleArg::Method(TumbleMethod::Approximate),
+            TumbleArg::Method(TumbleMethod::Exact),
+        ]
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            TumbleArg::Auto => PossibleValue::new("auto").help(
+                "Each backend's faster method: approx on the CPU (lazy), exact on the GPU (dense); see BENCHMARKS.md, \"Rigid tumbling\"",
+            ),
+            TumbleArg::Method(m) => PossibleValue::new(m.name()).help(m.help()),
+        })
+    }
 }
 
 impl TumbleArg {
@@ -214,19 +110,10 @@ impl TumbleArg {
     pub fn resolve(self, gpu: bool) -> TumbleMethod {
         match self {
             TumbleArg::Auto if gpu => TumbleMethod::Exact,
-            TumbleArg::Auto | TumbleArg::Approx => TumbleMethod::Approximate,
-            TumbleArg::Exact => TumbleMethod::Exact,
+            TumbleArg::Auto => TumbleMethod::Approximate,
+            TumbleArg::Method(m) => m,
         }
     }
-}
-
-/// Descent rule of the k-DOP traversal (`--descent`).
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum DescentArg {
-    /// Algorithm 1 of the paper: descend A to its leaves, then B (the GPU's rule).
-    Env,
-    /// Descend the node with the larger k-DOP (the CPU default; CPU only).
-    Larger,
 }
 
 /// Execution backend (`--backend`).
@@ -253,6 +140,8 @@ impl From<crate::Error> for Failure {
 }
 
 pub fn run() -> ExitCode {
+    // First, while single-threaded: the environment variable is set here if at all.
+    runtime_dir::ensure();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Query(a) => query::run(&a),

@@ -1,11 +1,12 @@
 //! `meshcollide query`.
 
-use super::{
-    BackendArg, BoxTestArg, BvArg, DescentArg, DualOrderArg, Failure, ModeArg, RtreeCollideArg,
-    SplitArg, SplitPointArg, TumbleArg,
-};
+use super::{BackendArg, Failure, TumbleArg};
+use crate::dual::SlabOrder;
 use crate::formats::{Stats, total_counters, write_pairs};
-use crate::{BuildOptions, BvKind, Collider, Mode, QueryOptions};
+use crate::rtree::RtreeCollide;
+use crate::{
+    BoxTest, BuildOptions, BvKind, Collider, Descent, Mode, QueryOptions, SplitPoint, SplitRule,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::PathBuf;
@@ -22,23 +23,22 @@ pub struct QueryArgs {
     pub poses: PathBuf,
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "kdop18")]
-    pub bv: BvArg,
+    pub bv: BvKind,
     /// Node-pair test of `--bv boxtree` (default: SAT lite, the fastest).
     #[arg(long = "box-test", value_enum, default_value = "satlite")]
-    pub box_test: BoxTestArg,
-    /// Splitting rule for the split axis (k-DOPs; the boxtree has its own criterion).
-    /// Dual hierarchies: centrally symmetric k-DOPs (001_86778863c2621338.txt, III.A).
+    pub box_test: BoxTest,
+    /// Dual hierarchies: centrally symmetric k-DOPs (Fang, Jiang, Xu, III.A).
     #[arg(long = "dual-symmetric")]
     pub dual_symmetric: bool,
     /// Dual hierarchies: order of the k-DOP slab tests after the sphere test.
     #[arg(long = "dual-order", value_enum, default_value = "pair")]
-    pub dual_order: DualOrderArg,
-    /// Splitting rule for the split axis.
+    pub dual_order: SlabOrder,
+    /// Splitting rule for the split axis (k-DOPs; the boxtree has its own criterion).
     #[arg(long, value_enum, default_value = "splatter")]
-    pub split: SplitArg,
+    pub split: SplitRule,
     /// Split point along the chosen axis.
     #[arg(long = "split-point", value_enum, default_value = "mean")]
-    pub split_point: SplitPointArg,
+    pub split_point: SplitPoint,
     /// Most triangles in a leaf of A's hierarchy (and of B's unless --leaf-size-b is given).
     #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub leaf_size: u32,
@@ -47,20 +47,20 @@ pub struct QueryArgs {
     pub leaf_size_b: Option<u32>,
     /// All contacts, or stop each pose at its first.
     #[arg(long, value_enum, default_value = "all")]
-    pub mode: ModeArg,
+    pub mode: Mode,
     /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
     /// the root), an exact refit of every node, or auto (approx on the CPU, exact on the GPU).
     #[arg(long, value_enum, default_value = "auto")]
     pub tumble: TumbleArg,
     /// k-DOP traversal: `larger` (CPU default) or `env` (Algorithm 1; the GPU's only rule).
     #[arg(long, value_enum)]
-    pub descent: Option<DescentArg>,
+    pub descent: Option<Descent>,
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
     /// `--bv rtree`: Figueiredo's Collide version 1 or 2.
     #[arg(long = "rtree-collide", value_enum, default_value = "v2")]
-    pub rtree_collide: RtreeCollideArg,
+    pub rtree_collide: RtreeCollide,
     /// `--bv rtree`: fewest children of a non-root node (m ≤ M/2).
     #[arg(long = "rtree-min", default_value_t = 4)]
     pub rtree_min: u32,
@@ -85,7 +85,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
-    let bv: BvKind = a.bv.into();
+    let bv = a.bv;
     let backend = match a.backend {
         BackendArg::Auto if !bv.on_gpu() => BackendArg::Cpu,
         BackendArg::Gpu if !bv.on_gpu() => {
@@ -98,9 +98,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let rtree_options = crate::rtree::RtreeOptions {
         min_children: a.rtree_min,
         max_children: a.rtree_max,
+        collide: a.rtree_collide,
     };
     rtree_options.validate()?;
-    let gpu = choose_backend(backend)?;
+    // Inputs first: a bad file is reported before the GPU probe (and any driver's noise).
     let t0 = Instant::now();
     let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
     let (ma, mb) = (
@@ -109,13 +110,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     );
     let poses = crate::pose::read_poses(&a.poses).map_err(crate::Error::from)?;
     let load_ms = ms(t0);
+    let gpu = choose_backend(backend)?;
     // Check the outputs can be created before spending time on the query.
     let out = std::fs::File::create(&a.out)
         .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
 
     let opt_a = BuildOptions {
-        rule: a.split.into(),
-        point: a.split_point.into(),
+        rule: a.split,
+        point: a.split_point,
         leaf_size: a.leaf_size,
     };
     let opt_b = BuildOptions {
@@ -125,30 +127,34 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let t1 = Instant::now();
     let dual = crate::dual::DualOptions {
         symmetric: a.dual_symmetric,
-        order: a.dual_order.into(),
+        order: a.dual_order,
     };
-    let collider = match bv {
-        BvKind::Rtree => Collider::build_rtree(&ma, &mb, &rtree_options)?,
-        _ => Collider::build_with(&ma, &mb, bv, &opt_a, &opt_b, &dual),
+    let descent = match (a.descent, gpu.is_some()) {
+        (Some(Descent::Larger), true) => {
+            return Err(Failure::Input(
+                "--descent larger runs on the CPU only (the GPU pipeline uses --descent env)"
+                    .into(),
+            ));
+        }
+        (Some(Descent::Environment), _) | (None, true) => Descent::Environment,
+        (Some(Descent::Larger), false) | (None, false) => Descent::Larger,
     };
+    let opts = QueryOptions {
+        mode: a.mode,
+        tumble: a.tumble.resolve(gpu.is_some()),
+    };
+    let collider = Collider::builder(&ma, &mb)
+        .bv(bv)
+        .build_options_a(opt_a)
+        .build_options_b(opt_b)
+        .kdop(crate::KdopOptions { descent })
+        .boxtree(crate::BoxtreeOptions { test: a.box_test })
+        .rtree(rtree_options)
+        .dual(dual)
+        .query(opts)
+        .build()?;
     let build_ms = ms(t1);
 
-    let opts = QueryOptions {
-        mode: a.mode.into(),
-        tumble: a.tumble.resolve(gpu.is_some()),
-        descent: match (a.descent, gpu.is_some()) {
-            (Some(DescentArg::Larger), true) => {
-                return Err(Failure::Input(
-                    "--descent larger runs on the CPU only (the GPU pipeline uses --descent env)"
-                        .into(),
-                ));
-            }
-            (Some(DescentArg::Env), _) | (None, true) => crate::traverse::Descent::Environment,
-            (Some(DescentArg::Larger), false) | (None, false) => crate::traverse::Descent::Larger,
-        },
-        box_test: a.box_test.into(),
-        rtree_collide: a.rtree_collide.into(),
-    };
     if a.descent.is_some() && !BvKind::ALL.contains(&bv) {
         eprintln!(
             "note: --descent applies to the k-DOP hierarchies only; {} uses {}",
@@ -172,10 +178,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let progress = |done: usize| bar.set_position(done as u64);
     let (results, gpu_stats) = match &gpu {
         Some(ctx) => {
-            let (r, s) = collider.collide_batch_gpu(ctx, &poses, &opts, &progress)?;
+            let (r, s) = collider.collide_batch_gpu(ctx, &poses, &opts, Some(&progress))?;
             (r, Some(s))
         }
-        None => (collider.collide_batch(&poses, &opts, &progress), None),
+        None => (
+            collider.collide_batch_with(&poses, &opts, Some(&progress)),
+            None,
+        ),
     };
     let query_ms = ms(t2);
     bar.finish_and_clear();
@@ -195,7 +204,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             None => "cpu".into(),
         },
         bv: bv.name().into(),
-        box_test: (bv == BvKind::Boxtree).then(|| opts.box_test.name().into()),
+        box_test: (bv == BvKind::Boxtree).then(|| a.box_test.name().into()),
         poses: poses.len(),
         build_ms,
         query_ms,
@@ -203,13 +212,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         bv_tests: c.bv_tests,
         tri_tests: c.tri_tests,
         bv_updates: c.bv_updates,
-        mode: Mode::from(a.mode).name().into(),
-        split: crate::SplitRule::from(a.split).name().into(),
-        split_point: crate::SplitPoint::from(a.split_point).name().into(),
+        mode: a.mode.name().into(),
+        split: a.split.name().into(),
+        split_point: a.split_point.name().into(),
         leaf_size_a: opt_a.leaf_size,
         leaf_size_b: opt_b.leaf_size,
         tumble: opts.tumble.name().into(),
-        descent: descent_used(bv, opts.descent).into(),
+        descent: descent_used(bv, descent).into(),
         threads: rayon::current_num_threads(),
         triangles_a: ma.triangle_count(),
         triangles_b: mb.triangle_count(),
@@ -225,10 +234,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         dual: bv.is_dual().then(|| crate::formats::DualStatsJson {
             symmetric: dual.symmetric,
             slab_order: dual.order.name().into(),
-            sphere_rejects: c.sphere_rejects,
-            slab_rejects: c.slab_rejects,
-            accepted: c.bv_tests - c.sphere_rejects - c.slab_rejects,
-            slab_tests: c.slab_tests,
+            sphere_rejects: c.dual().sphere_rejects,
+            slab_rejects: c.dual().slab_rejects,
+            accepted: c.bv_tests - c.dual().sphere_rejects - c.dual().slab_rejects,
+            slab_tests: c.dual().slab_tests,
         }),
         gpu: gpu_stats.map(|g| crate::formats::GpuStatsJson {
             dispatches: g.dispatches,
@@ -290,11 +299,11 @@ pub fn ms(t: Instant) -> f64 {
 /// The descent rule the query really used, for `stats.json`: the k-DOPs follow `--descent`,
 /// the dual hierarchy always descends by Algorithm 1 (`env`), the boxtree and the R-tree
 /// have traversals of their own (`own`).
-fn descent_used(bv: BvKind, descent: crate::traverse::Descent) -> &'static str {
+fn descent_used(bv: BvKind, descent: Descent) -> &'static str {
     if BvKind::ALL.contains(&bv) {
         descent.name()
     } else if bv.is_dual() {
-        crate::traverse::Descent::Environment.name()
+        Descent::Environment.name()
     } else {
         "own"
     }

@@ -35,19 +35,10 @@ pub enum SlabOrder {
     Fixed,
 }
 
-impl SlabOrder {
-    pub fn name(self) -> &'static str {
-        match self {
-            SlabOrder::PerPair => "pair",
-            SlabOrder::Fixed => "fixed",
-        }
-    }
-    pub fn parse(s: &str) -> Option<SlabOrder> {
-        match s {
-            "pair" => Some(SlabOrder::PerPair),
-            "fixed" => Some(SlabOrder::Fixed),
-            _ => None,
-        }
+option_names! {
+    SlabOrder, kind "dual order", all ALL {
+        PerPair => "pair": "Smallest Minkowski-sum extent first, per node pair (the paper's rule)",
+        Fixed => "fixed": "The k-DOP hierarchy's fixed order",
     }
 }
 

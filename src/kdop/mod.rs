@@ -34,21 +34,10 @@ pub enum Descent {
     Larger,
 }
 
-impl Descent {
-    /// The name used by the command line and `stats.json`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Descent::Environment => "env",
-            Descent::Larger => "larger",
-        }
-    }
-    /// The rule of a name, if any.
-    pub fn parse(s: &str) -> Option<Descent> {
-        match s {
-            "env" => Some(Descent::Environment),
-            "larger" => Some(Descent::Larger),
-            _ => None,
-        }
+option_names! {
+    Descent, kind "descent", all ALL {
+        Environment => "env": "Algorithm 1 of Klosowski et al.: descend A to its leaves, then B (the GPU's rule)",
+        Larger => "larger": "Descend the node with the larger k-DOP (the CPU default; CPU only)",
     }
 }
 

@@ -46,17 +46,10 @@ pub enum RtreeCollide {
     V2,
 }
 
-impl RtreeCollide {
-    pub fn name(self) -> &'static str {
-        match self {
-            RtreeCollide::V1 => "v1",
-            RtreeCollide::V2 => "v2",
-        }
-    }
-    pub fn parse(s: &str) -> Option<RtreeCollide> {
-        [RtreeCollide::V1, RtreeCollide::V2]
-            .into_iter()
-            .find(|c| c.name() == s)
+option_names! {
+    RtreeCollide, kind "rtree collide", all ALL {
+        V1 => "v1": "Figure 1: both objects filtered by the overlapping AABB, then all candidate pairs",
+        V2 => "v2": "Figure 4: B's candidates descend A's R-tree, each node of A visited once",
     }
 }
 
