@@ -27,58 +27,104 @@ impl std::fmt::Display for Location {
 /// Errors while reading or validating a mesh.
 #[derive(Debug, thiserror::Error)]
 pub enum MeshError {
+    /// The file could not be read, or its gzip stream is corrupt or truncated.
     #[error("{path}: cannot read: {source}")]
     Io {
+        /// The mesh file.
         path: PathBuf,
+        /// The underlying I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The file name ends in none of `.obj`, `.stl`, `.ply` (optionally followed by `.gz`).
     #[error("{path}: unknown mesh extension (expected .obj, .stl or .ply, optionally with .gz)")]
-    UnknownExtension { path: PathBuf },
+    UnknownExtension {
+        /// The mesh file.
+        path: PathBuf,
+    },
+    /// Malformed content: a bad token, header, record or count.
     #[error("{path}: {location}: {message}")]
     Parse {
+        /// The mesh file.
         path: PathBuf,
+        /// Where in the file.
         location: Location,
+        /// What is wrong, for the user.
         message: String,
     },
+    /// A face refers to a vertex the file does not have.
     #[error("{path}: {location}: face names vertex {index}, but the file has {count} vertices")]
     MissingVertex {
+        /// The mesh file ("(generated)" for [`crate::Mesh::new`]).
         path: PathBuf,
+        /// The face's line (OBJ) or face record.
         location: Location,
+        /// The vertex index as written: 1-based or negative (relative to the last vertex
+        /// read) in OBJ, 0-based in PLY and in [`crate::Mesh::new`].
         index: i64,
+        /// Number of vertices available (in OBJ, those read before the face).
         count: usize,
     },
+    /// A vertex coordinate is NaN or infinite.
     #[error("{path}: {location}: vertex coordinate is NaN or infinite")]
-    NonFinite { path: PathBuf, location: Location },
+    NonFinite {
+        /// The mesh file.
+        path: PathBuf,
+        /// The vertex's line or record.
+        location: Location,
+    },
+    /// A vertex coordinate is outside the range the exact predicates support (see
+    /// [`crate::mesh::in_supported_range`]).
     #[error(
         "{path}: {location}: vertex coordinate {value:e} is outside the range the exact \
          predicates support (0, or a magnitude from 2^-200 ≈ 6.2e-61 to 2^100 ≈ 1.3e30)"
     )]
     OutOfRange {
+        /// The mesh file.
         path: PathBuf,
+        /// The vertex's line or record.
         location: Location,
+        /// The offending coordinate.
         value: f64,
     },
+    /// The mesh has no triangles (every later stage needs at least one).
     #[error("{path}: mesh has no triangles")]
-    Empty { path: PathBuf },
+    Empty {
+        /// The mesh file.
+        path: PathBuf,
+    },
 }
 
 /// Errors while reading poses.
 #[derive(Debug, thiserror::Error)]
 pub enum PoseError {
+    /// The file could not be read.
     #[error("{path}: cannot read: {source}")]
     Io {
+        /// The poses file.
         path: PathBuf,
+        /// The underlying I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The first line is not the header [`crate::pose::POSES_HEADER`].
     #[error("{path}: line 1: expected the header `qw,qx,qy,qz,tx,ty,tz`, found `{found}`")]
-    Header { path: PathBuf, found: String },
+    Header {
+        /// The poses file.
+        path: PathBuf,
+        /// The first line as found (trimmed).
+        found: String,
+    },
+    /// A malformed pose row: wrong field count, a bad number, or an invalid quaternion.
     #[error("{path}: line {line} (pose {pose}): {message}")]
     Row {
+        /// The poses file.
         path: PathBuf,
+        /// 1-based line of the file (the header is line 1).
         line: usize,
+        /// 0-based index of the pose (blank lines do not count).
         pose: usize,
+        /// What is wrong, for the user.
         message: String,
     },
 }
@@ -86,21 +132,30 @@ pub enum PoseError {
 /// The library's error type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// Reading or validating a mesh failed.
     #[error(transparent)]
     Mesh(#[from] MeshError),
+    /// Reading poses failed.
     #[error(transparent)]
     Pose(#[from] PoseError),
+    /// The GPU pipeline failed: no adapter, device or readback failure, a buffer over the
+    /// device limit, or a CPU-only hierarchy (feature `gpu`).
     #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
+    /// An option value or combination the chosen hierarchy does not accept.
     #[error("invalid option: {0}")]
     InvalidOption(String),
+    /// Writing an output file failed.
     #[error("{path}: cannot write: {source}")]
     Write {
+        /// The output file.
         path: PathBuf,
+        /// The underlying I/O error.
         #[source]
         source: std::io::Error,
     },
 }
 
+/// `Result` with the library's [`Error`] by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

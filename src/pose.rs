@@ -13,6 +13,7 @@ use std::path::Path;
 pub struct Pose {
     /// Unit quaternion `(w, x, y, z)`.
     pub q: [f64; 4],
+    /// Translation, in A's frame.
     pub t: [f64; 3],
     /// Row-major rotation matrix of `q`.
     pub r: [[f64; 3]; 3],
@@ -25,6 +26,7 @@ pub const ROTATION_FLUSH: f64 = 1.0 / (1u64 << 60) as f64;
 pub const QUAT_NORM_TOLERANCE: f64 = 1e-3;
 
 impl Pose {
+    /// The identity pose: B where its file puts it.
     pub const IDENTITY: Pose = Pose {
         q: [1.0, 0.0, 0.0, 0.0],
         t: [0.0; 3],

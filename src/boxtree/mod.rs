@@ -2,10 +2,10 @@
 //!
 //! Each node stores one split plane (a float, its axis, lower/upper side, one child index:
 //! 9 bytes, [`node::Node`]); a node's axis-aligned box is its parent's with one side moved
-//! inwards (3.1). The builder follows section 4 ([`build`]); the overlap tests of 3.2 —
+//! inwards (3.1). The builder follows section 4 (`build`); the overlap tests of 3.2 —
 //! axis alignment, lookup tables, full SAT, SAT lite — are one incremental scheme over
 //! different sets of axes ([`overlap`]), with the node-specific work done once per parent
-//! pair and passed down one level (3.3, [`traverse`]). Leaves are tested with the exact
+//! pair and passed down one level (3.3, `traverse`). Leaves are tested with the exact
 //! `tri::tri_tri_intersect` on the f64 corners as written (B's moved by the global
 //! [`crate::Pose::apply`]), so the pairs equal brute force. CPU only.
 //!
@@ -14,10 +14,12 @@
 //! fine far from the origin as near it; the tests between the two trees run on the
 //! [`crate::frame::LocalPose`] of the pose, whose error bound joins their margin.
 
-pub mod build;
-pub mod node;
+pub(crate) mod build;
+pub(crate) mod node;
+// Internals, public for the integration tests.
+#[doc(hidden)]
 pub mod overlap;
-pub mod traverse;
+pub(crate) mod traverse;
 
 use crate::frame::Frame;
 use crate::mesh::Mesh;
@@ -100,7 +102,7 @@ impl BoxTree {
         std::mem::size_of_val(self.nodes.as_slice())
     }
 
-    /// Structural invariants and conservative boxes; see [`build::validate`].
+    /// Structural invariants and conservative boxes; see `build::validate`.
     pub fn validate(&self) -> Result<(), String> {
         build::validate(self)
     }

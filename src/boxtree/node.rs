@@ -20,7 +20,7 @@ pub struct Node {
     /// Inner node: index of the first child (children at `child` and `child + 1`).
     /// Leaf: position of its first triangle in the reordered triangle arrays.
     pub child: u32,
-    /// Bits 0–1: split axis (0, 1, 2; [`ROOT_AXIS`] for the root, which has no plane);
+    /// Bits 0–1: split axis (0, 1, 2; `ROOT_AXIS` for the root, which has no plane);
     /// bit 2: upper box (else lower); bit 3: leaf; bits 4–7: triangles in a leaf minus 1.
     pub flags: u8,
 }
@@ -33,6 +33,7 @@ const LEAF: u8 = 8;
 pub const MAX_LEAF: u32 = 16;
 
 impl Node {
+    /// The root node: no split plane (axis `ROOT_AXIS`), its box stored in the tree.
     pub fn root() -> Node {
         Node {
             c: 0.0,
@@ -52,14 +53,17 @@ impl Node {
         }
     }
 
+    /// Split axis (0, 1, 2), or `ROOT_AXIS` for the root.
     #[inline]
     pub fn axis(self) -> usize {
         (self.flags & 3) as usize
     }
+    /// Whether this is the upper box of its parent (its lower side moved), else the lower.
     #[inline]
     pub fn is_upper(self) -> bool {
         self.flags & UPPER != 0
     }
+    /// Whether this node is a leaf.
     #[inline]
     pub fn is_leaf(self) -> bool {
         self.flags & LEAF != 0
@@ -85,7 +89,9 @@ impl Node {
 /// An axis-aligned box in f64 (local coordinates of its tree).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Aabb {
+    /// Lower corner.
     pub lo: [f64; 3],
+    /// Upper corner.
     pub hi: [f64; 3],
 }
 
@@ -108,6 +114,7 @@ impl Aabb {
         self
     }
 
+    /// Whether the f64 point lies inside (closed).
     pub fn contains_point(&self, p: [f64; 3]) -> bool {
         (0..3).all(|k| self.lo[k] <= p[k] && p[k] <= self.hi[k])
     }
@@ -118,6 +125,7 @@ impl Aabb {
         (0..3).all(|k| real_within(x[k], self.lo[k], self.hi[k]))
     }
 
+    /// Whether `o` lies inside `self`.
     pub fn contains(&self, o: &Aabb) -> bool {
         (0..3).all(|k| self.lo[k] <= o.lo[k] && o.hi[k] <= self.hi[k])
     }

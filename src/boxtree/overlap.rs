@@ -46,7 +46,9 @@ use crate::geom::{cross, dot};
 /// Projections of one box onto the `N` directions, plus which ends changed from the parent.
 #[derive(Clone, Copy, Debug)]
 pub struct Iv<const N: usize> {
+    /// Lower end of the interval on each direction.
     pub lo: [f64; N],
+    /// Upper end of the interval on each direction.
     pub hi: [f64; N],
     /// Directions whose interval changed (bit j).
     changed: u16,
@@ -73,6 +75,8 @@ pub struct Frame<const N: usize> {
     pub sb: [[f64; 3]; N],
     /// `s_j · t`.
     pub st: [f64; N],
+    /// `m_j`: how far apart two intervals on direction `j` must be to count as disjoint
+    /// (the rounding bound of the module docs).
     pub margin: [f64; N],
     /// Per axis of A (of B): the directions with a non-zero `sa` (`sb`) entry.
     nz_a: [u16; 3],

@@ -16,9 +16,13 @@
 /// The bounding volume families behind `--bv`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BvKind {
+    /// k-DOP hierarchy with k = 6: axis-aligned boxes.
     Kdop6,
+    /// k-DOP hierarchy with k = 14: the axes and the four corner diagonals.
     Kdop14,
+    /// k-DOP hierarchy with k = 18: the axes and the six edge diagonals.
     Kdop18,
+    /// k-DOP hierarchy with k = 26: the axes and all ten diagonals.
     Kdop26,
     /// Zachmann's restricted boxtree (`crate::boxtree`), not a k-DOP; CPU only.
     Boxtree,
@@ -27,8 +31,11 @@ pub enum BvKind {
     Rtree,
     /// The dual k-DOP–sphere hierarchy (`dual`), k = 6, 14, 18, 26.
     Dual6,
+    /// The dual hierarchy with 14-DOPs.
     Dual14,
+    /// The dual hierarchy with 18-DOPs.
     Dual18,
+    /// The dual hierarchy with 26-DOPs.
     Dual26,
 }
 
@@ -91,7 +98,9 @@ impl BvKind {
     }
 }
 
+/// Slab directions of the 6-DOP (the coordinate axes).
 pub const AXES_6: [[i8; 3]; 3] = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+/// Slab directions of the 14-DOP, in test order.
 pub const AXES_14: [[i8; 3]; 7] = [
     [1, 0, 0],
     [0, 1, 0],
@@ -101,6 +110,7 @@ pub const AXES_14: [[i8; 3]; 7] = [
     [1, 1, -1],
     [1, -1, -1],
 ];
+/// Slab directions of the 18-DOP, in test order.
 pub const AXES_18: [[i8; 3]; 9] = [
     [1, 0, 0],
     [0, 1, 0],
@@ -112,6 +122,7 @@ pub const AXES_18: [[i8; 3]; 9] = [
     [0, 1, 1],
     [0, 1, -1],
 ];
+/// Slab directions of the 26-DOP, in test order.
 pub const AXES_26: [[i8; 3]; 13] = [
     [1, 0, 0],
     [0, 1, 0],

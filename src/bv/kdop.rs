@@ -11,7 +11,9 @@ use bytemuck::{Pod, Zeroable};
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Kdop<const H: usize> {
+    /// Lower end of each slab, in [`super::axes()`] order.
     pub min: [f32; H],
+    /// Upper end of each slab, in [`super::axes()`] order.
     pub max: [f32; H],
 }
 
@@ -26,8 +28,12 @@ unsafe impl<const H: usize> Pod for Kdop<H> {}
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KdopNode<const H: usize> {
+    /// The node's k-DOP (its hierarchy's local frame).
     pub bv: Kdop<H>,
+    /// Internal node: index of the first child (the second is `first + 1`); leaf: position of
+    /// its first triangle in the hierarchy's reordered triangle array.
     pub first: u32,
+    /// Triangles of a leaf; 0 for an internal node.
     pub count: u32,
 }
 
@@ -36,6 +42,7 @@ unsafe impl<const H: usize> Zeroable for KdopNode<H> {}
 unsafe impl<const H: usize> Pod for KdopNode<H> {}
 
 impl<const H: usize> KdopNode<H> {
+    /// Whether this node is a leaf (`count > 0`).
     #[inline]
     pub fn is_leaf(&self) -> bool {
         self.count > 0
@@ -127,6 +134,7 @@ impl<const H: usize> Kdop<H> {
         Self::from_extents(&lo, &hi, 0.0)
     }
 
+    /// Whether some slab is empty (`min > max`), as for [`Kdop::EMPTY`].
     pub fn is_empty(&self) -> bool {
         (0..H).any(|i| self.min[i] > self.max[i])
     }
@@ -175,12 +183,12 @@ impl<const H: usize> Kdop<H> {
         self.max[i] - self.min[i]
     }
 
-    /// Volume of the polytope (half-space intersection), see [`super::polytope`].
+    /// Volume of the polytope (half-space intersection), see `super::polytope`.
     pub fn volume(&self) -> f64 {
         super::polytope::Polytope::of_kdop(self).volume()
     }
 
-    /// Vertices of the polytope, see [`super::polytope`].
+    /// Vertices of the polytope, see `super::polytope`.
     pub fn vertices(&self) -> Vec<[f64; 3]> {
         super::polytope::Polytope::of_kdop(self).vertices()
     }

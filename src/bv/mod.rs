@@ -4,8 +4,8 @@
 
 pub mod axes;
 pub mod kdop;
-pub mod polytope;
-pub mod slab;
+pub(crate) mod polytope;
+pub(crate) mod slab;
 
 pub use axes::{BvKind, axes};
 pub use kdop::{Kdop, KdopNode};

@@ -20,7 +20,9 @@ pub use split::{SplitPoint, SplitRule};
 /// How to build a hierarchy. The default is the paper's recommendation: splatter at the mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BuildOptions {
+    /// How the split axis of a node is chosen.
     pub rule: SplitRule,
+    /// Where the split plane is placed along that axis (mean or median of the centroids).
     pub point: SplitPoint,
     /// A node with at most this many triangles becomes a leaf (the threshold t of 4.3).
     pub leaf_size: u32,
@@ -48,6 +50,7 @@ pub struct Bvh<const H: usize> {
     pub tris: OrderedTriangles,
     /// Number of levels (a single leaf has depth 1).
     pub depth: u32,
+    /// The options it was built with.
     pub options: BuildOptions,
 }
 
@@ -145,10 +148,12 @@ impl<const H: usize> Bvh<H> {
         }
     }
 
+    /// The root node, whose k-DOP bounds the whole mesh (local frame).
     pub fn root(&self) -> &KdopNode<H> {
         &self.nodes[0]
     }
 
+    /// Number of triangles of the mesh.
     pub fn triangle_count(&self) -> usize {
         self.tri_index.len()
     }

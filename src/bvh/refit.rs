@@ -14,7 +14,7 @@ use crate::bv::slab::kdop_of_corners;
 impl<const H: usize> Bvh<H> {
     /// Refits the hierarchy to new vertex positions of the same mesh (same triangle list, mesh
     /// numbering): takes the new f64 positions, recomputes each leaf's k-DOP from the local
-    /// f32 corners ([`kdop_of_corners`], in the frame chosen at build time) and then every
+    /// f32 corners (`kdop_of_corners`, in the frame chosen at build time) and then every
     /// internal node bottom-up as the union of its two children. Structure, `tri_index`,
     /// the frame's origin and `depth` are unchanged, so the tree may fit worse than a
     /// rebuild after a large deformation, but it stays correct (`validate` holds).

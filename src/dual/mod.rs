@@ -3,11 +3,11 @@
 //! node, the smallest enclosing sphere of the node's triangle corners ([`sphere`]). The node
 //! test (one Nv, ARCHITECTURE.md "Counters") is the sphere test first — disjoint spheres
 //! reject the pair (III.B, Fig. 3a) — then the k-DOP slabs in order of smallest
-//! Minkowski-sum extent ([`slabs`]). Optionally the k-DOPs are centrally symmetric (III.A).
+//! Minkowski-sum extent (`slabs`). Optionally the k-DOPs are centrally symmetric (III.A).
 //!
 //! B's spheres follow a pose by moving the centre ([`sphere::Sphere::posed_f32`], f32 with a
 //! proven error bound, the GPU's formula); its k-DOPs are tumbled exactly as for
-//! `--bv kdop*` (`tumble`), and symmetrized in f32 ([`slabs::symmetrize_f32`]) when asked.
+//! `--bv kdop*` (`tumble`), and symmetrized in f32 (`slabs::symmetrize_f32`) when asked.
 //! Both are brought into A's frame lazily, the first time the traversal needs them in a
 //! pose, so Nu counts the B nodes whose dual volume (sphere, and k-DOP when the sphere test
 //! passed) was moved for the pose; with exact tumbling every node is refit, so Nu is the
@@ -24,7 +24,9 @@
 //! after the spheres overlapped, `slab_tests` the slab interval tests made; the accepted pairs
 //! are `bv_tests − sphere_rejects − slab_rejects`.
 
-pub mod slabs;
+pub(crate) mod slabs;
+// Internal; hidden rather than pub(crate) because `sphere::disjoint` is used by unit tests only.
+#[doc(hidden)]
 pub mod sphere;
 
 use crate::bv::Kdop;
@@ -103,17 +105,22 @@ pub fn node_spheres<const H: usize>(bvh: &Bvh<H>) -> Vec<Sphere> {
 pub struct DualScene<const H: usize> {
     /// A's k-DOP hierarchy (symmetrized when [`DualOptions::symmetric`]).
     pub env: Bvh<H>,
+    /// A's node spheres, indexed like `env.nodes` (A's local frame).
     pub env_spheres: Vec<Sphere>,
     /// B's hierarchy as tumbled for `--bv kdop*` (its stored k-DOPs stay tight: B's tumbled
     /// k-DOPs are symmetrized per pose instead).
     pub fly: FlyingHierarchy<H>,
+    /// B's node spheres, indexed like B's nodes (B's local frame).
     pub fly_spheres: Vec<Sphere>,
+    /// The scene's options.
     pub options: DualOptions,
     inv_norm: [f32; H],
     pool: WorkspacePool<DualWorkspace<H>>,
 }
 
 impl<const H: usize> DualScene<H> {
+    /// Builds A's and B's hierarchies and node spheres (in parallel), symmetrizing A's
+    /// k-DOPs when [`DualOptions::symmetric`].
     pub fn build(
         a: &Mesh,
         b: &Mesh,

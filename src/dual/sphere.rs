@@ -24,7 +24,9 @@ pub const SPHERE_REL_MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Sphere {
+    /// Centre (local coordinates of the node's hierarchy).
     pub c: [f32; 3],
+    /// Radius, rounded up so every real corner is inside.
     pub r: f32,
 }
 

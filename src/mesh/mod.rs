@@ -50,7 +50,10 @@ pub(crate) fn check_vertex(
 /// A triangle mesh: vertex positions and triangles as vertex index triples.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Mesh {
+    /// Vertex positions, exactly as read (file order).
     pub positions: Vec<[f64; 3]>,
+    /// Triangles as 0-based indices into `positions`; triangle `i` is the file's i-th
+    /// after fan triangulation.
     pub triangles: Vec<[u32; 3]>,
 }
 
@@ -95,6 +98,7 @@ impl Mesh {
         Ok(())
     }
 
+    /// Number of triangles.
     pub fn triangle_count(&self) -> usize {
         self.triangles.len()
     }

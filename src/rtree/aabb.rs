@@ -7,7 +7,9 @@ use crate::frame::LocalPose;
 /// A closed axis-aligned box `lo..=hi`; empty when some `lo[k] > hi[k]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Aabb {
+    /// Lower corner.
     pub lo: [f64; 3],
+    /// Upper corner.
     pub hi: [f64; 3],
 }
 

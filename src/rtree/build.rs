@@ -26,9 +26,14 @@ use crate::ordered::OrderedTriangles;
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct RNode {
+    /// Lower corner of the box (tree's local frame).
     pub lo: [f32; 3],
+    /// Upper corner of the box (tree's local frame).
     pub hi: [f32; 3],
+    /// Inner node: index of its first child in [`Rtree::nodes`]; leaf: its first triangle
+    /// entry (index into `tri_lo`, `tri_hi`, `tri_index`).
     pub first: u32,
+    /// Number of children or triangle entries.
     pub count: u32,
 }
 
@@ -36,18 +41,23 @@ pub struct RNode {
 /// 0); all leaves are on the last level (an R-tree is balanced), `nodes[first_leaf..]`.
 #[derive(Debug, Clone)]
 pub struct Rtree {
+    /// All nodes, level by level from the root (index 0).
     pub nodes: Vec<RNode>,
+    /// Index of the first leaf: nodes from here on are leaves.
     pub first_leaf: u32,
     /// Box of each triangle entry (local coordinates), in leaf order (a leaf's entries are
     /// consecutive).
     pub tri_lo: Vec<[f32; 3]>,
+    /// Upper corners of the triangle entries' boxes, as `tri_lo`.
     pub tri_hi: Vec<[f32; 3]>,
     /// The entries' triangles: file numbering, and the f64 corners as written with the
     /// local frame of every box.
     pub tri_index: Vec<u32>,
+    /// The entries' triangles in entry order: f64 corners as written and the local frame.
     pub tris: OrderedTriangles,
     /// Levels of nodes (a root that is a leaf has depth 1).
     pub depth: u32,
+    /// The options it was built with.
     pub options: RtreeOptions,
 }
 
@@ -150,6 +160,7 @@ impl Rtree {
         })
     }
 
+    /// Whether node `node` is a leaf (its entries are triangles).
     #[inline]
     pub fn is_leaf(&self, node: usize) -> bool {
         node >= self.first_leaf as usize
@@ -165,11 +176,13 @@ impl Rtree {
         super::Aabb::of_f32(self.nodes[0].lo, self.nodes[0].hi)
     }
 
+    /// The box of node `node` (local frame), exact in f64.
     #[inline]
     pub fn node_box(&self, node: usize) -> super::Aabb {
         super::Aabb::of_f32(self.nodes[node].lo, self.nodes[node].hi)
     }
 
+    /// The box of triangle entry `e` (local frame), exact in f64.
     #[inline]
     pub fn entry_box(&self, e: usize) -> super::Aabb {
         super::Aabb::of_f32(self.tri_lo[e], self.tri_hi[e])

@@ -9,11 +9,11 @@
 //! - Collide version 1 (Figure 1 with Figure 3): filter A's triangles too, then test every
 //!   candidate pair by the boxes of its two triangles, or
 //! - Collide version 2 (Figure 4): descend A's R-tree with the optimal boxes of B's
-//!   candidate triangles, each node of A visited at most once ([`collide`]).
+//!   candidate triangles, each node of A visited at most once (`collide`).
 //!
 //! Leaf tests are the exact [`crate::tri::tri_tri_intersect`] on the f64 triangles as
 //! written, B moved by [`crate::Pose::apply`] as in [`crate::brute_force`], so pairs equal
-//! brute force; every box test on the way is conservative for that truth ([`collide`]).
+//! brute force; every box test on the way is conservative for that truth (`collide`).
 //!
 //! Counters (ARCHITECTURE.md, "Counters"): Nv counts overlap tests of a box of A's R-tree
 //! (node or triangle entry) against a box of B (its root box, or a candidate triangle's
@@ -25,7 +25,7 @@
 
 mod aabb;
 mod build;
-pub mod collide;
+pub(crate) mod collide;
 mod scene;
 mod validate;
 
