@@ -6,7 +6,7 @@ use wgpu::util::DeviceExt;
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
     #[error(
-        "no GPU adapter found (wgpu backends: {backends}); install a Vulkan driver such as Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`) or use --backend cpu"
+        "no GPU adapter found (wgpu backends: {backends}); install a Vulkan driver such as Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`), or run on the CPU"
     )]
     NoAdapter { backends: String },
     #[error("GPU device request failed: {0}")]
@@ -21,7 +21,7 @@ pub enum GpuError {
     InvalidInput(String),
     #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
     TooLarge { needed: u64, limit: u64 },
-    #[error("the {bv} hierarchy runs on the CPU only (use --backend cpu or auto)")]
+    #[error("the {bv} hierarchy runs on the CPU only")]
     Unsupported { bv: &'static str },
 }
 
