@@ -92,7 +92,7 @@ pub enum Error {
     Pose(#[from] PoseError),
     #[cfg(feature = "gpu")]
     #[error(transparent)]
-    Gpu(#[from] crate::gpu::GpuError),
+    Gpu(#[from] GpuError),
     #[error("invalid option: {0}")]
     InvalidOption(String),
     #[error("{path}: cannot write: {source}")]
@@ -104,3 +104,28 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Errors of the GPU path (`gpu`). Defined here, not in `gpu`, so that this module sits
+/// below every other: it names only `wgpu`'s error types.
+#[cfg(feature = "gpu")]
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    #[error(
+        "no GPU adapter found (wgpu backends: {backends}); install a Vulkan driver such as Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`), or run on the CPU"
+    )]
+    NoAdapter { backends: String },
+    #[error("GPU device request failed: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+    #[error("GPU buffer readback failed: {0}")]
+    Map(#[from] wgpu::BufferAsyncError),
+    #[error("GPU buffer view failed: {0}")]
+    MapRange(String),
+    #[error("GPU poll failed: {0}")]
+    Poll(#[from] wgpu::PollError),
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
+    TooLarge { needed: u64, limit: u64 },
+    #[error("the {bv} hierarchy runs on the CPU only")]
+    Unsupported { bv: &'static str },
+}
