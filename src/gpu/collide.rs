@@ -106,9 +106,13 @@ pub struct GpuStats {
 /// Initial capacities; they grow on overflow.
 #[derive(Debug, Clone, Copy)]
 pub struct Capacities {
+    /// Node pairs of one level of the breadth-first front (all poses of a batch).
     pub front: u32,
+    /// Leaf pairs waiting for triangle tests.
     pub leaf: u32,
+    /// Triangle pairs the f32 filter proved intersecting.
     pub contact: u32,
+    /// Triangle pairs the f32 filter could not decide (the host decides them exactly).
     pub unsure: u32,
 }
 

@@ -6,9 +6,13 @@ pub use crate::error::GpuError;
 
 /// A device and its queue, created once and passed to everything that runs kernels.
 pub struct GpuContext {
+    /// The adapter the device was requested from.
     pub adapter: wgpu::Adapter,
+    /// The logical device: buffers, pipelines.
     pub device: wgpu::Device,
+    /// Its queue: submissions and writes.
     pub queue: wgpu::Queue,
+    /// The adapter's name, backend and driver (for `stats.json` and `info`).
     pub info: wgpu::AdapterInfo,
 }
 

@@ -8,9 +8,15 @@
 
 pub mod collide;
 pub mod context;
-pub mod layout;
-pub mod mirror;
 pub mod refit;
+
+// Internals: the buffer layouts shared with WGSL, the shader sources and the kernels' CPU
+// twins; public for the integration tests, not part of the API.
+#[doc(hidden)]
+pub mod layout;
+#[doc(hidden)]
+pub mod mirror;
+#[doc(hidden)]
 pub mod shader;
 
 pub use context::{GpuContext, GpuError, adapters};
