@@ -2,9 +2,10 @@
 // k-DOP slabs in order of smallest Minkowski-sum extent. Rust twins, operation for
 // operation: Sphere ↔ dual::Sphere, sphere_posed ↔ Sphere::posed_f32, sphere_disjoint ↔
 // sphere::disjoint_f32, kdop_symmetrize ↔ slabs::symmetrize_f32, kdop_overlaps_dual ↔
-// slabs::minkowski_order + slabs::overlaps_in_order. Every product and sum that feeds a
-// decision is flushed (`ftz`), so a device that flushes subnormals or fuses a product into a
-// later sum still gives the CPU's bits. INV_NORM comes from the generated preamble.
+// slabs::minkowski_order + slabs::overlaps_in_order (wrapped under the WGSL names in
+// src/gpu/mirror/dual.rs). Every product and sum that feeds a decision is flushed (`ftz`), so
+// a device that flushes subnormals or fuses a product into a later sum still gives the CPU's
+// bits. INV_NORM comes from the generated preamble.
 
 struct Sphere {
     c: array<f32, 3>,
@@ -16,6 +17,7 @@ const SPHERE_TEST_GROW: f32 = 1.000003814697265625; // 1 + 2^-18
 
 // B's sphere at a pose: the centre moved by the triangle filter's transform, the radius
 // widened by twice its error bound (see Sphere::posed_f32 for the proof).
+// CPU twin: src/gpu/mirror/dual.rs::sphere_posed
 fn sphere_posed(s: Sphere, r: array<f32, 9>, t: array<f32, 3>, t_err: f32) -> Sphere {
     let c = TfV3(s.c[0], s.c[1], s.c[2]);
     let tt = TfV3(t[0], t[1], t[2]);
@@ -26,6 +28,7 @@ fn sphere_posed(s: Sphere, r: array<f32, 9>, t: array<f32, 3>, t_err: f32) -> Sp
 }
 
 // Whether two closed balls are certainly disjoint (touching balls are not).
+// CPU twin: src/gpu/mirror/dual.rs::sphere_disjoint
 fn sphere_disjoint(a: Sphere, b: Sphere) -> bool {
     let dx = ftz(a.c[0] - b.c[0]);
     let dy = ftz(a.c[1] - b.c[1]);
@@ -37,6 +40,7 @@ fn sphere_disjoint(a: Sphere, b: Sphere) -> bool {
 }
 
 // A centrally symmetric k-DOP about the centre of k's x, y, z box that contains k.
+// CPU twin: src/gpu/mirror/dual.rs::kdop_symmetrize
 fn kdop_symmetrize(k: Kdop) -> Kdop {
     var s = k;
     let cx = ftz(ftz(k.min[0] + k.max[0]) * 0.5);
@@ -55,6 +59,7 @@ fn kdop_symmetrize(k: Kdop) -> Kdop {
 // The k-DOP test of the dual hierarchy: the slabs sorted by the width of the Minkowski sum
 // of a and b (stable insertion sort) when `per_pair`, else in table order. Returns
 // (1 if they overlap else 0, slabs tested).
+// CPU twin: src/gpu/mirror/dual.rs::kdop_overlaps_dual
 fn kdop_overlaps_dual(a: Kdop, b: Kdop, per_pair: bool) -> vec2<u32> {
     var order: array<u32, H>;
     var w: array<f32, H>;

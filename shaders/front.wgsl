@@ -1,6 +1,6 @@
-// Shared structs of the batch pipeline. Rust twins in src/gpu/layout.rs:
+// Shared structs of the batch pipeline. Rust twins (layout tests in src/gpu/layout.rs):
 // FrontPair ↔ gpu::layout::FrontPair, Counters ↔ gpu::layout::GpuCounters,
-// PoseFrame ↔ tumble::PoseFrame.
+// PoseFrame ↔ tumble::PoseFrame (src/tumble.rs); re-exported in src/gpu/mirror/front.rs.
 
 // A pair of node (or triangle position) indices of one pose.
 struct FrontPair {
@@ -39,6 +39,7 @@ struct PoseFrame {
 }
 
 // Index of this invocation in a 2-D dispatch of at most DISPATCH_X groups per row.
+// CPU twin: src/gpu/mirror/front.rs::linear_index
 fn linear_index(gid: vec3<u32>) -> u32 {
     return gid.y * (DISPATCH_X * WORKGROUP_SIZE) + gid.x;
 }

@@ -49,6 +49,7 @@ fn descend(p: FrontPair, na: KdopNode) {
     push_leaf(p);
 }
 
+// CPU twin: src/gpu/mirror/front_expand.rs::expand
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
@@ -76,6 +77,7 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
 @group(0) @binding(11) var<storage, read> frames: array<PoseFrame>;
 @group(0) @binding(12) var<storage, read_write> dual_counts: array<atomic<u32>>;
 
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_dual
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);

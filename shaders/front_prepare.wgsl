@@ -14,6 +14,7 @@ fn groups(n: u32) -> vec2<u32> {
 }
 
 // After `expand`: size the triangle-test dispatch by this level's leaf pairs.
+// CPU twin: src/gpu/mirror/front_prepare.rs::prepare_tri
 @compute @workgroup_size(1)
 fn prepare_tri() {
     let n = min(atomicLoad(&counters.n_leaf), counters.cap_leaf);
@@ -25,6 +26,7 @@ fn prepare_tri() {
 }
 
 // After the triangle tests: the output front becomes the next input; reset the appends.
+// CPU twin: src/gpu/mirror/front_prepare.rs::prepare_next
 @compute @workgroup_size(1)
 fn prepare_next() {
     let produced = atomicLoad(&counters.n_out);

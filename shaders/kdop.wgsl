@@ -1,5 +1,6 @@
-// Shared k-DOP pieces. Rust twins: meshcollide::bv::{Kdop, KdopNode} (layout test in
-// src/gpu/layout.rs). H and AXES come from the generated preamble.
+// Shared k-DOP pieces. Rust twins: the structs meshcollide::bv::{Kdop, KdopNode} (layout test
+// in src/gpu/layout.rs), the functions in src/bv/kdop.rs and src/bv/slab.rs, found by their
+// WGSL names in src/gpu/mirror/kdop.rs. H and AXES come from the generated preamble.
 
 struct Kdop {
     min: array<f32, H>,
@@ -12,7 +13,8 @@ struct KdopNode {
     count: u32,
 }
 
-// Twin of Kdop::merge: the slab-wise union (exact: min and max only).
+// Twin of bv::Kdop::merge: the slab-wise union (exact: min and max only).
+// CPU twin: src/gpu/mirror/kdop.rs::kdop_merge
 fn kdop_merge(a: Kdop, b: Kdop) -> Kdop {
     var k: Kdop;
     for (var i = 0u; i < H; i = i + 1u) {
@@ -22,7 +24,8 @@ fn kdop_merge(a: Kdop, b: Kdop) -> Kdop {
     return k;
 }
 
-// Twin of Kdop::overlaps: disjoint if one closed interval is disjoint, in slab order.
+// Twin of bv::Kdop::overlaps: disjoint if one closed interval is disjoint, in slab order.
+// CPU twin: src/gpu/mirror/kdop.rs::kdop_overlaps
 fn kdop_overlaps(a: Kdop, b: Kdop) -> bool {
     for (var i = 0u; i < H; i = i + 1u) {
         if (a.min[i] > b.max[i] || b.min[i] > a.max[i]) {
@@ -32,18 +35,20 @@ fn kdop_overlaps(a: Kdop, b: Kdop) -> bool {
     return true;
 }
 
-// The slab-bound formula of build::refit (deforming refit, exact rigid tumbling).
+// The slab-bound formula of bv::slab (deforming refit, exact rigid tumbling).
 const F32_MIN_POSITIVE: f32 = 1.1754943508222875e-38; // 2^-126
 const F32_MAX: f32 = 3.4028234663852886e38;
 const SLAB_REL_MARGIN: f32 = 4.76837158203125e-7; // 2^-21
 const SLAB_ABS_MARGIN: f32 = 7.888609052210118e-31; // 2^-100
 
-// Twin of build::refit::ftz: subnormals and -0 become +0, whatever the device's float mode.
+// Twin of bv::slab::ftz: subnormals and -0 become +0, whatever the device's float mode.
+// CPU twin: src/gpu/mirror/kdop.rs::ftz
 fn ftz(x: f32) -> f32 {
     return select(x, 0.0, abs(x) < F32_MIN_POSITIVE);
 }
 
-// Twin of build::refit::slab_bounds_f32 (see there for why [lo, hi] contains axis · p).
+// Twin of bv::slab::slab_bounds_f32 (see there for why [lo, hi] contains axis · p).
+// CPU twin: src/gpu/mirror/kdop.rs::slab_bounds
 fn slab_bounds(axis: vec3<f32>, p: vec3<f32>) -> vec2<f32> {
     let s = axis * 0.25;
     let x = ftz(p.x * s.x);

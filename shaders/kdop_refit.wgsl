@@ -1,7 +1,8 @@
 // Bottom-up refit of a k-DOP hierarchy to deformed vertices ("BVHs for deformable objects",
-// 004_d8337bc93db14070.txt). Rust twins: meshcollide::build::{slab_bounds_f32,
-// kdop_of_corners} and Bvh::refit (bit-identical by construction: same operations in the
-// same order, merges by exact min/max), host side meshcollide::gpu::refit.
+// 004_d8337bc93db14070.txt). Rust twins: per entry point src/gpu/mirror/kdop_refit.rs, built
+// from meshcollide::bv::slab::{slab_bounds_f32, kdop_of_corners} like Bvh::refit
+// (src/bvh/refit.rs; bit-identical by construction: same operations in the same order,
+// merges by exact min/max); host side meshcollide::gpu::refit.
 //
 // Bindings (the table REFIT_LEAVES_BINDINGS / REFIT_INTERNAL_BINDINGS in src/gpu/refit.rs):
 //   0 nodes       the hierarchy, same bytes as Bvh::nodes (only `bv` is written)
@@ -35,6 +36,7 @@ fn vertex(v: u32) -> vec3<f32> {
 }
 
 // One thread per leaf: per slab, min of lo and max of hi over its triangles' corners.
+// CPU twin: src/gpu/mirror/kdop_refit.rs::refit_leaves
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn refit_leaves(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -68,6 +70,7 @@ fn refit_leaves(
 
 // One thread per internal node of one level: the slab-wise union of its two children, which
 // the previous dispatch (leaves or the level below) has finished.
+// CPU twin: src/gpu/mirror/kdop_refit.rs::refit_internal
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn refit_internal(
     @builtin(global_invocation_id) gid: vec3<u32>,

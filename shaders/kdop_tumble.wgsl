@@ -1,7 +1,7 @@
 // Rigid tumbling, dense: every flying node's k-DOP in A's frame for every pose of the
-// batch, by the approximation method (002_2561ef21643dcace.txt 4.1). CPU twin:
-// tumble::tumble_points, bit for bit. Node 0 (the root) is the host's exact hill-climbed
-// k-DOP from the pose frame.
+// batch, by the approximation method (002_2561ef21643dcace.txt 4.1). CPU twins: the entry
+// points in src/gpu/mirror/kdop_tumble.rs, the formula tumble::tumble_points, bit for bit.
+// Node 0 (the root) is the host's exact hill-climbed k-DOP from the pose frame.
 
 struct TumbleParams {
     n_fly: u32,
@@ -14,6 +14,7 @@ struct TumbleParams {
 @group(0) @binding(3) var<storage, read_write> tumbled: array<Kdop>;
 @group(0) @binding(4) var<uniform> params: TumbleParams;
 
+// Twin of tumble::tumble_points (src/tumble.rs).
 fn tumble_points(pose: u32, node: u32) -> Kdop {
     var k: Kdop;
     let first = offsets[node];
@@ -35,6 +36,7 @@ fn tumble_points(pose: u32, node: u32) -> Kdop {
     return k;
 }
 
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tumble(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
@@ -51,7 +53,8 @@ fn tumble(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // Exact refit per pose (TumbleMethod::Exact): leaves from their posed corners, then internal
-// nodes level by level, deepest first. CPU twin: tumble::posed_kdop and
+// nodes level by level, deepest first. CPU twins: the entry points in
+// src/gpu/mirror/kdop_tumble.rs, built from tumble::posed_kdop like the traversal's
 // TumbleWorkspace::refit_all, bit for bit.
 
 struct SliceParams {
@@ -71,7 +74,7 @@ fn fly_corner(t: u32, c: u32) -> vec3<f32> {
     return vec3<f32>(fly_tris[o], fly_tris[o + 1u], fly_tris[o + 2u]);
 }
 
-// Twin of tumble::posed_kdop.
+// Twin of tumble::posed_kdop (src/tumble.rs).
 fn posed_kdop(pose: u32, first: u32, count: u32) -> Kdop {
     var k: Kdop;
     let inf = bitcast<f32>(0x7f800000u);
@@ -99,6 +102,7 @@ fn posed_kdop(pose: u32, first: u32, count: u32) -> Kdop {
     return k;
 }
 
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble_exact_leaves
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tumble_exact_leaves(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
@@ -111,6 +115,7 @@ fn tumble_exact_leaves(@builtin(global_invocation_id) gid: vec3<u32>) {
     tumbled[pose * slice.n_fly + node] = posed_kdop(pose, n.first, n.count);
 }
 
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble_exact_merge
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);

@@ -84,6 +84,7 @@ fn tf_in_range(a: TfV3) -> bool {
 }
 
 // `r·p + t` in f32 (`r` row-major), in this fixed order: the GPU's transform of B's corner.
+// CPU twin: src/gpu/mirror/tri_filter.rs::transform_f32
 fn transform_f32(r: array<f32, 9>, t: TfV3, p: TfV3) -> TfV3 {
     let x = r[0] * p[0] + r[1] * p[1] + r[2] * p[2] + t[0];
     let y = r[3] * p[0] + r[4] * p[1] + r[5] * p[2] + t[1];
@@ -94,6 +95,7 @@ fn transform_f32(r: array<f32, 9>, t: TfV3, p: TfV3) -> TfV3 {
 // A bound on `max_i |transform_f32(fl32(R), t, p)_i − (Pose::apply(b) − o_A)_i|` for a
 // rotation `R`, `t = fl32(t_L)` of the local pose, `p` the local f32 corner of `b` and `e0`
 // twice the local pose's `abs_err`, fused multiply-adds or not (derivation in the module docs).
+// CPU twin: src/gpu/mirror/tri_filter.rs::transform_error_bound
 fn transform_error_bound(p: TfV3, t: TfV3, e0: f32) -> f32 {
     let s = tf_norm1(p) + tf_norm_max(t);
     return 8.0 * TF_U * s + TF_EPS_FLOOR + e0;
@@ -179,6 +181,7 @@ fn tf_edge_through(
 // The filter (twin of the Rust tri_tri_filter_corners): MISS or HIT only if that is the exact
 // answer for every A whose corners lie within 2u·|a_i|∞ + 2^-100 (max-norm) of (a0, a1, a2)
 // and every B whose corners lie within eps_q of (q0, q1, q2); UNSURE otherwise.
+// CPU twin: src/gpu/mirror/tri_filter.rs::tri_tri_filter
 fn tri_tri_filter(
     a0: TfV3,
     a1: TfV3,

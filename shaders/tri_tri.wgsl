@@ -46,6 +46,7 @@ fn push_unsure(p: FrontPair) {
     }
 }
 
+// CPU twin: src/gpu/mirror/tri_tri.rs::tri_test
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);

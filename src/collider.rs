@@ -24,7 +24,7 @@ use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::rtree::{RtreeOptions, RtreeScene};
 use crate::scene::{
-    Counters, NoSub, PairScene, PoseResult, QueryOptions, SubCounters, collide_batch,
+    Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, SubCounters, collide_batch,
 };
 
 /// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
@@ -285,7 +285,7 @@ fn many<S: PairScene>(
     s: &S,
     poses: &[Pose],
     opts: &QueryOptions,
-    progress: Option<&(dyn Fn(usize) + Sync)>,
+    progress: Option<Progress<'_>>,
 ) -> Vec<Contacts>
 where
     AnySub: From<S::Sub>,
@@ -360,7 +360,7 @@ impl Collider {
         &self,
         poses: &[Pose],
         opts: &QueryOptions,
-        progress: Option<&(dyn Fn(usize) + Sync)>,
+        progress: Option<Progress<'_>>,
     ) -> Vec<Contacts> {
         with_scene!(&self.scene, s => many(s, poses, opts, progress))
     }
@@ -375,7 +375,7 @@ impl Collider {
         ctx: &crate::gpu::GpuContext,
         poses: &[Pose],
         opts: &QueryOptions,
-        progress: Option<&(dyn Fn(usize) + Sync)>,
+        progress: Option<Progress<'_>>,
     ) -> crate::Result<(Vec<Contacts>, crate::gpu::collide::GpuStats)> {
         with_gpu_scene!(&self.scene, s => {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;

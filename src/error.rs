@@ -142,7 +142,7 @@ pub enum Error {
     /// device limit, or a CPU-only hierarchy (feature `gpu`).
     #[cfg(feature = "gpu")]
     #[error(transparent)]
-    Gpu(#[from] crate::gpu::GpuError),
+    Gpu(#[from] GpuError),
     /// An option value or combination the chosen hierarchy does not accept.
     #[error("invalid option: {0}")]
     InvalidOption(String),
@@ -159,3 +159,47 @@ pub enum Error {
 
 /// `Result` with the library's [`Error`] by default.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Errors of the GPU path (`gpu`). Defined here, not in `gpu`, so that this module sits
+/// below every other: it names only `wgpu`'s error types.
+#[cfg(feature = "gpu")]
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// wgpu found no adapter on any backend it tried.
+    #[error(
+        "no GPU adapter found (wgpu backends: {backends}); install a Vulkan driver such as Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`), or run on the CPU"
+    )]
+    NoAdapter {
+        /// The backends wgpu tried.
+        backends: String,
+    },
+    /// The adapter refused the device (features or limits).
+    #[error("GPU device request failed: {0}")]
+    RequestDevice(#[from] wgpu::RequestDeviceError),
+    /// Mapping a buffer for readback failed.
+    #[error("GPU buffer readback failed: {0}")]
+    Map(#[from] wgpu::BufferAsyncError),
+    /// A mapped buffer could not be viewed.
+    #[error("GPU buffer view failed: {0}")]
+    MapRange(String),
+    /// Waiting for the device failed.
+    #[error("GPU poll failed: {0}")]
+    Poll(#[from] wgpu::PollError),
+    /// Input the GPU path cannot take (for example a mesh that does not match the hierarchy).
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// One buffer would exceed the device's size limit even for a single pose.
+    #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
+    TooLarge {
+        /// Bytes the buffer needs.
+        needed: u64,
+        /// The device's largest buffer.
+        limit: u64,
+    },
+    /// The hierarchy has no GPU pipeline (boxtree, R-tree).
+    #[error("the {bv} hierarchy runs on the CPU only")]
+    Unsupported {
+        /// Its name (`--bv`).
+        bv: &'static str,
+    },
+}

@@ -208,6 +208,9 @@ fn one_pose<S: PairScene + ?Sized>(
     PoseResult { pairs, counters }
 }
 
+/// A progress callback: called with the number of poses finished so far.
+pub type Progress<'a> = &'a (dyn Fn(usize) + Sync);
+
 /// Many poses in parallel over fixed chunks of [`POSE_CHUNK`] poses (so results do not
 /// depend on the thread count); `progress`, if given, is called with the number of poses
 /// finished.
@@ -215,7 +218,7 @@ pub fn collide_batch<S: PairScene>(
     s: &S,
     poses: &[Pose],
     opts: &QueryOptions,
-    progress: Option<&(dyn Fn(usize) + Sync)>,
+    progress: Option<Progress<'_>>,
 ) -> Vec<PoseResult<S::Sub>> {
     let done = AtomicUsize::new(0);
     poses

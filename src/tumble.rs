@@ -94,7 +94,7 @@ pub fn pose_f32(lp: &LocalPose) -> ([f32; 9], [f32; 3], f32) {
 }
 
 /// Everything a tumbling kernel needs of one pose, computed once on the host and uploaded
-/// as is. WGSL twin: `struct PoseFrame` in `shaders/kdop_tumble.wgsl`.
+/// as is. WGSL twin: `struct PoseFrame` in `shaders/front.wgsl` (layout test in `gpu::layout`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PoseFrame<const H: usize> {
@@ -147,9 +147,10 @@ impl<const H: usize> PoseFrame<H> {
 
 /// The exact refit's k-DOP of triangles of B (local f32 corners) under a pose frame, in f32
 /// only: each corner moved by the triangle filter's `transform_f32` (error at most
-/// `transform_error_bound` against `Pose::apply`, less A's origin), bounded by the deforming refit's `slab_bounds_f32`, and widened
-/// by twice the transform error times `|axis|₁` (twice: the widening's own rounding stays
-/// far below the doubled bound). WGSL twin: `posed_kdop` in `shaders/kdop_tumble.wgsl`.
+/// `transform_error_bound` against `Pose::apply`, less A's origin), bounded by the deforming
+/// refit's `slab_bounds_f32`, and widened by twice the transform error times `|axis|₁` (twice:
+/// the widening's own rounding stays far below the doubled bound). WGSL twin: `posed_kdop` in
+/// `shaders/kdop_tumble.wgsl`; its entry points' twins are in `src/gpu/mirror/kdop_tumble.rs`.
 pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) -> Kdop<H> {
     use crate::bv::slab::slab_bounds_f32;
     use crate::tri::filter::{transform_error_bound, transform_f32};
@@ -170,7 +171,8 @@ pub fn posed_kdop<const H: usize>(frame: &PoseFrame<H>, tris: &[[[f32; 3]; 3]]) 
 }
 
 /// The approximation method's k-DOP of bounding points (B's frame, f32) under a pose
-/// frame. The one formula; the WGSL twin is `tumble_points` in `shaders/kdop_tumble.wgsl`.
+/// frame. The one formula; the WGSL twin is `tumble_points` in `shaders/kdop_tumble.wgsl`
+/// (the `tumble` entry point's twin is in `src/gpu/mirror/kdop_tumble.rs`).
 ///
 /// Per point, all H slabs at once (the directions transposed to x, y and z arrays so the
 /// compiler vectorises across slabs), min/max by comparison: each value is the same
@@ -483,6 +485,8 @@ impl<const H: usize> TumbleWorkspace<H> {
 
     /// Exact refit: bound every leaf's posed corners ([`posed_kdop`]), merge upwards
     /// (children are stored after their parents, so a reverse sweep visits children first).
+    /// The GPU's twin, dispatch by dispatch: `tumble_exact_leaves` and `tumble_exact_merge`
+    /// (`shaders/kdop_tumble.wgsl`, CPU twins in `src/gpu/mirror/kdop_tumble.rs`).
     fn refit_all(&mut self, fly: &FlyingHierarchy<H>, lp: &LocalPose) {
         let bvh = &fly.bvh;
         let frame = PoseFrame::new(lp, fly.scale, Kdop::EMPTY);

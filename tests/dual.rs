@@ -81,7 +81,6 @@ fn check(
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
-                    ..Default::default()
                 },
             );
             if all.pairs != truth {
@@ -102,7 +101,6 @@ fn check(
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
-                    ..Default::default()
                 },
             );
             assert!(first.pairs.len() <= 1, "{label}");

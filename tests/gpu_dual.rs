@@ -66,11 +66,7 @@ fn compare<const H: usize>(
     ];
     for (mode, tumble) in runs {
         let label = format!("{} H={H} {options:?} {mode:?} {tumble:?}", c.label);
-        let opts = QueryOptions {
-            mode,
-            tumble,
-            ..QueryOptions::PAPER
-        };
+        let opts = QueryOptions { mode, tumble };
         let cpu = meshcollide::scene::collide_batch(&scene, c.poses, &opts, None);
         let (got, stats) = gpu
             .collide_batch(ctx, &scene, c.poses, mode, tumble, None)

@@ -84,16 +84,8 @@ fn compare<const H: usize>(
     ];
     for (mode, tumble) in runs {
         let label = &format!("{label} {tumble:?}");
-        let cpu = meshcollide::scene::collide_batch(
-            &scene,
-            poses,
-            &QueryOptions {
-                mode,
-                tumble,
-                ..Default::default()
-            },
-            None,
-        );
+        let cpu =
+            meshcollide::scene::collide_batch(&scene, poses, &QueryOptions { mode, tumble }, None);
         let (got, stats) = gpu
             .collide_batch(ctx, &scene, poses, mode, tumble, None)
             .unwrap();

@@ -88,7 +88,6 @@ fn small_models_equal_brute_force() {
                     &QueryOptions {
                         mode: Mode::All,
                         tumble,
-                        ..Default::default()
                     },
                     None,
                 );
@@ -98,7 +97,6 @@ fn small_models_equal_brute_force() {
                     &QueryOptions {
                         mode: Mode::First,
                         tumble,
-                        ..Default::default()
                     },
                     None,
                 );
@@ -183,7 +181,6 @@ fn large_models_agree_across_configurations() {
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
-                    ..Default::default()
                 },
                 None,
             );

@@ -2,11 +2,12 @@
 //! `004_d8337bc93db14070.txt`): the tree structure is kept, the leaf k-DOPs are recomputed
 //! from the new corners and every internal node becomes the slab-wise union of its children.
 //!
-//! The CPU refit is the reference of the GPU refit (`gpu::refit`, `shaders/kdop_refit.wgsl`)
-//! and must agree with it bit for bit. That is arranged by construction rather than by
-//! tolerance: the only rounded operations are one fixed formula, [`slab_bounds_f32`] (`bv::slab`), written
-//! in f32 with fixed-order additions and no products a compiler could refactor, and the
-//! merges are min/max (exact, order-free).
+//! The CPU refit is the reference of the GPU refit (`gpu::refit`, `shaders/kdop_refit.wgsl`,
+//! whose entry points' per-dispatch CPU twins are `src/gpu/mirror/kdop_refit.rs`) and must
+//! agree with it bit for bit. That is arranged by construction rather than by tolerance: the
+//! only rounded operations are one fixed formula, `bv::slab::slab_bounds_f32`, written in f32
+//! with fixed-order additions and no products a compiler could refactor, and the merges are
+//! min/max (exact, order-free).
 
 use super::Bvh;
 use crate::bv::slab::kdop_of_corners;

@@ -134,8 +134,15 @@ pub enum Failure {
 }
 
 impl From<crate::Error> for Failure {
+    /// Library errors say what is wrong; the command line adds which flag avoids it.
     fn from(e: crate::Error) -> Failure {
-        Failure::Input(e.to_string())
+        let hint = match &e {
+            crate::Error::Gpu(
+                crate::gpu::GpuError::NoAdapter { .. } | crate::gpu::GpuError::Unsupported { .. },
+            ) => " (use --backend cpu or auto)",
+            _ => "",
+        };
+        Failure::Input(format!("{e}{hint}"))
     }
 }
 

@@ -21,7 +21,7 @@ use crate::bvh::Bvh;
 use crate::dual::DualCounters;
 use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
 use crate::kdop::KdopScene;
-use crate::scene::{Counters, Mode, NoSub, PoseResult, SubCounters};
+use crate::scene::{Counters, Mode, NoSub, PoseResult, Progress, SubCounters};
 use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 use wgpu::BufferUsages as U;
@@ -84,6 +84,9 @@ struct DualBuffers {
     flags: u32,
 }
 
+/// The results of a batch on the GPU, per pose, and what the GPU did.
+pub type GpuBatch<S> = (Vec<PoseResult<S>>, GpuStats);
+
 /// What one batch call did, for stats and benchmarks.
 #[derive(Debug, Clone, Default)]
 pub struct GpuStats {
@@ -106,9 +109,13 @@ pub struct GpuStats {
 /// Initial capacities; they grow on overflow.
 #[derive(Debug, Clone, Copy)]
 pub struct Capacities {
+    /// Node pairs of one level of the breadth-first front (all poses of a batch).
     pub front: u32,
+    /// Leaf pairs waiting for triangle tests.
     pub leaf: u32,
+    /// Triangle pairs the f32 filter proved intersecting.
     pub contact: u32,
+    /// Triangle pairs the f32 filter could not decide (the host decides them exactly).
     pub unsure: u32,
 }
 
@@ -335,7 +342,7 @@ impl<const H: usize> GpuScene<H> {
     }
 
     /// All poses, in batches of at most [`GpuScene::max_batch`]; results per pose in the
-    /// order given, like [`Scene::collide_batch`].
+    /// order given, like [`crate::scene::collide_batch`].
     pub fn collide_batch<S: GpuHierarchies<H>>(
         &mut self,
         ctx: &GpuContext,
@@ -343,8 +350,8 @@ impl<const H: usize> GpuScene<H> {
         poses: &[Pose],
         mode: Mode,
         tumble: TumbleMethod,
-        progress: Option<&(dyn Fn(usize) + Sync)>,
-    ) -> Result<(Vec<PoseResult<S::Sub>>, GpuStats), GpuError> {
+        progress: Option<Progress<'_>>,
+    ) -> Result<GpuBatch<S::Sub>, GpuError> {
         let frames = scene.fly().pose_frames(scene.env().frame(), poses);
         let mut stats = GpuStats {
             bytes_uploaded: self.static_bytes,

@@ -2,34 +2,17 @@
 
 use wgpu::util::DeviceExt;
 
-/// Errors of the GPU path.
-#[derive(Debug, thiserror::Error)]
-pub enum GpuError {
-    #[error(
-        "no GPU adapter found (wgpu backends: {backends}); install a Vulkan driver such as Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`) or use --backend cpu"
-    )]
-    NoAdapter { backends: String },
-    #[error("GPU device request failed: {0}")]
-    RequestDevice(#[from] wgpu::RequestDeviceError),
-    #[error("GPU buffer readback failed: {0}")]
-    Map(#[from] wgpu::BufferAsyncError),
-    #[error("GPU buffer view failed: {0}")]
-    MapRange(String),
-    #[error("GPU poll failed: {0}")]
-    Poll(#[from] wgpu::PollError),
-    #[error("invalid input: {0}")]
-    InvalidInput(String),
-    #[error("GPU buffer of {needed} bytes exceeds the device limit of {limit} bytes")]
-    TooLarge { needed: u64, limit: u64 },
-    #[error("the {bv} hierarchy runs on the CPU only (use --backend cpu or auto)")]
-    Unsupported { bv: &'static str },
-}
+pub use crate::error::GpuError;
 
 /// A device and its queue, created once and passed to everything that runs kernels.
 pub struct GpuContext {
+    /// The adapter the device was requested from.
     pub adapter: wgpu::Adapter,
+    /// The logical device: buffers, pipelines.
     pub device: wgpu::Device,
+    /// Its queue: submissions and writes.
     pub queue: wgpu::Queue,
+    /// The adapter's name, backend and driver (for `stats.json` and `info`).
     pub info: wgpu::AdapterInfo,
 }
 

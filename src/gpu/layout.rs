@@ -57,7 +57,6 @@ mod tests {
 
     #[test]
     fn refit_range_matches_wgsl() {
-        use crate::gpu::refit::RefitRange;
         let src = crate::gpu::shader::source("kdop_refit.wgsl", 9);
         let (size, m) = wgsl_struct_layout(&src, "RefitRange").unwrap();
         assert_eq!(size as usize, size_of::<RefitRange>());
@@ -114,6 +113,37 @@ pub struct GpuCounters {
     pub mode_first: u32,
     /// The dual hierarchy's node test: bit 0 per-pair slab order, bit 1 symmetric k-DOPs.
     pub dual_flags: u32,
+}
+
+/// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
+/// `shaders/kdop_refit.wgsl` (16 bytes, a uniform-friendly size); bound with a dynamic offset.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct RefitRange {
+    pub start: u32,
+    pub count: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+}
+
+/// The grid of `tumble`: every (pose, flying node). WGSL twin: `struct TumbleParams` in
+/// `shaders/kdop_tumble.wgsl` (the host writes it into a 16-byte uniform).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TumbleParams {
+    pub n_fly: u32,
+    pub n_poses: u32,
+}
+
+/// The `node_list` slice of one exact-tumbling dispatch, for every pose. WGSL twin:
+/// `struct SliceParams` in `shaders/kdop_tumble.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SliceParams {
+    pub start: u32,
+    pub count: u32,
+    pub n_poses: u32,
+    pub n_fly: u32,
 }
 
 #[cfg(test)]
@@ -194,6 +224,33 @@ mod pipeline_layout_tests {
             .iter()
             .map(|(n, o)| (n.to_string(), *o as u32))
             .collect();
+        assert_eq!(m, rust);
+    }
+
+    #[test]
+    fn tumble_params_match_wgsl() {
+        let src = crate::gpu::shader::source("kdop_tumble.wgsl", 9);
+        let (size, m) = names_offsets(&src, "TumbleParams");
+        assert_eq!(size as usize, size_of::<TumbleParams>());
+        let rust: Vec<(String, u32)> = [
+            ("n_fly", offset_of!(TumbleParams, n_fly)),
+            ("n_poses", offset_of!(TumbleParams, n_poses)),
+        ]
+        .iter()
+        .map(|(n, o)| (n.to_string(), *o as u32))
+        .collect();
+        assert_eq!(m, rust);
+        let (size, m) = names_offsets(&src, "SliceParams");
+        assert_eq!(size as usize, size_of::<SliceParams>());
+        let rust: Vec<(String, u32)> = [
+            ("start", offset_of!(SliceParams, start)),
+            ("count", offset_of!(SliceParams, count)),
+            ("n_poses", offset_of!(SliceParams, n_poses)),
+            ("n_fly", offset_of!(SliceParams, n_fly)),
+        ]
+        .iter()
+        .map(|(n, o)| (n.to_string(), *o as u32))
+        .collect();
         assert_eq!(m, rust);
     }
 

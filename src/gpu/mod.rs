@@ -1,14 +1,22 @@
 //! The GPU pipeline on wgpu: headless device setup, the buffers shared with WGSL (same
 //! bytes as the CPU arrays), and the compute kernels of `shaders/`.
 //!
-//! Every struct shared with WGSL lives in [`layout`] with a test against its WGSL twin;
-//! every shader is validated by naga in the tests.
+//! Every struct shared with WGSL has a layout test against its WGSL twin in [`layout`] (where
+//! the GPU-only ones live); every shader is validated by naga in the tests; every shader file
+//! and entry point has a CPU twin of its name in [`mirror`] (`shaders/<stem>.wgsl` ↔
+//! `src/gpu/mirror/<stem>.rs`), which a test checks.
 
 pub mod collide;
 pub mod context;
-pub mod layout;
-pub mod mirror;
 pub mod refit;
+
+// Internals: the buffer layouts shared with WGSL, the shader sources and the kernels' CPU
+// twins; public for the integration tests, not part of the API.
+#[doc(hidden)]
+pub mod layout;
+#[doc(hidden)]
+pub mod mirror;
+#[doc(hidden)]
 pub mod shader;
 
 pub use context::{GpuContext, GpuError, adapters};

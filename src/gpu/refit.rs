@@ -4,25 +4,16 @@
 //! of one compute pass are ordered, so a level sees its children finished).
 //!
 //! The result is bit-identical to [`crate::Bvh::refit`] by construction; see
-//! [`crate::bv::slab::slab_bounds_f32`] and `shaders/kdop_refit.wgsl`.
+//! [`crate::bv::slab::slab_bounds_f32`] and `shaders/kdop_refit.wgsl`, whose entry points'
+//! per-dispatch CPU twins are in [`super::mirror::kdop_refit`].
 
 use super::context::{GpuContext, GpuError};
 use super::shader::{WORKGROUP_SIZE, source};
 use crate::bv::KdopNode;
 use crate::bvh::Bvh;
 use crate::mesh::Mesh;
-use bytemuck::{Pod, Zeroable};
 
-/// Which `node_list` slice a dispatch covers. WGSL twin: `struct RefitRange` in
-/// `shaders/kdop_refit.wgsl` (16 bytes, a uniform-friendly size); bound with a dynamic offset.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
-pub struct RefitRange {
-    pub start: u32,
-    pub count: u32,
-    pub pad0: u32,
-    pub pad1: u32,
-}
+pub use super::layout::RefitRange;
 
 #[derive(Clone, Copy)]
 enum Slot {

@@ -1,0 +1,31 @@
+//! CPU twins of `shaders/kdop.wgsl`, a library piece concatenated into every kernel (no entry
+//! point): the k-DOP structs and the slab primitives, each under its WGSL name. The code lives
+//! in [`crate::bv::kdop`] and [`crate::bv::slab`]; these are re-exports and thin wrappers, so
+//! a WGSL function's twin is found by its name here.
+
+use crate::bv::slab::slab_bounds_f32;
+
+/// `struct Kdop` and `struct KdopNode` of `shaders/kdop.wgsl` (layout test in `gpu::layout`).
+pub use crate::bv::{Kdop, KdopNode};
+
+/// `ftz` of `shaders/kdop.wgsl`: [`crate::bv::slab::ftz`].
+pub use crate::bv::slab::ftz;
+
+/// `kdop_merge` of `shaders/kdop.wgsl`: [`Kdop::merge`] (slab-wise min and max, exact).
+#[inline]
+pub fn kdop_merge<const H: usize>(a: &Kdop<H>, b: &Kdop<H>) -> Kdop<H> {
+    a.merge(b)
+}
+
+/// `kdop_overlaps` of `shaders/kdop.wgsl`: [`Kdop::overlaps`] (slabs in table order).
+#[inline]
+pub fn kdop_overlaps<const H: usize>(a: &Kdop<H>, b: &Kdop<H>) -> bool {
+    a.overlaps(b)
+}
+
+/// `slab_bounds` of `shaders/kdop.wgsl`: [`slab_bounds_f32`]. WGSL takes the axis as the
+/// `vec3<f32>` of `AXES` (small integers, exact in f32) and returns `vec2(lo, hi)`.
+#[inline]
+pub fn slab_bounds(axis: [i8; 3], p: [f32; 3]) -> (f32, f32) {
+    slab_bounds_f32(axis, p)
+}

@@ -1,0 +1,309 @@
+//! CPU twins of the WGSL shaders, found by name: `shaders/<stem>.wgsl` ↔
+//! `src/gpu/mirror/<stem>.rs`. A kernel file's twin has one `pub fn` per entry point, named
+//! like it, doing on the CPU what one dispatch of that entry point does over its whole grid:
+//! the same buffer contents as slices of the `gpu::layout` structs in, the same outputs
+//! written (invocations as loops in index order, atomics as plain increments). A library
+//! file's twin (`kdop`, `front`, `dual`, `tri_filter`) re-exports or thinly wraps, under the
+//! WGSL names, the CPU functions it twins. The twins are built from the primitives the CPU
+//! reference runs (`bv::slab`, `tumble`, `dual`, `tri::filter`), never copies of them; a test
+//! fails if a shader file or an entry point has no twin.
+//!
+//! [`collide_batch_mirror`] composes the twins into the batch pipeline of `gpu::collide`
+//! (tumble → per level: expand, prepare_tri, tri_test, prepare_next), for debugging and for
+//! per-level parity with the GPU (`level_sizes`); the reference for pairs and Nv remains the
+//! depth-first traversal of [`crate::traverse`].
+
+pub mod dual;
+pub mod front;
+pub mod front_expand;
+pub mod front_prepare;
+pub mod kdop;
+pub mod kdop_refit;
+pub mod kdop_tumble;
+pub mod tri_filter;
+pub mod tri_tri;
+
+use super::collide::{BatchOutput, GpuHierarchies, GpuStats, finish};
+use super::layout::{FrontPair, GpuCounters, SliceParams, TumbleParams};
+use crate::Pose;
+use crate::bv::Kdop;
+use crate::dual::SlabOrder;
+use crate::scene::Mode;
+use crate::scene::PoseResult;
+use crate::tumble::TumbleMethod;
+use front_expand::{DualBindings, ExpandBindings};
+use tri_tri::TriTestBindings;
+
+/// Runs every pose as one batch with the approximation method's tumbling; returns the
+/// results and the front size per level. See [`collide_batch_mirror_with`].
+pub fn collide_batch_mirror<const H: usize, S: GpuHierarchies<H>>(
+    scene: &S,
+    poses: &[Pose],
+    mode: Mode,
+) -> (Vec<PoseResult<S::Sub>>, GpuStats) {
+    collide_batch_mirror_with(scene, poses, mode, TumbleMethod::Approximate)
+}
+
+/// `GpuScene::collide_batch` on the CPU, dispatch by dispatch through the kernel twins, for
+/// a k-DOP or a dual scene and either tumbling method. One batch: the capacities grow
+/// between dispatches to what the next one can append, so nothing overflows (the GPU
+/// re-runs the batch instead). Only `level_sizes` and `unsure` of the stats are filled.
+pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
+    scene: &S,
+    poses: &[Pose],
+    mode: Mode,
+    tumble: TumbleMethod,
+) -> (Vec<PoseResult<S::Sub>>, GpuStats) {
+    let env = scene.env();
+    let fly = scene.fly();
+    let frames = fly.pose_frames(env.frame(), poses);
+    let p = poses.len() as u32;
+    let n_fly = fly.bvh.nodes.len() as u32;
+    let levels = (env.depth + fly.bvh.depth - 1) as usize;
+    let env_tris = env.tris.all_corners_f32();
+    let fly_tris = fly.bvh.tris.all_corners_f32();
+
+    let mut tumbled = vec![Kdop::<H>::EMPTY; p as usize * n_fly as usize];
+    match tumble {
+        TumbleMethod::Approximate => kdop_tumble::tumble(
+            &frames,
+            &fly.offsets,
+            &fly.points,
+            &mut tumbled,
+            &TumbleParams { n_fly, n_poses: p },
+        ),
+        TumbleMethod::Exact => {
+            let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
+            for (k, &(start, count)) in slices.iter().enumerate() {
+                let slice = SliceParams {
+                    start,
+                    count,
+                    n_poses: p,
+                    n_fly,
+                };
+                if k == 0 {
+                    kdop_tumble::tumble_exact_leaves(
+                        &frames,
+                        &mut tumbled,
+                        &fly.bvh.nodes,
+                        &fly_tris,
+                        &node_list,
+                        &slice,
+                    );
+                } else {
+                    kdop_tumble::tumble_exact_merge(
+                        &mut tumbled,
+                        &fly.bvh.nodes,
+                        &node_list,
+                        &slice,
+                    );
+                }
+            }
+        }
+    }
+
+    let dual = scene.dual();
+    let mut c = GpuCounters {
+        n_in: p,
+        n_fly,
+        mode_first: (mode == Mode::First) as u32,
+        // As `gpu::collide` sets them.
+        dual_flags: dual.map_or(0, |(_, _, o)| {
+            (o.order == SlabOrder::PerPair) as u32 | (o.symmetric as u32) << 1
+        }),
+        ..Default::default()
+    };
+    let zero = FrontPair {
+        pose: 0,
+        a: 0,
+        b: 0,
+    };
+    let per_pose = vec![0u32; p as usize];
+    let (mut nv, mut np, mut done) = (per_pose.clone(), per_pose.clone(), per_pose);
+    let mut dual_counts = vec![0u32; if dual.is_some() { 3 * p as usize } else { 0 }];
+    let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
+    let mut level_sizes = vec![0u32; levels];
+    let mut args = [0u32; 6];
+    let mut front_in: Vec<FrontPair> = (0..p).map(|pose| FrontPair { pose, a: 0, b: 0 }).collect();
+    for _ in 0..levels {
+        // Each input pair appends at most two children or one leaf pair.
+        let mut front_out = vec![zero; 2 * c.n_in as usize];
+        let mut leaves = vec![zero; c.n_in as usize];
+        c.cap_front = front_out.len() as u32;
+        c.cap_leaf = leaves.len() as u32;
+        let mut b = ExpandBindings {
+            env_nodes: &env.nodes,
+            fly_nodes: &fly.bvh.nodes,
+            tumbled: &tumbled,
+            front_in: &front_in,
+            front_out: &mut front_out,
+            leaves: &mut leaves,
+            counters: &mut c,
+            nv: &mut nv,
+            done: &done,
+        };
+        match dual {
+            Some((env_spheres, fly_spheres, _)) => front_expand::expand_dual(
+                &mut b,
+                &mut DualBindings {
+                    env_spheres,
+                    fly_spheres,
+                    frames: &frames,
+                    dual_counts: &mut dual_counts,
+                },
+            ),
+            None => front_expand::expand(&mut b),
+        }
+        front_prepare::prepare_tri(&mut c, &mut args);
+        // Room for every triangle pair of this level's leaf pairs.
+        let need: usize = leaves[..c.n_leaf as usize]
+            .iter()
+            .map(|l| (env.nodes[l.a as usize].count * fly.bvh.nodes[l.b as usize].count) as usize)
+            .sum();
+        contacts.resize(c.n_contact as usize + need, zero);
+        unsure.resize(c.n_unsure as usize + need, zero);
+        c.cap_contact = contacts.len() as u32;
+        c.cap_unsure = unsure.len() as u32;
+        tri_tri::tri_test(&mut TriTestBindings {
+            env_nodes: &env.nodes,
+            fly_nodes: &fly.bvh.nodes,
+            env_tris: &env_tris,
+            fly_tris: &fly_tris,
+            frames: &frames,
+            leaves: &leaves,
+            counters: &mut c,
+            np: &mut np,
+            done: &mut done,
+            contacts: &mut contacts,
+            unsure: &mut unsure,
+            env_tri_index: &env.tri_index,
+            fly_tri_index: &fly.bvh.tri_index,
+        });
+        front_prepare::prepare_next(&mut c, &mut args, &mut level_sizes);
+        front_out.truncate(c.n_in as usize);
+        front_in = front_out;
+    }
+    assert_eq!(c.overflow, 0, "the mirror's capacities never run out");
+    contacts.truncate(c.n_contact as usize);
+    unsure.truncate(c.n_unsure as usize);
+    let mut stats = GpuStats {
+        level_sizes: level_sizes.iter().map(|&s| s as u64).collect(),
+        ..Default::default()
+    };
+    let out = BatchOutput {
+        nv,
+        np,
+        contacts,
+        unsure,
+        dual: dual_counts,
+    };
+    let results = finish(scene, poses, out, mode, &mut stats);
+    (results, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::gpu::shader::{KERNELS, SHARED, source};
+    use std::path::Path;
+
+    /// `fn <name>(` definitions of a WGSL text, in order.
+    fn wgsl_functions(src: &str) -> Vec<String> {
+        src.lines()
+            .filter_map(|l| l.strip_prefix("fn "))
+            .map(|l| {
+                l.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Whether the twin text defines `pub fn name` or re-exports something as `name` (one
+    /// `pub use` per line; `x as name` counts, `name as x` does not).
+    fn twin_has(twin: &str, name: &str) -> bool {
+        let defines = [format!("pub fn {name}<"), format!("pub fn {name}(")];
+        defines.iter().any(|d| twin.contains(d.as_str()))
+            || twin.lines().filter(|l| l.starts_with("pub use ")).any(|l| {
+                let words: Vec<&str> = l
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                words
+                    .iter()
+                    .enumerate()
+                    .any(|(i, &w)| w == name && words.get(i + 1) != Some(&"as"))
+            })
+    }
+
+    /// Every `shaders/*.wgsl` file (listed at run time) is assembled by `gpu::shader` and has
+    /// a twin `src/gpu/mirror/<stem>.rs` naming it; every entry point (naga, on the assembled
+    /// source) has a `pub fn` of its name there and a `CPU twin:` comment in the shader;
+    /// every function of a library file (but the filter's private `tf_*`) has its twin too.
+    #[test]
+    fn every_shader_and_entry_point_has_a_twin() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files: Vec<String> = std::fs::read_dir(root.join("shaders"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".wgsl"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 9, "{files:?}");
+        let mut entry_points = 0;
+        for file in &files {
+            let stem = file.strip_suffix(".wgsl").unwrap();
+            let wgsl = std::fs::read_to_string(root.join("shaders").join(file)).unwrap();
+            let twin_path = root.join(format!("src/gpu/mirror/{stem}.rs"));
+            let twin = std::fs::read_to_string(&twin_path)
+                .unwrap_or_else(|e| panic!("{file} has no twin {}: {e}", twin_path.display()));
+            assert!(
+                twin.contains(&format!("shaders/{file}")),
+                "{}: the twin's docs must name shaders/{file}",
+                twin_path.display()
+            );
+            let kernel = KERNELS.iter().any(|(n, _)| n == file);
+            let shared = SHARED.iter().any(|(n, _)| n == file);
+            assert!(
+                kernel ^ shared,
+                "{file}: neither a kernel nor a shared piece of gpu::shader"
+            );
+            if kernel {
+                let src = source(file, 9);
+                let module = naga::front::wgsl::parse_str(&src)
+                    .unwrap_or_else(|e| panic!("{file}: {}", e.emit_to_string(&src)));
+                assert!(
+                    !module.entry_points.is_empty(),
+                    "{file}: a kernel without entry point"
+                );
+                for ep in &module.entry_points {
+                    let name = &ep.name;
+                    assert!(
+                        twin.contains(&format!("pub fn {name}<"))
+                            || twin.contains(&format!("pub fn {name}(")),
+                        "{file}: entry point {name} has no `pub fn {name}` in src/gpu/mirror/{stem}.rs"
+                    );
+                    let pointer = format!("// CPU twin: src/gpu/mirror/{stem}.rs::{name}");
+                    assert!(wgsl.contains(&pointer), "{file}: no `{pointer}` comment");
+                    entry_points += 1;
+                }
+            } else {
+                assert!(
+                    !wgsl.contains("@compute"),
+                    "{file}: a shared piece with an entry point"
+                );
+                for name in wgsl_functions(&wgsl) {
+                    if stem == "tri_filter" && name.starts_with("tf_") {
+                        continue;
+                    }
+                    assert!(
+                        twin_has(&twin, &name),
+                        "{file}: fn {name} has no twin of its name in src/gpu/mirror/{stem}.rs"
+                    );
+                    let pointer = format!("// CPU twin: src/gpu/mirror/{stem}.rs::{name}");
+                    assert!(wgsl.contains(&pointer), "{file}: no `{pointer}` comment");
+                }
+            }
+        }
+        assert!(entry_points >= 10, "{entry_points} entry points");
+    }
+}

@@ -1,0 +1,102 @@
+//! CPU twin of the entry point of `shaders/tri_tri.wgsl`: the triangle tests of one level's
+//! leaf pairs by the certified f32 filter ([`super::tri_filter`]), invocations in index
+//! order, atomics as plain increments.
+
+use super::tri_filter::{TF_HIT, TF_UNSURE, transform_error_bound, transform_f32, tri_tri_filter};
+use crate::bv::KdopNode;
+use crate::gpu::layout::{FrontPair, GpuCounters};
+use crate::tumble::PoseFrame;
+
+/// The bindings of `shaders/tri_tri.wgsl`, by their WGSL names (atomics as `u32`; triangles
+/// as nine f32 per reordered position, [`crate::ordered::OrderedTriangles::all_corners_f32`]).
+/// `contacts` and `unsure` hold `counters.cap_contact` and `counters.cap_unsure` pairs.
+pub struct TriTestBindings<'a, const H: usize> {
+    pub env_nodes: &'a [KdopNode<H>],
+    pub fly_nodes: &'a [KdopNode<H>],
+    pub env_tris: &'a [[[f32; 3]; 3]],
+    pub fly_tris: &'a [[[f32; 3]; 3]],
+    pub frames: &'a [PoseFrame<H>],
+    pub leaves: &'a [FrontPair],
+    pub counters: &'a mut GpuCounters,
+    pub np: &'a mut [u32],
+    pub done: &'a mut [u32],
+    pub contacts: &'a mut [FrontPair],
+    pub unsure: &'a mut [FrontPair],
+    pub env_tri_index: &'a [u32],
+    pub fly_tri_index: &'a [u32],
+}
+
+impl<const H: usize> TriTestBindings<'_, H> {
+    /// `push_contact`: append, or raise overflow bit 4 beyond the capacity.
+    fn push_contact(&mut self, p: FrontPair) {
+        let k = self.counters.n_contact;
+        self.counters.n_contact = k.wrapping_add(1);
+        if k < self.counters.cap_contact {
+            self.contacts[k as usize] = p;
+        } else {
+            self.counters.overflow |= 4;
+        }
+    }
+
+    /// `push_unsure`: append, or raise overflow bit 8 beyond the capacity.
+    fn push_unsure(&mut self, p: FrontPair) {
+        let k = self.counters.n_unsure;
+        self.counters.n_unsure = k.wrapping_add(1);
+        if k < self.counters.cap_unsure {
+            self.unsure[k as usize] = p;
+        } else {
+            self.counters.overflow |= 8;
+        }
+    }
+}
+
+/// `tri_test` of `shaders/tri_tri.wgsl`: for every stored leaf pair (of a pose not yet done
+/// in first-contact mode), count its triangle pairs in `np` and filter each: HIT appends the
+/// meshes' triangle numbers to `contacts` (and, in first-contact mode, marks the pose done
+/// and ends the invocation), UNSURE appends the reordered positions to `unsure`.
+pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
+    let n = b.counters.n_leaf.min(b.counters.cap_leaf);
+    let first = b.counters.mode_first != 0;
+    'invocation: for i in 0..n as usize {
+        let p = b.leaves[i];
+        let pose = p.pose as usize;
+        if first && b.done[pose] != 0 {
+            continue;
+        }
+        let na = b.env_nodes[p.a as usize];
+        let nb = b.fly_nodes[p.b as usize];
+        b.np[pose] = b.np[pose].wrapping_add(na.count.wrapping_mul(nb.count));
+        let f = &b.frames[pose];
+        let (r, t, te) = (f.r, f.t, f.t_err);
+        for ib in nb.first..nb.first + nb.count {
+            let [b0, b1, b2] = b.fly_tris[ib as usize];
+            let q0 = transform_f32(&r, &t, b0);
+            let q1 = transform_f32(&r, &t, b1);
+            let q2 = transform_f32(&r, &t, b2);
+            let eps = transform_error_bound(b0, &t, te)
+                .max(transform_error_bound(b1, &t, te))
+                .max(transform_error_bound(b2, &t, te));
+            for ia in na.first..na.first + na.count {
+                let [a0, a1, a2] = b.env_tris[ia as usize];
+                let verdict = tri_tri_filter(a0, a1, a2, q0, q1, q2, eps);
+                if verdict == TF_HIT {
+                    b.push_contact(FrontPair {
+                        pose: p.pose,
+                        a: b.env_tri_index[ia as usize],
+                        b: b.fly_tri_index[ib as usize],
+                    });
+                    if first {
+                        b.done[pose] |= 1;
+                        continue 'invocation;
+                    }
+                } else if verdict == TF_UNSURE {
+                    b.push_unsure(FrontPair {
+                        pose: p.pose,
+                        a: ia,
+                        b: ib,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,693 @@
+//! Every WGSL entry point against its CPU twin in `gpu::mirror`, one dispatch at a time: the
+//! same buffer contents in, the GPU's buffers read back and compared with what the twin
+//! wrote. Bit for bit where the kernel is deterministic (tumbling, refit, the `prepare_*`
+//! counters); where invocations append through atomics (`expand`, `expand_dual`,
+//! `tri_test`) the order of the appended pairs is the device's, so the pairs compare as
+//! sorted lists and every counter exactly. Then the whole pipeline: the mirror composed of
+//! the twins against the GPU for the dual hierarchy and exact tumbling.
+
+#![cfg(feature = "gpu")]
+
+#[allow(dead_code)] // not every helper is used here
+mod common;
+
+use bytemuck::Pod;
+use meshcollide::bv::{Kdop, KdopNode};
+use meshcollide::dual::{DualOptions, DualScene, SlabOrder};
+use meshcollide::gpu::collide::GpuScene;
+use meshcollide::gpu::layout::{FrontPair, GpuCounters, RefitRange, SliceParams, TumbleParams};
+use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings};
+use meshcollide::gpu::mirror::tri_tri::{self, TriTestBindings};
+use meshcollide::gpu::mirror::{self, front_prepare, kdop_refit, kdop_tumble};
+use meshcollide::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE, source};
+use meshcollide::gpu::{GpuContext, collide::GpuHierarchies};
+use meshcollide::kdop::KdopScene as Scene;
+use meshcollide::pose::tumbling_poses;
+use meshcollide::tumble::PoseFrame;
+use meshcollide::*;
+use std::collections::HashMap;
+use wgpu::BufferUsages as U;
+
+/// The device, with the pipelines built so far (lavapipe compiles slowly).
+struct Gpu {
+    ctx: GpuContext,
+    pipes: HashMap<(String, String, usize), wgpu::ComputePipeline>,
+}
+
+impl Gpu {
+    fn new() -> Option<Gpu> {
+        Some(Gpu {
+            ctx: common::gpu()?,
+            pipes: HashMap::new(),
+        })
+    }
+
+    fn buf<T: Pod>(&self, data: &[T]) -> wgpu::Buffer {
+        self.ctx
+            .storage("test", bytemuck::cast_slice(data), U::empty())
+    }
+
+    /// A uniform of at least 16 bytes.
+    fn uniform<T: Pod>(&self, v: &T) -> wgpu::Buffer {
+        let mut b = bytemuck::bytes_of(v).to_vec();
+        b.resize(b.len().max(16), 0);
+        self.ctx.storage("uniform", &b, U::UNIFORM)
+    }
+
+    fn read<T: Pod>(&self, b: &wgpu::Buffer, n: usize) -> Vec<T> {
+        self.ctx.read_pod(b, n).unwrap()
+    }
+
+    /// One dispatch of `entry` of `file` (assembled by `gpu::shader` for `h` slabs) over
+    /// `n` invocations, gridded like `gpu::collide`. The auto layout holds exactly the
+    /// bindings the entry point uses: `bindings` must list those.
+    fn run(
+        &mut self,
+        file: &str,
+        entry: &str,
+        h: usize,
+        bindings: &[(u32, &wgpu::Buffer)],
+        n: u64,
+    ) {
+        let ctx = &self.ctx;
+        let pipe = self
+            .pipes
+            .entry((file.into(), entry.into(), h))
+            .or_insert_with(|| {
+                let module = ctx
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(file),
+                        source: wgpu::ShaderSource::Wgsl(source(file, h).into()),
+                    });
+                ctx.device
+                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(entry),
+                        layout: None,
+                        module: &module,
+                        entry_point: Some(entry),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    })
+            });
+        let entries: Vec<wgpu::BindGroupEntry> = bindings
+            .iter()
+            .map(|&(binding, b)| wgpu::BindGroupEntry {
+                binding,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipe.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let g = n.div_ceil(WORKGROUP_SIZE as u64).max(1);
+        let (gx, gy) = if g <= DISPATCH_X as u64 {
+            (g as u32, 1)
+        } else {
+            (DISPATCH_X, g.div_ceil(DISPATCH_X as u64) as u32)
+        };
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(pipe);
+            pass.set_bind_group(0, &bg, &[]);
+            pass.dispatch_workgroups(gx, gy, 1);
+        }
+        ctx.queue.submit([enc.finish()]);
+    }
+}
+
+fn bits<T: Pod>(v: &[T]) -> Vec<u32> {
+    bytemuck::cast_slice(v).to_vec()
+}
+
+fn sorted(mut v: Vec<FrontPair>) -> Vec<(u32, u32, u32)> {
+    let mut t: Vec<_> = v.drain(..).map(|p| (p.pose, p.a, p.b)).collect();
+    t.sort_unstable();
+    t
+}
+
+fn poses() -> Vec<Pose> {
+    tumbling_poses(6, [0.0; 3], [0.4, 0.1, 0.0])
+}
+
+fn kdop_scene<const H: usize>(leaf: u32) -> Scene<H> {
+    let (a, b) = common::tori(10);
+    let o = BuildOptions {
+        leaf_size: leaf,
+        ..Default::default()
+    };
+    Scene::build(&a, &b, &o, &o, KdopOptions::PAPER)
+}
+
+fn dual_scene<const H: usize>(options: DualOptions) -> DualScene<H> {
+    let (a, b) = common::tori(10);
+    let o = BuildOptions::default();
+    DualScene::build(&a, &b, &o, &o, &options)
+}
+
+/// `tumble`, `tumble_exact_leaves` and `tumble_exact_merge`, bit for bit after every dispatch.
+fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
+    let fly = &scene.fly;
+    let frames = fly.pose_frames(scene.env.frame(), poses);
+    let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
+    let n = (p * n_fly) as usize;
+    let frames_b = gpu.buf(&frames);
+    // Approximation method: one dispatch.
+    let params = TumbleParams { n_fly, n_poses: p };
+    let tumbled_b = gpu.buf(&vec![Kdop::<H>::EMPTY; n]);
+    let (offsets, points) = (gpu.buf(&fly.offsets), gpu.buf(&fly.points));
+    let params_b = gpu.uniform(&params);
+    gpu.run(
+        "kdop_tumble.wgsl",
+        "tumble",
+        H,
+        &[
+            (0, &frames_b),
+            (1, &offsets),
+            (2, &points),
+            (3, &tumbled_b),
+            (4, &params_b),
+        ],
+        n as u64,
+    );
+    let mut cpu = vec![Kdop::<H>::EMPTY; n];
+    kdop_tumble::tumble(&frames, &fly.offsets, &fly.points, &mut cpu, &params);
+    assert_eq!(
+        bits(&gpu.read::<Kdop<H>>(&tumbled_b, n)),
+        bits(&cpu),
+        "tumble H={H}"
+    );
+    // Exact method: the leaves, then one merge per level, compared after each dispatch.
+    let tris = fly.bvh.tris.all_corners_f32();
+    let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
+    let tumbled_b = gpu.buf(&vec![Kdop::<H>::EMPTY; n]);
+    let (nodes_b, tris_b, list_b) = (gpu.buf(&fly.bvh.nodes), gpu.buf(&tris), gpu.buf(&node_list));
+    let mut cpu = vec![Kdop::<H>::EMPTY; n];
+    for (k, &(start, count)) in slices.iter().enumerate() {
+        let slice = SliceParams {
+            start,
+            count,
+            n_poses: p,
+            n_fly,
+        };
+        let slice_b = gpu.uniform(&slice);
+        let grid = (count * p) as u64;
+        if k == 0 {
+            let b = [
+                (0, &frames_b),
+                (3, &tumbled_b),
+                (5, &nodes_b),
+                (6, &tris_b),
+                (7, &list_b),
+                (8, &slice_b),
+            ];
+            gpu.run("kdop_tumble.wgsl", "tumble_exact_leaves", H, &b, grid);
+            kdop_tumble::tumble_exact_leaves(
+                &frames,
+                &mut cpu,
+                &fly.bvh.nodes,
+                &tris,
+                &node_list,
+                &slice,
+            );
+        } else {
+            let b = [(3, &tumbled_b), (5, &nodes_b), (7, &list_b), (8, &slice_b)];
+            gpu.run("kdop_tumble.wgsl", "tumble_exact_merge", H, &b, grid);
+            kdop_tumble::tumble_exact_merge(&mut cpu, &fly.bvh.nodes, &node_list, &slice);
+        }
+        assert_eq!(
+            bits(&gpu.read::<Kdop<H>>(&tumbled_b, n)),
+            bits(&cpu),
+            "exact tumbling H={H}, dispatch {k}"
+        );
+    }
+}
+
+#[test]
+fn tumble_kernels_match_their_twins() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    tumbling::<9>(&mut gpu, &kdop_scene(1), &poses);
+    tumbling::<13>(&mut gpu, &kdop_scene(4), &poses);
+    tumbling::<3>(&mut gpu, &kdop_scene(2), &poses);
+}
+
+/// `refit_leaves` and `refit_internal` on a deformed mesh, bit for bit after every dispatch.
+fn refit<const H: usize>(gpu: &mut Gpu, mesh: &Mesh) {
+    let bvh = Bvh::<H>::build(mesh, &BuildOptions::default());
+    let moved: Vec<[f64; 3]> = mesh
+        .positions
+        .iter()
+        .map(|&[x, y, z]| {
+            let (s, c) = (0.6 * z).sin_cos();
+            [c * x - s * y, s * x + c * y, 1.5 * z + 0.25]
+        })
+        .collect();
+    let positions: Vec<[f32; 3]> = moved.iter().map(|&p| bvh.frame().local_f32(p)).collect();
+    let tri_verts: Vec<u32> = bvh
+        .tri_index
+        .iter()
+        .flat_map(|&t| mesh.triangles[t as usize])
+        .collect();
+    // The refit's dispatch order is the exact tumbling's (leaves, then levels deepest first).
+    let (node_list, slices) = kdop_tumble::exact_dispatch_order(&bvh);
+    let nodes_b = gpu.buf(&bvh.nodes);
+    let (pos_b, verts_b, list_b) = (
+        gpu.buf(&positions),
+        gpu.buf(&tri_verts),
+        gpu.buf(&node_list),
+    );
+    let mut cpu = bvh.nodes.clone();
+    for (k, &(start, count)) in slices.iter().enumerate() {
+        let range = RefitRange {
+            start,
+            count,
+            ..Default::default()
+        };
+        let range_b = gpu.uniform(&range);
+        if k == 0 {
+            let b = [
+                (0, &nodes_b),
+                (1, &pos_b),
+                (2, &verts_b),
+                (3, &list_b),
+                (4, &range_b),
+            ];
+            gpu.run("kdop_refit.wgsl", "refit_leaves", H, &b, count as u64);
+            kdop_refit::refit_leaves(&mut cpu, &positions, &tri_verts, &node_list, &range);
+        } else {
+            let b = [(0, &nodes_b), (3, &list_b), (4, &range_b)];
+            gpu.run("kdop_refit.wgsl", "refit_internal", H, &b, count as u64);
+            kdop_refit::refit_internal(&mut cpu, &node_list, &range);
+        }
+        let got = gpu.read::<KdopNode<H>>(&nodes_b, cpu.len());
+        assert_eq!(bits(&got), bits(&cpu), "refit H={H}, dispatch {k}");
+    }
+    // The twins compose to the CPU refit.
+    let mut reference = bvh.clone();
+    reference.refit(&moved, &mesh.triangles).unwrap();
+    assert_eq!(
+        bits(&reference.nodes),
+        bits(&cpu),
+        "refit H={H}: Bvh::refit"
+    );
+}
+
+#[test]
+fn refit_kernels_match_their_twins() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let (a, _) = common::tori(12);
+    refit::<9>(&mut gpu, &a);
+    refit::<7>(
+        &mut gpu,
+        &common::grid_soup(&mut meshcollide::rng::Rng::new(3), 300),
+    );
+}
+
+/// `prepare_tri` and `prepare_next` on hand-made counter states, bit for bit.
+#[test]
+fn prepare_kernels_match_their_twins() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let big = 2 * DISPATCH_X * WORKGROUP_SIZE + 5;
+    let states = [
+        (5, 3, 17, 100, 100, 0),
+        (0, 0, 0, 8, 8, 1),
+        (big, big, 70, big, 9, 2),
+        (40, 300, 1000, 64, 256, 7),
+        (7, 7, 7, 1 << 20, 1 << 20, 3),
+    ];
+    for (i, &(n_in, n_out, n_leaf, cap_front, cap_leaf, level)) in states.iter().enumerate() {
+        let c0 = GpuCounters {
+            n_in,
+            n_out,
+            n_leaf,
+            cap_front,
+            cap_leaf,
+            level,
+            max_front: 50,
+            max_leaf: 60,
+            n_contact: 4,
+            ..Default::default()
+        };
+        let args0 = [9u32, 9, 9, 9, 9, 9];
+        let sizes0 = [11u32; 4];
+        let (c_b, args_b, sizes_b) = (gpu.buf(&[c0]), gpu.buf(&args0), gpu.buf(&sizes0));
+        let (mut c, mut args, mut sizes) = (c0, args0, sizes0);
+        gpu.run(
+            "front_prepare.wgsl",
+            "prepare_tri",
+            9,
+            &[(0, &c_b), (1, &args_b)],
+            1,
+        );
+        front_prepare::prepare_tri(&mut c, &mut args);
+        assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_tri {i}");
+        assert_eq!(gpu.read::<u32>(&args_b, 6), args, "prepare_tri {i}");
+        let b = [(0, &c_b), (1, &args_b), (2, &sizes_b)];
+        gpu.run("front_prepare.wgsl", "prepare_next", 9, &b, 1);
+        front_prepare::prepare_next(&mut c, &mut args, &mut sizes);
+        assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_next {i}");
+        assert_eq!(gpu.read::<u32>(&args_b, 6), args, "prepare_next {i}");
+        assert_eq!(gpu.read::<u32>(&sizes_b, 4), sizes, "prepare_next {i}");
+    }
+}
+
+/// What one `expand` (or `expand_dual`) dispatch wrote.
+#[derive(Debug, PartialEq)]
+struct Expanded {
+    counters: GpuCounters,
+    front_out: Vec<(u32, u32, u32)>,
+    leaves: Vec<(u32, u32, u32)>,
+    nv: Vec<u32>,
+    dual_counts: Vec<u32>,
+}
+
+/// Runs the front level by level on both sides (each level's input is the twin's output),
+/// comparing every `expand` dispatch, then one `tri_test` over all leaf pairs met. `caps`:
+/// `(front, leaf)` capacities, or `None` for enough room; with `first`, a third of the poses
+/// start done in first-contact mode.
+fn front_levels<const H: usize, S: GpuHierarchies<H>>(
+    gpu: &mut Gpu,
+    scene: &S,
+    poses: &[Pose],
+    caps: Option<(u32, u32)>,
+    first: bool,
+) -> Vec<FrontPair> {
+    let (env, fly) = (scene.env(), scene.fly());
+    let frames: Vec<PoseFrame<H>> = fly.pose_frames(env.frame(), poses);
+    let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
+    let mut tumbled = vec![Kdop::<H>::EMPTY; (p * n_fly) as usize];
+    let params = TumbleParams { n_fly, n_poses: p };
+    kdop_tumble::tumble(&frames, &fly.offsets, &fly.points, &mut tumbled, &params);
+    let dual = scene.dual();
+    let dual_flags = dual.map_or(0, |(_, _, o)| {
+        (o.order == SlabOrder::PerPair) as u32 | (o.symmetric as u32) << 1
+    });
+    let done: Vec<u32> = (0..p).map(|i| (first && i % 3 == 1) as u32).collect();
+    let (env_nodes, fly_nodes, tumbled_b, done_b, frames_b) = (
+        gpu.buf(&env.nodes),
+        gpu.buf(&fly.bvh.nodes),
+        gpu.buf(&tumbled),
+        gpu.buf(&done),
+        gpu.buf(&frames),
+    );
+    let spheres = dual.map(|(e, f, _)| (gpu.buf(e), gpu.buf(f)));
+    let zero = FrontPair {
+        pose: 0,
+        a: 0,
+        b: 0,
+    };
+    let mut front: Vec<FrontPair> = (0..p).map(|pose| FrontPair { pose, a: 0, b: 0 }).collect();
+    let mut all_leaves = Vec::new();
+    let mut level = 0;
+    let mut overflowed = false;
+    while !front.is_empty() {
+        let (cap_front, cap_leaf) = caps.unwrap_or((2 * front.len() as u32, front.len() as u32));
+        let c0 = GpuCounters {
+            n_in: front.len() as u32,
+            cap_front,
+            cap_leaf,
+            n_fly,
+            mode_first: first as u32,
+            dual_flags,
+            ..Default::default()
+        };
+        let nv0: Vec<u32> = (0..p).map(|i| 3 * i).collect();
+        let dc0: Vec<u32> = (0..3 * p).collect();
+        let (front_in_b, front_out_b, leaves_b, c_b, nv_b, dc_b) = (
+            gpu.buf(&front),
+            gpu.buf(&vec![zero; cap_front as usize]),
+            gpu.buf(&vec![zero; cap_leaf as usize]),
+            gpu.buf(&[c0]),
+            gpu.buf(&nv0),
+            gpu.buf(&dc0),
+        );
+        let mut b: Vec<(u32, &wgpu::Buffer)> = vec![
+            (0, &env_nodes),
+            (1, &fly_nodes),
+            (2, &tumbled_b),
+            (3, &front_in_b),
+            (4, &front_out_b),
+            (5, &leaves_b),
+            (6, &c_b),
+            (7, &nv_b),
+            (8, &done_b),
+        ];
+        let (mut c, mut nv, mut dc) = (c0, nv0, dc0);
+        let mut front_out = vec![zero; cap_front as usize];
+        let mut leaves = vec![zero; cap_leaf as usize];
+        let mut e = ExpandBindings {
+            env_nodes: &env.nodes,
+            fly_nodes: &fly.bvh.nodes,
+            tumbled: &tumbled,
+            front_in: &front,
+            front_out: &mut front_out,
+            leaves: &mut leaves,
+            counters: &mut c,
+            nv: &mut nv,
+            done: &done,
+        };
+        let entry = match (dual, &spheres) {
+            (Some((env_s, fly_s, _)), Some((env_sb, fly_sb))) => {
+                b.extend([(9, env_sb), (10, fly_sb), (11, &frames_b), (12, &dc_b)]);
+                let mut d = DualBindings {
+                    env_spheres: env_s,
+                    fly_spheres: fly_s,
+                    frames: &frames,
+                    dual_counts: &mut dc,
+                };
+                front_expand::expand_dual(&mut e, &mut d);
+                "expand_dual"
+            }
+            _ => {
+                front_expand::expand(&mut e);
+                "expand"
+            }
+        };
+        gpu.run("front_expand.wgsl", entry, H, &b, front.len() as u64);
+        let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
+        let stored = |n: u32, cap: u32| n.min(cap) as usize;
+        let (n_out, n_leaf) = (stored(c.n_out, cap_front), stored(c.n_leaf, cap_leaf));
+        let got = Expanded {
+            counters: got_c,
+            front_out: sorted(gpu.read(&front_out_b, stored(got_c.n_out, cap_front))),
+            leaves: sorted(gpu.read(&leaves_b, stored(got_c.n_leaf, cap_leaf))),
+            nv: gpu.read(&nv_b, p as usize),
+            dual_counts: gpu.read(&dc_b, 3 * p as usize),
+        };
+        let mut want = Expanded {
+            counters: c,
+            front_out: sorted(front_out[..n_out].to_vec()),
+            leaves: sorted(leaves[..n_leaf].to_vec()),
+            nv,
+            dual_counts: dc,
+        };
+        if c.overflow != 0 {
+            // Which appends found room is the device's order: compare the counters only.
+            overflowed = true;
+            want.front_out.clone_from(&got.front_out);
+            want.leaves.clone_from(&got.leaves);
+        }
+        assert_eq!(got, want, "{entry} H={H} level {level}");
+        all_leaves.extend_from_slice(&leaves[..n_leaf]);
+        front_out.truncate(n_out);
+        front = front_out;
+        level += 1;
+    }
+    assert_eq!(
+        caps.is_some(),
+        overflowed,
+        "tiny capacities overflow, ample ones do not"
+    );
+    assert!(level < (env.depth + fly.bvh.depth) as usize, "levels H={H}");
+    if !all_leaves.is_empty() {
+        tri_test::<H, S>(gpu, scene, &frames, &all_leaves, first, &done);
+    }
+    all_leaves
+}
+
+/// One `tri_test` dispatch over `leaves`, with ample and with tiny append capacities.
+fn tri_test<const H: usize, S: GpuHierarchies<H>>(
+    gpu: &mut Gpu,
+    scene: &S,
+    frames: &[PoseFrame<H>],
+    leaves: &[FrontPair],
+    first: bool,
+    done0: &[u32],
+) {
+    let (env, fly) = (scene.env(), scene.fly());
+    let (env_tris, fly_tris) = (env.tris.all_corners_f32(), fly.bvh.tris.all_corners_f32());
+    let p = frames.len();
+    let pairs: usize = leaves
+        .iter()
+        .map(|l| (env.nodes[l.a as usize].count * fly.bvh.nodes[l.b as usize].count) as usize)
+        .sum();
+    let zero = FrontPair {
+        pose: 0,
+        a: 0,
+        b: 0,
+    };
+    let statics = [
+        gpu.buf(&env.nodes),
+        gpu.buf(&fly.bvh.nodes),
+        gpu.buf(&env_tris),
+        gpu.buf(&fly_tris),
+        gpu.buf(frames),
+        gpu.buf(leaves),
+    ];
+    let (env_ti, fly_ti) = (gpu.buf(&env.tri_index), gpu.buf(&fly.bvh.tri_index));
+    for tiny in [false, true] {
+        let ample = pairs.max(1) as u32;
+        let (cap_contact, cap_unsure) = if tiny { (2, 1) } else { (ample, ample) };
+        let c0 = GpuCounters {
+            n_leaf: leaves.len() as u32 + 5,
+            cap_leaf: leaves.len() as u32,
+            n_contact: 1,
+            cap_contact: cap_contact + 1,
+            cap_unsure,
+            mode_first: first as u32,
+            ..Default::default()
+        };
+        let np0: Vec<u32> = (0..p as u32).map(|i| 7 * i).collect();
+        let (c_b, np_b, done_b) = (gpu.buf(&[c0]), gpu.buf(&np0), gpu.buf(done0));
+        let (contacts_b, unsure_b) = (
+            gpu.buf(&vec![zero; cap_contact as usize + 1]),
+            gpu.buf(&vec![zero; cap_unsure as usize]),
+        );
+        let mut b: Vec<(u32, &wgpu::Buffer)> = statics
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as u32, s))
+            .collect();
+        b.extend([
+            (6, &c_b),
+            (7, &np_b),
+            (8, &done_b),
+            (9, &contacts_b),
+            (10, &unsure_b),
+            (11, &env_ti),
+            (12, &fly_ti),
+        ]);
+        gpu.run("tri_tri.wgsl", "tri_test", H, &b, leaves.len() as u64);
+        let (mut c, mut np, mut done) = (c0, np0, done0.to_vec());
+        let mut contacts = vec![zero; cap_contact as usize + 1];
+        let mut unsure = vec![zero; cap_unsure as usize];
+        tri_tri::tri_test(&mut TriTestBindings {
+            env_nodes: &env.nodes,
+            fly_nodes: &fly.bvh.nodes,
+            env_tris: &env_tris,
+            fly_tris: &fly_tris,
+            frames,
+            leaves,
+            counters: &mut c,
+            np: &mut np,
+            done: &mut done,
+            contacts: &mut contacts,
+            unsure: &mut unsure,
+            env_tri_index: &env.tri_index,
+            fly_tri_index: &fly.bvh.tri_index,
+        });
+        let label = format!("tri_test H={H} first={first} tiny={tiny}");
+        let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
+        let got_done: Vec<u32> = gpu.read(&done_b, p);
+        assert_eq!(got_done, done, "{label}: done");
+        if first {
+            // Invocations of one pose race for `done`: how many ran is the device's.
+            continue;
+        }
+        assert_eq!(got_c, c, "{label}: counters");
+        assert_eq!(gpu.read::<u32>(&np_b, p), np, "{label}: np");
+        if !tiny {
+            let n = |k: u32| k as usize;
+            assert_eq!(
+                sorted(gpu.read(&contacts_b, n(c.n_contact))),
+                sorted(contacts[..n(c.n_contact)].to_vec()),
+                "{label}: contacts"
+            );
+            assert_eq!(
+                sorted(gpu.read(&unsure_b, n(c.n_unsure))),
+                sorted(unsure[..n(c.n_unsure)].to_vec()),
+                "{label}: unsure"
+            );
+            assert!(c.n_contact > 1, "{label}: the scene has contacts");
+        } else {
+            assert_ne!(c.overflow, 0, "{label}: overflow");
+        }
+    }
+}
+
+#[test]
+fn expand_and_tri_test_match_their_twins() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    for first in [false, true] {
+        let leaves = front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, None, first);
+        assert!(!leaves.is_empty());
+        front_levels::<13, _>(&mut gpu, &kdop_scene::<13>(3), &poses, None, first);
+    }
+    front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, Some((8, 3)), false);
+}
+
+#[test]
+fn expand_dual_matches_its_twin() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    for order in [SlabOrder::PerPair, SlabOrder::Fixed] {
+        for symmetric in [false, true] {
+            let options = DualOptions { symmetric, order };
+            front_levels::<9, _>(&mut gpu, &dual_scene::<9>(options), &poses, None, false);
+        }
+    }
+    let options = DualOptions::default();
+    front_levels::<7, _>(&mut gpu, &dual_scene::<7>(options), &poses, None, true);
+    front_levels::<9, _>(
+        &mut gpu,
+        &dual_scene::<9>(options),
+        &poses,
+        Some((8, 3)),
+        false,
+    );
+}
+
+/// The twins composed (`collide_batch_mirror_with`) against the GPU pipeline where the
+/// existing parity tests do not run the mirror: exact tumbling and the dual hierarchy.
+#[test]
+fn mirror_pipeline_matches_the_gpu() {
+    let Some(gpu) = Gpu::new() else { return };
+    let ctx = &gpu.ctx;
+    let poses = poses();
+    fn check<const H: usize, S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S, poses: &[Pose]) {
+        let mut g = GpuScene::new(ctx, scene).unwrap();
+        for (mode, tumble) in [
+            (Mode::All, TumbleMethod::Exact),
+            (Mode::All, TumbleMethod::Approximate),
+            (Mode::First, TumbleMethod::Exact),
+        ] {
+            let (got, gs) = g
+                .collide_batch(ctx, scene, poses, mode, tumble, None)
+                .unwrap();
+            let (want, ms) = mirror::collide_batch_mirror_with(scene, poses, mode, tumble);
+            let label = format!("H={H} {mode:?} {tumble:?}");
+            for (i, (g, m)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.pairs.is_empty(), m.pairs.is_empty(), "{label} pose {i}");
+                if mode == Mode::All {
+                    assert_eq!(g.pairs, m.pairs, "{label} pose {i}");
+                    assert_eq!(g.counters, m.counters, "{label} pose {i}");
+                }
+            }
+            if mode == Mode::All {
+                assert_eq!(gs.level_sizes, ms.level_sizes, "{label}: level sizes");
+            }
+        }
+    }
+    check::<9, _>(ctx, &kdop_scene::<9>(1), &poses);
+    check::<9, _>(ctx, &dual_scene::<9>(DualOptions::default()), &poses);
+    let options = DualOptions {
+        symmetric: true,
+        order: SlabOrder::Fixed,
+    };
+    check::<13, _>(ctx, &dual_scene::<13>(options), &poses);
+}
