@@ -6,7 +6,7 @@
 //! Klosowski et al. 1998, the dual k-DOP–sphere hierarchy of Fang et al., Zachmann's
 //! restricted boxtree, Figueiredo's R-tree) and its options; [`Collider::collide_batch`]
 //! answers many poses in parallel, [`Collider::collide_batch_gpu`] on the GPU (feature
-//! `gpu`). Meshes come from [`mesh::load`] (OBJ, STL, PLY, optionally gzipped) or
+//! `gpu`). Meshes come from [`mesh::load()`] (OBJ, STL, PLY, optionally gzipped) or
 //! [`mesh::generate`]; poses from [`pose::read_poses`] or [`Pose::new`].
 //!
 //! ```

@@ -2,10 +2,10 @@
 //! Algorithm 1 of Klosowski et al. ("Efficient Collision Detection Using Bounding Volume
 //! Hierarchies of k-DOPs", 1998, section 4.2), the simultaneous depth-first descent of the
 //! environment hierarchy A and the flying hierarchy B, with an explicit stack instead of
-//! recursion, generic over the node test ([`NodeTest`]).
+//! recursion, generic over the node test (`NodeTest`).
 //!
 //! Descent rule: on overlap, descend A while its node is internal and the test prefers A
-//! ([`NodeTest::prefer_a`]; Algorithm 1 always does); then B; at two leaves, test every
+//! (`NodeTest::prefer_a`; Algorithm 1 always does); then B; at two leaves, test every
 //! triangle of A's leaf against every triangle of B's leaf. Children are visited first-child
 //! first. The GPU pipeline runs the same rule, so both test the same node pairs.
 //!

@@ -17,7 +17,7 @@ const SCALE: f32 = 0.25;
 
 /// Flush to zero: subnormals (and -0) become +0 (WGSL twin: `ftz` in `shaders/kdop.wgsl`). GPUs may flush subnormal inputs and results
 /// or keep them; flushing explicitly after every operation makes both modes give the CPU's
-/// bits. Each flush moves a value by less than 2^-126 (covered by [`SLAB_ABS_MARGIN`]).
+/// bits. Each flush moves a value by less than 2^-126 (covered by `SLAB_ABS_MARGIN`).
 #[inline]
 pub fn ftz(x: f32) -> f32 {
     if x.abs() < f32::MIN_POSITIVE { 0.0 } else { x }

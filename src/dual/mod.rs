@@ -152,7 +152,7 @@ impl<const H: usize> DualScene<H> {
 }
 
 /// Per-thread scratch state: B's tumbled k-DOPs (via `tumble`), the traversal's stack, and
-/// B's posed spheres and symmetrized k-DOPs ([`Moved`]).
+/// B's posed spheres and symmetrized k-DOPs (`Moved`).
 #[derive(Debug)]
 pub struct DualWorkspace<const H: usize> {
     /// B's k-DOPs tumbled for the current pose.

@@ -4,7 +4,7 @@
 //! of one compute pass are ordered, so a level sees its children finished).
 //!
 //! The result is bit-identical to [`crate::Bvh::refit`] by construction; see
-//! [`crate::bv::slab::slab_bounds_f32`] and `shaders/kdop_refit.wgsl`, whose entry points'
+//! `crate::bv::slab::slab_bounds_f32` and `shaders/kdop_refit.wgsl`, whose entry points'
 //! per-dispatch CPU twins are in [`super::mirror::kdop_refit`].
 
 use super::context::{GpuContext, GpuError};

@@ -6,7 +6,7 @@
 //! every function below except the three scalar primitives (`tf_abs`, `tf_max`, `tf_min`)
 //! and the public wrapper [`tri_tri_filter`] has the same name, the same statements in the
 //! same order and the same text as its WGSL twin (`tests/tri_filter.rs` checks this). A
-//! "vector" is [`TfV3`] (`[f32; 3]` here, `vec3<f32>` there), built with `TfV3(x, y, z)` and
+//! "vector" is `TfV3` (`[f32; 3]` here, `vec3<f32>` there), built with `TfV3(x, y, z)` and
 //! read with `v[0]`, so arithmetic is written component by component in a fixed order.
 //!
 //! # Contract

@@ -1,6 +1,6 @@
 //! CPU twins of `shaders/dual.wgsl`, the library piece of the dual k-DOP–sphere node test
 //! (no entry point), each under its WGSL name. The code lives in [`crate::dual::sphere`] and
-//! [`crate::dual::slabs`] (the CPU traversal runs the same functions, so the CPU and the GPU
+//! `crate::dual::slabs` (the CPU traversal runs the same functions, so the CPU and the GPU
 //! make the same decisions); these are thin wrappers.
 
 use crate::bv::Kdop;
@@ -24,7 +24,7 @@ pub fn sphere_disjoint(a: &Sphere, b: &Sphere) -> bool {
     disjoint_f32(a, b)
 }
 
-/// `kdop_symmetrize` of `shaders/dual.wgsl`: [`symmetrize_f32`].
+/// `kdop_symmetrize` of `shaders/dual.wgsl`: `symmetrize_f32`.
 #[inline]
 pub fn kdop_symmetrize<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
     symmetrize_f32(k)
@@ -32,7 +32,7 @@ pub fn kdop_symmetrize<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
 
 /// `kdop_overlaps_dual` of `shaders/dual.wgsl`: whether `a` and `b` overlap and how many
 /// slabs were tested (WGSL returns `vec2<u32>(overlap, tests)`), in the Minkowski order
-/// when `per_pair` ([`minkowski_order`], the same stable order as WGSL's insertion sort),
+/// when `per_pair` (`minkowski_order`, the same stable order as WGSL's insertion sort),
 /// else in table order.
 #[inline]
 pub fn kdop_overlaps_dual<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, per_pair: bool) -> (bool, u32) {

@@ -1,6 +1,6 @@
 //! CPU twins of `shaders/kdop.wgsl`, a library piece concatenated into every kernel (no entry
 //! point): the k-DOP structs and the slab primitives, each under its WGSL name. The code lives
-//! in [`crate::bv::kdop`] and [`crate::bv::slab`]; these are re-exports and thin wrappers, so
+//! in [`crate::bv::kdop`] and `crate::bv::slab`; these are re-exports and thin wrappers, so
 //! a WGSL function's twin is found by its name here.
 
 use crate::bv::slab::slab_bounds_f32;
@@ -23,7 +23,7 @@ pub fn kdop_overlaps<const H: usize>(a: &Kdop<H>, b: &Kdop<H>) -> bool {
     a.overlaps(b)
 }
 
-/// `slab_bounds` of `shaders/kdop.wgsl`: [`slab_bounds_f32`]. WGSL takes the axis as the
+/// `slab_bounds` of `shaders/kdop.wgsl`: `slab_bounds_f32`. WGSL takes the axis as the
 /// `vec3<f32>` of `AXES` (small integers, exact in f32) and returns `vec2(lo, hi)`.
 #[inline]
 pub fn slab_bounds(axis: [i8; 3], p: [f32; 3]) -> (f32, f32) {

@@ -1,6 +1,6 @@
 //! CPU twins of the entry points of `shaders/kdop_refit.wgsl` (the deforming refit, host side
 //! [`crate::gpu::GpuRefit`]): one function per entry point doing what one dispatch does over
-//! its whole grid, on the same buffer contents. Built from [`kdop_of_corners`] and
+//! its whole grid, on the same buffer contents. Built from `kdop_of_corners` and
 //! [`super::kdop::kdop_merge`], the primitives of [`crate::Bvh::refit`], so a refit by these
 //! twins, the CPU refit and the GPU refit agree bit for bit.
 
