@@ -74,12 +74,20 @@ fn main() -> Result<(), meshcollide::Error> {
         let (g, stats) =
             collider.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None)?;
         let s = t.elapsed().as_secs_f64();
-        let same = g.iter().zip(&r).all(|(a, b)| a.pairs == b.pairs);
+        let same = g.iter().zip(&r).all(|(a, b)| {
+            a.pairs == b.pairs
+                && a.counters.bv_tests == b.counters.bv_tests
+                && a.counters.bv_updates == b.counters.bv_updates
+        });
         println!(
-            "gpu ({}): {s:.2} s, {} submissions, {} MiB uploaded; equal to cpu: {same}",
+            "gpu ({}): {s:.2} s, {} batches of {:?} poses, {} submissions ({} re-runs), {} MiB uploaded, peak batch buffers {} MiB; pairs, Nv and Nu equal to cpu: {same}",
             ctx.adapter_name(),
+            stats.batches.len(),
+            stats.batches.iter().map(|b| b.poses).collect::<Vec<_>>(),
             stats.submissions,
-            stats.bytes_uploaded >> 20
+            stats.reruns,
+            stats.bytes_uploaded >> 20,
+            stats.peak_buffer_bytes >> 20
         );
     }
     println!("peak resident memory: {:.0} MiB", peak_rss_mib());

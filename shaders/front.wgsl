@@ -2,12 +2,17 @@
 // FrontPair ↔ gpu::layout::FrontPair, Counters ↔ gpu::layout::GpuCounters,
 // PoseFrame ↔ tumble::PoseFrame (src/tumble.rs); re-exported in src/gpu/mirror/front.rs.
 
-// A pair of node (or triangle position) indices of one pose.
+// A pair of node (or triangle position) indices of one pose, and where B's tumbled k-DOP
+// of this pose is: its index in `tumbled` (NO_SLOT until `tumble_front` has placed it).
 struct FrontPair {
     pose: u32,
     a: u32,
     b: u32,
+    slot: u32,
 }
+
+// `FrontPair::slot` of a pair whose B node has no tumbled k-DOP yet (lazy tumbling).
+const NO_SLOT: u32 = 0xffffffffu;
 
 struct Counters {
     n_in: u32,
@@ -26,6 +31,10 @@ struct Counters {
     n_fly: u32,
     mode_first: u32,
     dual_flags: u32,
+    descent_larger: u32,
+    lazy: u32,
+    hash_mask: u32,
+    n_tumbled: atomic<u32>,
 }
 
 struct PoseFrame {

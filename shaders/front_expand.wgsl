@@ -1,7 +1,8 @@
 // Breadth-first, stackless expansion of the front of node pairs (pose, a, b): one level per
-// dispatch, the descent rule of the CPU reference (traverse.rs, Algorithm 1 of
-// 002_2561ef21643dcace.txt 4.2): descend A while internal, then B; leaf pairs go to the leaf
-// list. Appends by atomicAdd; an append beyond capacity raises `overflow` instead of
+// dispatch, the descent rule of the CPU reference (traverse.rs: Algorithm 1 of Klosowski et
+// al., "Efficient Collision Detection Using Bounding Volume Hierarchies of k-DOPs", 4.2, or
+// the k-DOP scene's default Descent::Larger); leaf pairs go to the leaf list. B's tumbled
+// k-DOP is read at the pair's slot. Appends by atomicAdd; an append beyond capacity raises `overflow` instead of
 // writing. `prepare_*` write the next dispatch sizes on the GPU (indirect dispatch), so the
 // host never reads back between levels.
 
@@ -33,17 +34,29 @@ fn push_leaf(p: FrontPair) {
     }
 }
 
-// The descent of a pair whose volumes overlap: A while internal, then B, then a leaf pair.
-fn descend(p: FrontPair, na: KdopNode) {
-    if (na.count == 0u) {
-        push_front(FrontPair(p.pose, na.first, p.b));
-        push_front(FrontPair(p.pose, na.first + 1u, p.b));
+// Where the tumbled k-DOP of child `b` of a pair of `pose` will be: unknown until
+// `tumble_front` places it (lazy), else its dense index.
+fn child_slot(pose: u32, b: u32) -> u32 {
+    if (counters.lazy != 0u) {
+        return NO_SLOT;
+    }
+    return pose * counters.n_fly + b;
+}
+
+// The descent of a pair whose volumes overlap, the rule of traverse::descend: A while its
+// node is internal and B's is a leaf or A is preferred (always by Algorithm 1; by
+// Descent::Larger when A's k-DOP is at least as large as B's tumbled `kb`), else B, else a
+// leaf pair. Children of A keep B's slot; children of B get theirs from `tumble_front`.
+fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
+    let nb = fly_nodes[p.b];
+    if (na.count == 0u && (nb.count != 0u || counters.descent_larger == 0u || kdop_size(na.bv) >= kdop_size(kb))) {
+        push_front(FrontPair(p.pose, na.first, p.b, p.slot));
+        push_front(FrontPair(p.pose, na.first + 1u, p.b, p.slot));
         return;
     }
-    let nb = fly_nodes[p.b];
     if (nb.count == 0u) {
-        push_front(FrontPair(p.pose, p.a, nb.first));
-        push_front(FrontPair(p.pose, p.a, nb.first + 1u));
+        push_front(FrontPair(p.pose, p.a, nb.first, child_slot(p.pose, nb.first)));
+        push_front(FrontPair(p.pose, p.a, nb.first + 1u, child_slot(p.pose, nb.first + 1u)));
         return;
     }
     push_leaf(p);
@@ -62,10 +75,11 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     atomicAdd(&nv[p.pose], 1u);
     let na = env_nodes[p.a];
-    if (!kdop_overlaps(na.bv, tumbled[p.pose * counters.n_fly + p.b])) {
+    let kb = tumbled[p.slot];
+    if (!kdop_overlaps(na.bv, kb)) {
         return;
     }
-    descend(p, na);
+    descend(p, na, kb);
 }
 
 // The dual k-DOP–sphere hierarchy (dual::collide_pose): one Nv per pair, the sphere test
@@ -94,9 +108,10 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
         atomicAdd(&dual_counts[3u * p.pose], 1u);
         return;
     }
-    var kb = tumbled[p.pose * counters.n_fly + p.b];
+    let kt = tumbled[p.slot];
+    var kb = kt;
     if ((counters.dual_flags & 2u) != 0u) {
-        kb = kdop_symmetrize(kb);
+        kb = kdop_symmetrize(kt);
     }
     let na = env_nodes[p.a];
     let r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
@@ -105,5 +120,5 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
         atomicAdd(&dual_counts[3u * p.pose + 1u], 1u);
         return;
     }
-    descend(p, na);
+    descend(p, na, kt);
 }

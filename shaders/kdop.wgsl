@@ -35,6 +35,17 @@ fn kdop_overlaps(a: Kdop, b: Kdop) -> bool {
     return true;
 }
 
+// Twin of bv::Kdop::size: the sum of the slab widths, slab by slab from 0 (the size the
+// descent rule Descent::Larger compares; additions only, in the CPU's order).
+// CPU twin: src/gpu/mirror/kdop.rs::kdop_size
+fn kdop_size(k: Kdop) -> f32 {
+    var s = 0.0;
+    for (var i = 0u; i < H; i = i + 1u) {
+        s = s + (k.max[i] - k.min[i]);
+    }
+    return s;
+}
+
 // The slab-bound formula of bv::slab (deforming refit, exact rigid tumbling).
 const F32_MIN_POSITIVE: f32 = 1.1754943508222875e-38; // 2^-126
 const F32_MAX: f32 = 3.4028234663852886e38;

@@ -1,18 +1,14 @@
-// Rigid tumbling, dense: every flying node's k-DOP in A's frame for every pose of the
-// batch, by the approximation method (002_2561ef21643dcace.txt 4.1). CPU twins: the entry
-// points in src/gpu/mirror/kdop_tumble.rs, the formula tumble::tumble_points, bit for bit.
-// Node 0 (the root) is the host's exact hill-climbed k-DOP from the pose frame.
-
-struct TumbleParams {
-    n_fly: u32,
-    n_poses: u32,
-}
+// Rigid tumbling of the flying hierarchy B into A's frame (Klosowski et al., "Efficient
+// Collision Detection Using Bounding Volume Hierarchies of k-DOPs", 4.1): lazily by the
+// approximation method (`tumble_front`, below), or densely by the exact refit. CPU twins:
+// the entry points in src/gpu/mirror/kdop_tumble.rs, the formulas tumble::tumble_points and
+// tumble::posed_kdop, bit for bit. Node 0 (the root) is the host's exact hill-climbed
+// k-DOP from the pose frame.
 
 @group(0) @binding(0) var<storage, read> frames: array<PoseFrame>;
 @group(0) @binding(1) var<storage, read> offsets: array<u32>;
 @group(0) @binding(2) var<storage, read> points: array<f32>;
 @group(0) @binding(3) var<storage, read_write> tumbled: array<Kdop>;
-@group(0) @binding(4) var<uniform> params: TumbleParams;
 
 // Twin of tumble::tumble_points (src/tumble.rs).
 fn tumble_points(pose: u32, node: u32) -> Kdop {
@@ -34,22 +30,6 @@ fn tumble_points(pose: u32, node: u32) -> Kdop {
         k.max[i] = hi + frames[pose].off_hi[i];
     }
     return k;
-}
-
-// CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn tumble(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
-    if (i >= params.n_fly * params.n_poses) {
-        return;
-    }
-    let pose = i / params.n_fly;
-    let node = i % params.n_fly;
-    if (node == 0u) {
-        tumbled[i] = frames[pose].root;
-    } else {
-        tumbled[i] = tumble_points(pose, node);
-    }
 }
 
 // Exact refit per pose (TumbleMethod::Exact): leaves from their posed corners, then internal
@@ -127,4 +107,78 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = fly_nodes[node].first;
     let base = pose * slice.n_fly;
     tumbled[base + node] = kdop_merge(tumbled[base + c], tumbled[base + c + 1u]);
+}
+
+// Lazy tumbling (the approximation method): only the (pose, node) pairs the front reaches
+// are tumbled, once each, like the CPU traversal's TumbleWorkspace::node_bv, so Nu equals
+// the CPU's. `tumbled` is then an open-addressing hash table of `hash_mask + 1` slots keyed
+// by `pose · n_fly + node + 1` (0 = empty; the host clears the keys per batch and keeps
+// `n_poses · n_fly < 2^32 - 1`). For every front pair without a slot, the invocation that
+// inserts the key tumbles the node into the key's slot; every pair learns its slot. The
+// k-DOP is read by `expand` in a later dispatch, after every write of this one.
+
+@group(0) @binding(9) var<storage, read_write> front: array<FrontPair>;
+@group(0) @binding(10) var<storage, read_write> counters: Counters;
+@group(0) @binding(11) var<storage, read_write> hash_keys: array<atomic<u32>>;
+@group(0) @binding(12) var<storage, read_write> nu: array<atomic<u32>>;
+
+// Probes before a key gives up and the batch runs again with a larger table: a full table
+// must not cost a pass over it per pair.
+const MAX_PROBES: u32 = 64u;
+
+// A 32-bit mixer (the finalizer of MurmurHash3): the table index of a key.
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::hash_slot
+fn hash_slot(key: u32, mask: u32) -> u32 {
+    var x = key;
+    x = x ^ (x >> 16u);
+    x = x * 0x85ebca6bu;
+    x = x ^ (x >> 13u);
+    x = x * 0xc2b2ae35u;
+    x = x ^ (x >> 16u);
+    return x & mask;
+}
+
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble_front
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn tumble_front(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= counters.n_in) {
+        return;
+    }
+    let p = front[i];
+    if (p.slot != NO_SLOT) {
+        return;
+    }
+    let key = p.pose * counters.n_fly + p.b + 1u;
+    let mask = counters.hash_mask;
+    var h = hash_slot(key, mask);
+    // At most MAX_PROBES slots (the host keeps the load at most one half, where linear
+    // probing averages under three); a weak exchange may fail spuriously (old value 0):
+    // then the same slot is tried again.
+    for (var tries = 0u; tries < MAX_PROBES; tries = tries + 1u) {
+        let r = atomicCompareExchangeWeak(&hash_keys[h], 0u, key);
+        if (r.exchanged) {
+            if (p.b == 0u) {
+                tumbled[h] = frames[p.pose].root;
+            } else {
+                tumbled[h] = tumble_points(p.pose, p.b);
+            }
+            atomicAdd(&counters.n_tumbled, 1u);
+            atomicAdd(&nu[p.pose], 1u);
+            front[i].slot = h;
+            return;
+        }
+        if (r.old_value == key) {
+            front[i].slot = h;
+            return;
+        }
+        if (r.old_value != 0u) {
+            h = (h + 1u) & mask;
+        }
+    }
+    // The table is (nearly) full: the batch runs again with a larger one (counted, so the
+    // host knows how many nodes asked for a slot).
+    atomicAdd(&counters.n_tumbled, 1u);
+    atomicOr(&counters.overflow, 16u);
+    front[i].slot = 0u;
 }

@@ -74,13 +74,13 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
         for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
             let verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
             if (verdict == TF_HIT) {
-                push_contact(FrontPair(p.pose, env_tri_index[ia], fly_tri_index[ib]));
+                push_contact(FrontPair(p.pose, env_tri_index[ia], fly_tri_index[ib], NO_SLOT));
                 if (counters.mode_first != 0u) {
                     atomicOr(&done[p.pose], 1u);
                     return;
                 }
             } else if (verdict == TF_UNSURE) {
-                push_unsure(FrontPair(p.pose, ia, ib));
+                push_unsure(FrontPair(p.pose, ia, ib, NO_SLOT));
             }
         }
     }

@@ -196,6 +196,15 @@ pub enum GpuError {
         /// The device's largest buffer.
         limit: u64,
     },
+    /// The device ran out of memory (reported by wgpu's uncaptured-error handler).
+    #[error("the GPU ran out of memory: {0}; try a smaller batch memory budget")]
+    OutOfMemory(String),
+    /// wgpu rejected a command or a resource (a bug of ours or of the driver).
+    #[error("GPU validation error: {0}")]
+    Validation(String),
+    /// The device was lost (driver reset, device removed) or wgpu failed internally.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
     /// The hierarchy has no GPU pipeline (boxtree, R-tree).
     #[error("the {bv} hierarchy runs on the CPU only")]
     Unsupported {

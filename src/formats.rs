@@ -112,8 +112,18 @@ pub struct GpuStatsJson {
     pub splits: u64,
     /// Triangle pairs the f32 filter left to the exact CPU test.
     pub unsure_pairs: u64,
+    /// Readbacks (waits for the device), all batches.
+    pub readbacks: u64,
+    /// Bytes copied back to the host, all batches.
+    pub bytes_read_back: u64,
+    /// Largest total of one batch's buffers (bytes; the uploaded hierarchies excluded).
+    pub peak_buffer_bytes: u64,
     /// Node pairs entering each level of the breadth-first front, summed over poses.
     pub front_sizes_per_level: Vec<u64>,
+    /// Per batch: poses, node pairs tested, nodes tumbled, triangle pairs, bytes read from
+    /// node arrays, atomics, dispatches, bytes up and back, readbacks, submissions.
+    #[cfg(feature = "gpu")]
+    pub batches: Vec<crate::gpu::collide::BatchWork>,
 }
 
 pub use crate::scene::total_counters;

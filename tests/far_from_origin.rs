@@ -68,13 +68,12 @@ fn exact_rational_intersect(a: &T64, b: &T64) -> bool {
     origin_in_hull_exact(&pts)
 }
 
-/// The CPU reference of `bv` with Algorithm 1's descent (the GPU's, so Nv compares).
+/// The CPU reference of `bv` with the default options (the GPU's too, so Nv compares).
 fn cpu(a: &Mesh, b: &Mesh, bv: BvKind, poses: &[Pose]) -> Vec<Contacts> {
     let o = BuildOptions::default();
     let c = Collider::builder(a, b)
         .bv(bv)
         .build_options(o)
-        .kdop(KdopOptions::PAPER)
         .build()
         .unwrap();
     c.collide_batch(poses)

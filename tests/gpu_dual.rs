@@ -206,6 +206,7 @@ fn tiny_capacities_give_the_same_dual_results() {
         leaf: 4,
         contact: 2,
         unsure: 2,
+        tumbled: 4,
     };
     let case = Case {
         a: &a,

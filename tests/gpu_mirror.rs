@@ -15,7 +15,7 @@ use bytemuck::Pod;
 use meshcollide::bv::{Kdop, KdopNode};
 use meshcollide::dual::{DualOptions, DualScene, SlabOrder};
 use meshcollide::gpu::collide::GpuScene;
-use meshcollide::gpu::layout::{FrontPair, GpuCounters, RefitRange, SliceParams, TumbleParams};
+use meshcollide::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RefitRange, SliceParams};
 use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings};
 use meshcollide::gpu::mirror::tri_tri::{self, TriTestBindings};
 use meshcollide::gpu::mirror::{self, front_prepare, kdop_refit, kdop_tumble};
@@ -123,8 +123,8 @@ fn bits<T: Pod>(v: &[T]) -> Vec<u32> {
     bytemuck::cast_slice(v).to_vec()
 }
 
-fn sorted(mut v: Vec<FrontPair>) -> Vec<(u32, u32, u32)> {
-    let mut t: Vec<_> = v.drain(..).map(|p| (p.pose, p.a, p.b)).collect();
+fn sorted(mut v: Vec<FrontPair>) -> Vec<(u32, u32, u32, u32)> {
+    let mut t: Vec<_> = v.drain(..).map(|p| (p.pose, p.a, p.b, p.slot)).collect();
     t.sort_unstable();
     t
 }
@@ -134,12 +134,16 @@ fn poses() -> Vec<Pose> {
 }
 
 fn kdop_scene<const H: usize>(leaf: u32) -> Scene<H> {
+    kdop_scene_with(leaf, KdopOptions::PAPER)
+}
+
+fn kdop_scene_with<const H: usize>(leaf: u32, options: KdopOptions) -> Scene<H> {
     let (a, b) = common::tori(10);
     let o = BuildOptions {
         leaf_size: leaf,
         ..Default::default()
     };
-    Scene::build(&a, &b, &o, &o, KdopOptions::PAPER)
+    Scene::build(&a, &b, &o, &o, options)
 }
 
 fn dual_scene<const H: usize>(options: DualOptions) -> DualScene<H> {
@@ -148,38 +152,130 @@ fn dual_scene<const H: usize>(options: DualOptions) -> DualScene<H> {
     DualScene::build(&a, &b, &o, &o, &options)
 }
 
-/// `tumble`, `tumble_exact_leaves` and `tumble_exact_merge`, bit for bit after every dispatch.
+/// `tumble_front` (lazy tumbling into a hash table) against its twin: every pair's slot
+/// holds the same k-DOP on both sides (slots may differ where keys collide, as insertion
+/// order does), the same keys are inserted, the same nodes counted per pose; a table too
+/// small overflows on both. Then `tumble_exact_leaves` and `tumble_exact_merge`, bit for
+/// bit after every dispatch.
 fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
     let fly = &scene.fly;
     let frames = fly.pose_frames(scene.env.frame(), poses);
     let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
     let n = (p * n_fly) as usize;
     let frames_b = gpu.buf(&frames);
-    // Approximation method: one dispatch.
-    let params = TumbleParams { n_fly, n_poses: p };
-    let tumbled_b = gpu.buf(&vec![Kdop::<H>::EMPTY; n]);
     let (offsets, points) = (gpu.buf(&fly.offsets), gpu.buf(&fly.points));
-    let params_b = gpu.uniform(&params);
-    gpu.run(
-        "kdop_tumble.wgsl",
-        "tumble",
-        H,
-        &[
+    // A front with repeated (pose, node) keys, the root, and pairs already placed.
+    let mut rng = meshcollide::rng::Rng::new(5);
+    let front: Vec<FrontPair> = (0..3 * n as u32 / 4)
+        .map(|i| {
+            let pose = rng.below(p as u64) as u32;
+            let b = if i % 7 == 0 {
+                0
+            } else {
+                rng.below(n_fly as u64 / 3) as u32
+            };
+            let slot = if i % 11 == 0 { 3 } else { NO_SLOT };
+            FrontPair {
+                pose,
+                a: i,
+                b,
+                slot,
+            }
+        })
+        .collect();
+    for table in [(2 * n).next_power_of_two() as u32, 16] {
+        let c0 = GpuCounters {
+            n_in: front.len() as u32,
+            n_fly,
+            lazy: 1,
+            hash_mask: table - 1,
+            ..Default::default()
+        };
+        let (tumbled_b, front_b, c_b, keys_b, nu_b) = (
+            gpu.buf(&vec![Kdop::<H>::EMPTY; table as usize]),
+            gpu.buf(&front),
+            gpu.buf(&[c0]),
+            gpu.buf(&vec![0u32; table as usize]),
+            gpu.buf(&vec![0u32; p as usize]),
+        );
+        let b = [
             (0, &frames_b),
             (1, &offsets),
             (2, &points),
             (3, &tumbled_b),
-            (4, &params_b),
-        ],
-        n as u64,
-    );
-    let mut cpu = vec![Kdop::<H>::EMPTY; n];
-    kdop_tumble::tumble(&frames, &fly.offsets, &fly.points, &mut cpu, &params);
-    assert_eq!(
-        bits(&gpu.read::<Kdop<H>>(&tumbled_b, n)),
-        bits(&cpu),
-        "tumble H={H}"
-    );
+            (9, &front_b),
+            (10, &c_b),
+            (11, &keys_b),
+            (12, &nu_b),
+        ];
+        gpu.run(
+            "kdop_tumble.wgsl",
+            "tumble_front",
+            H,
+            &b,
+            front.len() as u64,
+        );
+        let mut cpu_tumbled = vec![Kdop::<H>::EMPTY; table as usize];
+        let mut cpu_front = front.clone();
+        let mut c = c0;
+        let mut keys = vec![0u32; table as usize];
+        let mut nu = vec![0u32; p as usize];
+        kdop_tumble::tumble_front(
+            &frames,
+            &fly.offsets,
+            &fly.points,
+            &mut cpu_tumbled,
+            &mut cpu_front,
+            &mut c,
+            &mut keys,
+            &mut nu,
+        );
+        let g_c: GpuCounters = gpu.read(&c_b, 1)[0];
+        assert_eq!(
+            g_c.overflow & 16,
+            c.overflow & 16,
+            "tumble_front H={H} overflow"
+        );
+        if table == 16 {
+            assert_ne!(c.overflow & 16, 0, "a 16-slot table must fill up");
+            continue;
+        }
+        assert_eq!(c.overflow, 0);
+        let g_front: Vec<FrontPair> = gpu.read(&front_b, front.len());
+        let g_tumbled: Vec<Kdop<H>> = gpu.read(&tumbled_b, table as usize);
+        for (i, (g, m)) in g_front.iter().zip(&cpu_front).enumerate() {
+            assert_eq!((g.pose, g.a, g.b), (m.pose, m.a, m.b));
+            if front[i].slot != NO_SLOT {
+                assert_eq!(g.slot, front[i].slot, "a placed pair keeps its slot");
+                continue;
+            }
+            assert_eq!(
+                bits(&[g_tumbled[g.slot as usize]]),
+                bits(&[cpu_tumbled[m.slot as usize]]),
+                "tumble_front H={H} pair {i}"
+            );
+            // And it is the node's k-DOP at that pose (the CPU traversal's formula).
+            let want = if g.b == 0 {
+                frames[g.pose as usize].root
+            } else {
+                fly.tumble_node(g.b as usize, &frames[g.pose as usize])
+            };
+            assert_eq!(bits(&[g_tumbled[g.slot as usize]]), bits(&[want]));
+        }
+        let mut g_keys: Vec<u32> = gpu.read(&keys_b, table as usize);
+        g_keys.retain(|&k| k != 0);
+        g_keys.sort_unstable();
+        keys.retain(|&k| k != 0);
+        keys.sort_unstable();
+        assert_eq!(g_keys, keys, "tumble_front H={H}: inserted keys");
+        assert_eq!(
+            gpu.read::<u32>(&nu_b, p as usize),
+            nu,
+            "tumble_front H={H}: nu"
+        );
+        assert_eq!(g_c.n_tumbled, c.n_tumbled);
+        assert!(c.n_tumbled > p, "some nodes tumbled per pose");
+    }
     // Exact method: the leaves, then one merge per level, compared after each dispatch.
     let tris = fly.bvh.tris.all_corners_f32();
     let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
@@ -359,8 +455,8 @@ fn prepare_kernels_match_their_twins() {
 #[derive(Debug, PartialEq)]
 struct Expanded {
     counters: GpuCounters,
-    front_out: Vec<(u32, u32, u32)>,
-    leaves: Vec<(u32, u32, u32)>,
+    front_out: Vec<(u32, u32, u32, u32)>,
+    leaves: Vec<(u32, u32, u32, u32)>,
     nv: Vec<u32>,
     dual_counts: Vec<u32>,
 }
@@ -379,9 +475,17 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
     let (env, fly) = (scene.env(), scene.fly());
     let frames: Vec<PoseFrame<H>> = fly.pose_frames(env.frame(), poses);
     let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
-    let mut tumbled = vec![Kdop::<H>::EMPTY; (p * n_fly) as usize];
-    let params = TumbleParams { n_fly, n_poses: p };
-    kdop_tumble::tumble(&frames, &fly.offsets, &fly.points, &mut tumbled, &params);
+    // Dense tumbled k-DOPs (`pose · n_fly + node`), by the traversal's formula.
+    let tumbled: Vec<Kdop<H>> = (0..p as usize * n_fly as usize)
+        .map(|i| {
+            let (pose, node) = (i / n_fly as usize, i % n_fly as usize);
+            if node == 0 {
+                frames[pose].root
+            } else {
+                fly.tumble_node(node, &frames[pose])
+            }
+        })
+        .collect();
     let dual = scene.dual();
     let dual_flags = dual.map_or(0, |(_, _, o)| {
         (o.order == SlabOrder::PerPair) as u32 | (o.symmetric as u32) << 1
@@ -395,12 +499,15 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
         gpu.buf(&frames),
     );
     let spheres = dual.map(|(e, f, _)| (gpu.buf(e), gpu.buf(f)));
-    let zero = FrontPair {
-        pose: 0,
-        a: 0,
-        b: 0,
-    };
-    let mut front: Vec<FrontPair> = (0..p).map(|pose| FrontPair { pose, a: 0, b: 0 }).collect();
+    let zero = FrontPair::new(0, 0, 0);
+    let mut front: Vec<FrontPair> = (0..p)
+        .map(|pose| FrontPair {
+            pose,
+            a: 0,
+            b: 0,
+            slot: pose * n_fly,
+        })
+        .collect();
     let mut all_leaves = Vec::new();
     let mut level = 0;
     let mut overflowed = false;
@@ -413,6 +520,7 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
             n_fly,
             mode_first: first as u32,
             dual_flags,
+            descent_larger: scene.descent_larger() as u32,
             ..Default::default()
         };
         let nv0: Vec<u32> = (0..p).map(|i| 3 * i).collect();
@@ -525,11 +633,7 @@ fn tri_test<const H: usize, S: GpuHierarchies<H>>(
         .iter()
         .map(|l| (env.nodes[l.a as usize].count * fly.bvh.nodes[l.b as usize].count) as usize)
         .sum();
-    let zero = FrontPair {
-        pose: 0,
-        a: 0,
-        b: 0,
-    };
+    let zero = FrontPair::new(0, 0, 0);
     let statics = [
         gpu.buf(&env.nodes),
         gpu.buf(&fly.bvh.nodes),
@@ -629,6 +733,10 @@ fn expand_and_tri_test_match_their_twins() {
         front_levels::<13, _>(&mut gpu, &kdop_scene::<13>(3), &poses, None, first);
     }
     front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, Some((8, 3)), false);
+    // The CPU's default descent (the larger k-DOP first).
+    let larger = kdop_scene_with::<9>(1, KdopOptions::default());
+    let leaves = front_levels::<9, _>(&mut gpu, &larger, &poses, None, false);
+    assert!(!leaves.is_empty());
 }
 
 #[test]

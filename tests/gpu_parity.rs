@@ -5,9 +5,9 @@
 
 mod common;
 
-use meshcollide::gpu::GpuContext;
 use meshcollide::gpu::collide::{Capacities, GpuScene};
-use meshcollide::kdop::KdopScene;
+use meshcollide::gpu::{GpuContext, GpuError};
+use meshcollide::kdop::{Descent, KdopScene};
 use meshcollide::mesh::generate;
 use meshcollide::pose::tumbling_poses;
 use meshcollide::rng::Rng;
@@ -28,8 +28,10 @@ fn small_buffer_budget_splits_batches() {
         leaf: 4,
         contact: 2,
         unsure: 2,
+        tumbled: 4,
     };
-    gpu.max_buffer_bytes = 12 * 256;
+    // Room for one pose's buffers, not for sixteen.
+    gpu.max_buffer_bytes = 256 << 10;
     let cpu = meshcollide::scene::collide_batch(
         &scene,
         &poses,
@@ -71,8 +73,25 @@ fn compare<const H: usize>(
         leaf_size: leaf,
         ..Default::default()
     };
-    let scene = KdopScene::<H>::build(a, b, &o, &o, KdopOptions::PAPER);
-    let mut gpu = GpuScene::new(ctx, &scene).unwrap();
+    let mut total = 0;
+    for descent in [Descent::Environment, Descent::Larger] {
+        let scene = KdopScene::<H>::build(a, b, &o, &o, KdopOptions { descent });
+        let label = &format!("{label} {descent:?}");
+        total += compare_scene(ctx, a, b, poses, &scene, caps, label);
+    }
+    total
+}
+
+fn compare_scene<const H: usize>(
+    ctx: &GpuContext,
+    a: &Mesh,
+    b: &Mesh,
+    poses: &[Pose],
+    scene: &KdopScene<H>,
+    caps: Option<Capacities>,
+    label: &str,
+) -> usize {
+    let mut gpu = GpuScene::new(ctx, scene).unwrap();
     if let Some(c) = caps {
         gpu.capacities = c;
     }
@@ -85,15 +104,15 @@ fn compare<const H: usize>(
     for (mode, tumble) in runs {
         let label = &format!("{label} {tumble:?}");
         let cpu =
-            meshcollide::scene::collide_batch(&scene, poses, &QueryOptions { mode, tumble }, None);
+            meshcollide::scene::collide_batch(scene, poses, &QueryOptions { mode, tumble }, None);
         let (got, stats) = gpu
-            .collide_batch(ctx, &scene, poses, mode, tumble, None)
+            .collide_batch(ctx, scene, poses, mode, tumble, None)
             .unwrap();
         assert_eq!(got.len(), cpu.len());
         if mode == Mode::All && tumble == TumbleMethod::Approximate {
             // The breadth-first CPU mirror of the kernels: the same fronts level by level.
             let (mirror, mstats) =
-                meshcollide::gpu::mirror::collide_batch_mirror(&scene, poses, mode);
+                meshcollide::gpu::mirror::collide_batch_mirror(scene, poses, mode);
             assert_eq!(
                 mstats.level_sizes, stats.level_sizes,
                 "{label} H={H}: front sizes per level"
@@ -131,6 +150,12 @@ fn compare<const H: usize>(
                     assert_eq!(
                         g.counters.tri_tests, c.counters.tri_tests,
                         "{label} H={H} pose {i}: Np"
+                    );
+                    // Lazy tumbling moves the nodes the traversal reaches, as the CPU does;
+                    // the exact method refits every node on both.
+                    assert_eq!(
+                        g.counters.bv_updates, c.counters.bv_updates,
+                        "{label} H={H} pose {i}: Nu"
                     );
                     total += c.pairs.len();
                 }
@@ -212,6 +237,7 @@ fn tiny_capacities_give_the_same_pairs() {
         leaf: 4,
         contact: 2,
         unsure: 2,
+        tumbled: 4,
     };
     let n = compare::<9>(&ctx, &a, &b, &poses, 1, Some(tiny), "tiny capacities");
     assert!(n > 0);
@@ -232,5 +258,42 @@ fn shared_models_match_the_reference() {
         poses.extend(tumbling_poses(4, c, [0.7 * size, 0.02 * size, 0.0]));
         compare::<9>(&ctx, &m, &m, &poses, 1, None, name);
         compare::<3>(&ctx, &m, &m, &poses, 4, None, name);
+    }
+}
+
+/// A command the device rejects becomes a typed error from `GpuContext::check` (and from
+/// the next readback), not a panic; the context stays usable for the next batch.
+#[test]
+fn device_errors_are_typed_not_panics() {
+    let Some(ctx) = common::gpu() else { return };
+    // MAP_READ with STORAGE is invalid for a buffer.
+    let _bad = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("invalid on purpose"),
+        size: 16,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    match ctx.check() {
+        Err(GpuError::Validation(msg)) => assert!(!msg.is_empty()),
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+    assert!(ctx.check().is_ok(), "the error is reported once");
+    let (a, b) = common::tori(8);
+    let o = BuildOptions::default();
+    let scene = KdopScene::<9>::build(&a, &b, &o, &o, KdopOptions::default());
+    let poses = tumbling_poses(4, [0.0; 3], [1.0, 0.0, 0.0]);
+    let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
+    let (got, _) = gpu
+        .collide_batch(
+            &ctx,
+            &scene,
+            &poses,
+            Mode::All,
+            TumbleMethod::Approximate,
+            None,
+        )
+        .unwrap();
+    for (g, p) in got.iter().zip(&poses) {
+        assert_eq!(g.pairs, brute_force(&a, &b, p));
     }
 }

@@ -150,6 +150,18 @@ impl<const H: usize> Kdop<H> {
         k
     }
 
+    /// Sum of the slab widths in f32, slab by slab from 0.0: the size the descent rule
+    /// `Descent::Larger` compares. WGSL twin: `kdop_size` in `shaders/kdop.wgsl`, the same
+    /// additions in the same order (no multiplication, so no contraction can change it).
+    #[inline]
+    pub fn size(&self) -> f32 {
+        let mut s = 0.0f32;
+        for i in 0..H {
+            s += self.max[i] - self.min[i];
+        }
+        s
+    }
+
     /// Conservative overlap test of `002_2561ef21643dcace.txt` 4.4: the k-DOPs are disjoint
     /// if one of the H closed intervals is disjoint, tested in [`super::axes()`] order.
     /// Touching intervals overlap (closed sets: touching triangles must reach the leaf test).

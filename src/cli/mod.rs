@@ -98,7 +98,7 @@ impl ValueEnum for TumbleArg {
     fn to_possible_value(&self) -> Option<PossibleValue> {
         Some(match self {
             TumbleArg::Auto => PossibleValue::new("auto").help(
-                "Each backend's faster method: approx on the CPU (lazy), exact on the GPU (dense); see BENCHMARKS.md, \"Rigid tumbling\"",
+                "The faster method on both backends: approx (lazy: only the nodes the traversal reaches are tumbled)",
             ),
             TumbleArg::Method(m) => PossibleValue::new(m.name()).help(m.help()),
         })
@@ -106,10 +106,9 @@ impl ValueEnum for TumbleArg {
 }
 
 impl TumbleArg {
-    /// The method for a backend (`gpu`: whether the GPU pipeline runs).
-    pub fn resolve(self, gpu: bool) -> TumbleMethod {
+    /// The method (the same on both backends since the GPU tumbles lazily too).
+    pub fn resolve(self) -> TumbleMethod {
         match self {
-            TumbleArg::Auto if gpu => TumbleMethod::Exact,
             TumbleArg::Auto => TumbleMethod::Approximate,
             TumbleArg::Method(m) => m,
         }

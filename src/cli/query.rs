@@ -49,15 +49,20 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value = "all")]
     pub mode: Mode,
     /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
-    /// the root), an exact refit of every node, or auto (approx on the CPU, exact on the GPU).
+    /// the root, then only the nodes the traversal reaches, on both backends), an exact refit
+    /// of every node, or auto (approx).
     #[arg(long, value_enum, default_value = "auto")]
     pub tumble: TumbleArg,
-    /// k-DOP traversal: `larger` (CPU default) or `env` (Algorithm 1; the GPU's only rule).
+    /// k-DOP traversal: `larger` (the default) or `env` (Algorithm 1), on both backends.
     #[arg(long, value_enum)]
     pub descent: Option<Descent>,
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
+    /// GPU: memory for one batch's buffers, in MiB (beyond the uploaded hierarchies);
+    /// batches hold as many poses as fit, so memory does not grow with the pose count.
+    #[arg(long = "gpu-memory", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gpu_memory: Option<u64>,
     /// `--bv rtree`: Figueiredo's Collide version 1 or 2.
     #[arg(long = "rtree-collide", value_enum, default_value = "v2")]
     pub rtree_collide: RtreeCollide,
@@ -110,7 +115,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     );
     let poses = crate::pose::read_poses(&a.poses).map_err(crate::Error::from)?;
     let load_ms = ms(t0);
-    let gpu = choose_backend(backend)?;
+    let gpu = choose_backend(backend)?.map(|ctx| match a.gpu_memory {
+        Some(mib) => ctx.with_batch_memory(mib << 20),
+        None => ctx,
+    });
     // Check the outputs can be created before spending time on the query.
     let out = std::fs::File::create(&a.out)
         .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
@@ -129,19 +137,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         symmetric: a.dual_symmetric,
         order: a.dual_order,
     };
-    let descent = match (a.descent, gpu.is_some()) {
-        (Some(Descent::Larger), true) => {
-            return Err(Failure::Input(
-                "--descent larger runs on the CPU only (the GPU pipeline uses --descent env)"
-                    .into(),
-            ));
-        }
-        (Some(Descent::Environment), _) | (None, true) => Descent::Environment,
-        (Some(Descent::Larger), false) | (None, false) => Descent::Larger,
-    };
+    // Both backends run both rules; `larger` (the default) tests fewer node pairs.
+    let descent = a.descent.unwrap_or_default();
     let opts = QueryOptions {
         mode: a.mode,
-        tumble: a.tumble.resolve(gpu.is_some()),
+        tumble: a.tumble.resolve(),
     };
     let collider = Collider::builder(&ma, &mb)
         .bv(bv)
@@ -246,7 +246,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             reruns: g.reruns,
             splits: g.splits,
             unsure_pairs: g.unsure,
+            readbacks: g.readbacks,
+            bytes_read_back: g.bytes_read_back,
+            peak_buffer_bytes: g.peak_buffer_bytes,
             front_sizes_per_level: g.level_sizes,
+            batches: g.batches,
         }),
     };
     if let Some(p) = &a.stats {

@@ -4,6 +4,11 @@ use wgpu::util::DeviceExt;
 
 pub use crate::error::GpuError;
 
+/// Default batch memory budget: 512 MiB (or four times the device's largest binding, when
+/// that is less). Peak device memory is the static arrays plus this, whatever the number of
+/// poses.
+pub const DEFAULT_BATCH_MEMORY: u64 = 512 << 20;
+
 /// A device and its queue, created once and passed to everything that runs kernels.
 pub struct GpuContext {
     /// The adapter the device was requested from.
@@ -14,6 +19,12 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     /// The adapter's name, backend and driver (for `stats.json` and `info`).
     pub info: wgpu::AdapterInfo,
+    /// Memory budget of one batch's buffers (bytes; `GpuScene::batch_memory` starts from
+    /// it): batches hold as many poses as fit. [`GpuContext::with_batch_memory`] sets it.
+    pub batch_memory: u64,
+    /// The first error the device reported outside a call (uncaptured errors and device
+    /// loss), taken by [`GpuContext::check`]. wgpu's default would panic.
+    errors: std::sync::Arc<std::sync::Mutex<Option<GpuError>>>,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -61,12 +72,48 @@ impl GpuContext {
                 required_limits: adapter.limits(),
                 ..Default::default()
             }))?;
+        let limit = device.limits().max_storage_buffer_binding_size;
+        let errors = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let sink = errors.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |e: wgpu::Error| {
+            let err = match e {
+                wgpu::Error::OutOfMemory { source } => GpuError::OutOfMemory(source.to_string()),
+                wgpu::Error::Validation { description, .. } => GpuError::Validation(description),
+                wgpu::Error::Internal { description, .. } => GpuError::DeviceLost(description),
+            };
+            if let Ok(mut first) = sink.lock() {
+                first.get_or_insert(err);
+            }
+        }));
+        let sink = errors.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut first) = sink.lock() {
+                first.get_or_insert(GpuError::DeviceLost(format!("{reason:?}: {message}")));
+            }
+        });
         Ok(GpuContext {
             adapter,
             device,
             queue,
             info,
+            batch_memory: DEFAULT_BATCH_MEMORY.min(limit.saturating_mul(4)),
+            errors,
         })
+    }
+
+    /// The first error the device reported since the last check (validation, out of
+    /// memory, device loss), as a typed error; `Ok` if none.
+    pub fn check(&self) -> Result<(), GpuError> {
+        match self.errors.lock() {
+            Ok(mut first) => first.take().map_or(Ok(()), Err),
+            Err(_) => Err(GpuError::DeviceLost("error sink poisoned".into())),
+        }
+    }
+
+    /// The same context with a batch memory budget of `bytes` (at least 1 MiB).
+    pub fn with_batch_memory(mut self, bytes: u64) -> GpuContext {
+        self.batch_memory = bytes.max(1 << 20);
+        self
     }
 
     /// `"name (backend, type)"`, as reported in stats.json.
@@ -135,13 +182,20 @@ impl GpuContext {
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
         self.queue.submit([enc.finish()]);
+        self.map_read(&staging)
+    }
+
+    /// Waits for the device and returns the contents of a `MAP_READ` buffer (one wait).
+    pub fn map_read(&self, staging: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
         let slice = staging.slice(..);
         let (tx, rx) = std::sync::mpsc::channel();
         slice.map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
         self.device.poll(wgpu::PollType::wait_indefinitely())?;
+        self.check()?;
         rx.recv().unwrap_or(Ok(()))?;
+        self.check()?;
         let data = slice
             .get_mapped_range()
             .map_err(|e| GpuError::MapRange(e.to_string()))?

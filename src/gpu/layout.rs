@@ -88,6 +88,24 @@ pub struct FrontPair {
     pub pose: u32,
     pub a: u32,
     pub b: u32,
+    /// Index of B's tumbled k-DOP of this pose in `tumbled`; [`NO_SLOT`] until
+    /// `tumble_front` places it (lazy tumbling). Unused in leaf, contact and unsure lists.
+    pub slot: u32,
+}
+
+/// `NO_SLOT` of `shaders/front.wgsl`: a front pair whose B node is not tumbled yet.
+pub const NO_SLOT: u32 = u32::MAX;
+
+impl FrontPair {
+    /// A pair without a tumbled slot (leaf lists, contacts, unsure pairs, fresh children).
+    pub fn new(pose: u32, a: u32, b: u32) -> FrontPair {
+        FrontPair {
+            pose,
+            a,
+            b,
+            slot: NO_SLOT,
+        }
+    }
 }
 
 /// Append counters, capacities and flags of the batch pipeline. WGSL twin: `Counters` in
@@ -100,7 +118,8 @@ pub struct GpuCounters {
     pub n_leaf: u32,
     pub n_contact: u32,
     pub n_unsure: u32,
-    /// Bit 1: front, 2: leaf pairs, 4: contacts, 8: unsure pairs ran out of room.
+    /// Bit 1: front, 2: leaf pairs, 4: contacts, 8: unsure pairs ran out of room; 16: the
+    /// lazy tumbling table was full.
     pub overflow: u32,
     pub cap_front: u32,
     pub cap_leaf: u32,
@@ -113,6 +132,15 @@ pub struct GpuCounters {
     pub mode_first: u32,
     /// The dual hierarchy's node test: bit 0 per-pair slab order, bit 1 symmetric k-DOPs.
     pub dual_flags: u32,
+    /// 1: descend the node with the larger k-DOP (`Descent::Larger`); 0: Algorithm 1.
+    pub descent_larger: u32,
+    /// 1: lazy tumbling (`tumbled` is a hash table of `hash_mask + 1` slots filled by
+    /// `tumble_front`); 0: dense (`tumbled[pose · n_fly + node]`, every node tumbled).
+    pub lazy: u32,
+    /// Slots of the lazy table minus one (a power of two minus one).
+    pub hash_mask: u32,
+    /// (pose, node) pairs tumbled by `tumble_front` in this batch (Nu, summed).
+    pub n_tumbled: u32,
 }
 
 /// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
@@ -124,15 +152,6 @@ pub struct RefitRange {
     pub count: u32,
     pub pad0: u32,
     pub pad1: u32,
-}
-
-/// The grid of `tumble`: every (pose, flying node). WGSL twin: `struct TumbleParams` in
-/// `shaders/kdop_tumble.wgsl` (the host writes it into a 16-byte uniform).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct TumbleParams {
-    pub n_fly: u32,
-    pub n_poses: u32,
 }
 
 /// The `node_list` slice of one exact-tumbling dispatch, for every pose. WGSL twin:
@@ -167,6 +186,7 @@ mod pipeline_layout_tests {
                 ("pose".into(), offset_of!(FrontPair, pose) as u32),
                 ("a".into(), offset_of!(FrontPair, a) as u32),
                 ("b".into(), offset_of!(FrontPair, b) as u32),
+                ("slot".into(), offset_of!(FrontPair, slot) as u32),
             ]
         );
         let (size, m) = names_offsets(&src, "Counters");
@@ -188,6 +208,10 @@ mod pipeline_layout_tests {
             ("n_fly", offset_of!(GpuCounters, n_fly)),
             ("mode_first", offset_of!(GpuCounters, mode_first)),
             ("dual_flags", offset_of!(GpuCounters, dual_flags)),
+            ("descent_larger", offset_of!(GpuCounters, descent_larger)),
+            ("lazy", offset_of!(GpuCounters, lazy)),
+            ("hash_mask", offset_of!(GpuCounters, hash_mask)),
+            ("n_tumbled", offset_of!(GpuCounters, n_tumbled)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))
@@ -228,18 +252,8 @@ mod pipeline_layout_tests {
     }
 
     #[test]
-    fn tumble_params_match_wgsl() {
+    fn slice_params_match_wgsl() {
         let src = crate::gpu::shader::source("kdop_tumble.wgsl", 9);
-        let (size, m) = names_offsets(&src, "TumbleParams");
-        assert_eq!(size as usize, size_of::<TumbleParams>());
-        let rust: Vec<(String, u32)> = [
-            ("n_fly", offset_of!(TumbleParams, n_fly)),
-            ("n_poses", offset_of!(TumbleParams, n_poses)),
-        ]
-        .iter()
-        .map(|(n, o)| (n.to_string(), *o as u32))
-        .collect();
-        assert_eq!(m, rust);
         let (size, m) = names_offsets(&src, "SliceParams");
         assert_eq!(size as usize, size_of::<SliceParams>());
         let rust: Vec<(String, u32)> = [

@@ -3,7 +3,6 @@
 //! tumbled flying hierarchy ([`FlyingHierarchy`]), traversed by the shared skeleton
 //! ([`crate::traverse`]) with the k-DOP slab test and a choice of [`Descent`] rule.
 
-use crate::bv::Kdop;
 use crate::bvh::{BuildOptions, Bvh};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
@@ -22,48 +21,38 @@ use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 /// whose k-DOP is larger (sum of its slab widths, B's tumbled k-DOP), A on ties, the other
 /// one when a node is a leaf. Both rules test only overlapping pairs and reach every leaf pair
 /// whose k-DOPs overlap along the way, so the contacts are the same; Nv and Np differ.
-/// The GPU pipeline implements `Environment` only (its parity tests compare Nv with the
-/// CPU traversal run with `Environment`). `Larger` is the CPU default: on the vs_parry scenes
-/// it tests 3–15× fewer node pairs (BENCHMARKS.md, "Against parry3d").
+/// Both rules run on the CPU and the GPU (`expand` in `shaders/front_expand.wgsl` compares
+/// the same f32 sizes, [`crate::bv::Kdop::size`]; the parity tests check Nv for both).
+/// `Larger` is the default: on the vs_parry scenes it tests 3–15× fewer node pairs
+/// (BENCHMARKS.md, "Against parry3d").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Descent {
-    /// Algorithm 1: descend A to its leaves, then B (the GPU's rule).
+    /// Algorithm 1: descend A to its leaves, then B.
     Environment,
-    /// Descend the node with the larger k-DOP (CPU only).
+    /// Descend the node with the larger k-DOP (the default).
     #[default]
     Larger,
 }
 
 option_names! {
     Descent, kind "descent", all ALL {
-        Environment => "env": "Algorithm 1 of Klosowski et al.: descend A to its leaves, then B (the GPU's rule)",
-        Larger => "larger": "Descend the node with the larger k-DOP (the CPU default; CPU only)",
+        Environment => "env": "Algorithm 1 of Klosowski et al.: descend A to its leaves, then B",
+        Larger => "larger": "Descend the node with the larger k-DOP (the default, CPU and GPU)",
     }
 }
 
 /// Options of the k-DOP scene's CPU traversal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct KdopOptions {
-    /// The descent rule (same contacts, different Nv); the GPU always uses
-    /// [`Descent::Environment`].
+    /// The descent rule (same contacts, different Nv), on both backends.
     pub descent: Descent,
 }
 
 impl KdopOptions {
-    /// Algorithm 1's descent (Klosowski et al. 1998, 4.2), as the GPU runs it.
+    /// Algorithm 1's descent (Klosowski et al. 1998, 4.2).
     pub const PAPER: KdopOptions = KdopOptions {
         descent: Descent::Environment,
     };
-}
-
-/// Sum of the slab widths: the size [`Descent::Larger`] compares.
-#[inline]
-fn size<const H: usize>(k: &Kdop<H>) -> f32 {
-    let mut s = 0.0;
-    for i in 0..H {
-        s += k.max[i] - k.min[i];
-    }
-    s
 }
 
 /// Per-thread scratch state of the traversal.
@@ -102,7 +91,7 @@ impl<const H: usize> NodeTest<H> for SlabTest<'_, H> {
     #[inline]
     fn prefer_a(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize) -> bool {
         self.descent == Descent::Environment
-            || size(&self.env.nodes[e].bv) >= size(t.node_bv(self.fly, f))
+            || self.env.nodes[e].bv.size() >= t.node_bv(self.fly, f).size()
     }
 }
 

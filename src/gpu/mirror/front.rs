@@ -5,7 +5,7 @@
 use crate::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE};
 
 /// `struct FrontPair` and `struct Counters` (here [`GpuCounters`]: atomics as plain u32).
-pub use crate::gpu::layout::{FrontPair, GpuCounters};
+pub use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 /// `struct PoseFrame` (computed on the host, [`PoseFrame::new`]).
 pub use crate::tumble::PoseFrame;
 

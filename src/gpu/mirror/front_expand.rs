@@ -4,10 +4,10 @@
 //! land in one of the orders the GPU may produce: the same pairs as a set, the same counters.
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
-use super::kdop::kdop_overlaps;
+use super::kdop::{kdop_overlaps, kdop_size};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
-use crate::gpu::layout::{FrontPair, GpuCounters};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 use crate::tumble::PoseFrame;
 
 /// Bindings 0–8 of `shaders/front_expand.wgsl`, by their WGSL names (atomics as `u32`).
@@ -15,7 +15,8 @@ use crate::tumble::PoseFrame;
 pub struct ExpandBindings<'a, const H: usize> {
     pub env_nodes: &'a [KdopNode<H>],
     pub fly_nodes: &'a [KdopNode<H>],
-    /// B's k-DOPs per pose, `tumbled[pose · n_fly + node]` (see `super::kdop_tumble`).
+    /// B's tumbled k-DOPs, read at each pair's `slot` (dense: `pose · n_fly + node`; lazy:
+    /// the table of `super::kdop_tumble::tumble_front`).
     pub tumbled: &'a [Kdop<H>],
     pub front_in: &'a [FrontPair],
     pub front_out: &'a mut [FrontPair],
@@ -57,10 +58,26 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `descend`: the pair's volumes overlap; descend A while internal, then B, then store
-    /// the leaf pair (the rule of `traverse`, `Descent::Environment`).
-    fn descend(&mut self, p: FrontPair, na: &KdopNode<H>) {
-        if na.count == 0 {
+    /// `child_slot`: a child of B has no tumbled k-DOP yet when tumbling is lazy, else
+    /// its dense index.
+    fn child_slot(&self, pose: u32, b: u32) -> u32 {
+        if self.counters.lazy != 0 {
+            NO_SLOT
+        } else {
+            pose.wrapping_mul(self.counters.n_fly).wrapping_add(b)
+        }
+    }
+
+    /// `descend`: the pair's volumes overlap; descend A while internal and B is a leaf or
+    /// A is preferred (Algorithm 1 always; `Descent::Larger` when A's k-DOP is at least as
+    /// large as `kb`), else B, else store the leaf pair (the rule of `traverse`).
+    fn descend(&mut self, p: FrontPair, na: &KdopNode<H>, kb: &Kdop<H>) {
+        let nb = self.fly_nodes[p.b as usize];
+        if na.count == 0
+            && (nb.count != 0
+                || self.counters.descent_larger == 0
+                || kdop_size(&na.bv) >= kdop_size(kb))
+        {
             self.push_front(FrontPair { a: na.first, ..p });
             self.push_front(FrontPair {
                 a: na.first + 1,
@@ -68,13 +85,11 @@ impl<const H: usize> ExpandBindings<'_, H> {
             });
             return;
         }
-        let nb = self.fly_nodes[p.b as usize];
         if nb.count == 0 {
-            self.push_front(FrontPair { b: nb.first, ..p });
-            self.push_front(FrontPair {
-                b: nb.first + 1,
-                ..p
-            });
+            for b in [nb.first, nb.first + 1] {
+                let slot = self.child_slot(p.pose, b);
+                self.push_front(FrontPair { b, slot, ..p });
+            }
             return;
         }
         self.push_leaf(p);
@@ -92,7 +107,7 @@ impl<const H: usize> ExpandBindings<'_, H> {
     }
 
     fn tumbled_b(&self, p: &FrontPair) -> Kdop<H> {
-        self.tumbled[p.pose as usize * self.counters.n_fly as usize + p.b as usize]
+        self.tumbled[p.slot as usize]
     }
 }
 
@@ -105,10 +120,11 @@ pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
             continue;
         }
         let na = b.env_nodes[p.a as usize];
-        if !kdop_overlaps(&na.bv, &b.tumbled_b(p)) {
+        let kb = b.tumbled_b(p);
+        if !kdop_overlaps(&na.bv, &kb) {
             continue;
         }
-        b.descend(*p, &na);
+        b.descend(*p, &na, &kb);
     }
 }
 
@@ -129,9 +145,10 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
             d.dual_counts[3 * pose] = d.dual_counts[3 * pose].wrapping_add(1);
             continue;
         }
-        let mut kb = b.tumbled_b(p);
+        let kt = b.tumbled_b(p);
+        let mut kb = kt;
         if b.counters.dual_flags & 2 != 0 {
-            kb = kdop_symmetrize(&kb);
+            kb = kdop_symmetrize(&kt);
         }
         let na = b.env_nodes[p.a as usize];
         let (overlap, tests) = kdop_overlaps_dual(&na.bv, &kb, b.counters.dual_flags & 1 != 0);
@@ -140,6 +157,6 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
             d.dual_counts[3 * pose + 1] = d.dual_counts[3 * pose + 1].wrapping_add(1);
             continue;
         }
-        b.descend(*p, &na);
+        b.descend(*p, &na, &kt);
     }
 }

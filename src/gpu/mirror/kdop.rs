@@ -23,6 +23,12 @@ pub fn kdop_overlaps<const H: usize>(a: &Kdop<H>, b: &Kdop<H>) -> bool {
     a.overlaps(b)
 }
 
+/// `kdop_size` of `shaders/kdop.wgsl`: [`Kdop::size`] (sum of the slab widths).
+#[inline]
+pub fn kdop_size<const H: usize>(k: &Kdop<H>) -> f32 {
+    k.size()
+}
+
 /// `slab_bounds` of `shaders/kdop.wgsl`: `slab_bounds_f32`. WGSL takes the axis as the
 /// `vec3<f32>` of `AXES` (small integers, exact in f32) and returns `vec2(lo, hi)`.
 #[inline]

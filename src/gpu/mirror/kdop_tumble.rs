@@ -1,37 +1,15 @@
 //! CPU twins of the entry points of `shaders/kdop_tumble.wgsl` (B's k-DOPs at every pose of
 //! a batch): one function per entry point doing what one dispatch does over its whole grid,
-//! on the same buffer contents (`tumbled[pose · n_fly + node]`). Built from
+//! on the same buffer contents (dense: `tumbled[pose · n_fly + node]`; lazy: the hash table of
+//! [`tumble_front`]). Built from
 //! [`crate::tumble::tumble_points`] and [`crate::tumble::posed_kdop`], the formulas of the
 //! CPU traversal, so the GPU, these twins and the traversal agree bit for bit.
 
 use super::kdop::kdop_merge;
 use crate::bv::{Kdop, KdopNode};
 use crate::bvh::Bvh;
-use crate::gpu::layout::{SliceParams, TumbleParams};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use crate::tumble::{PoseFrame, posed_kdop, tumble_points};
-
-/// `tumble` of `shaders/kdop_tumble.wgsl` (the approximation method): for every (pose,
-/// node), the root's k-DOP from the pose frame, every other node's from its bounding points
-/// `points[offsets[node]..offsets[node + 1]]` ([`tumble_points`]).
-pub fn tumble<const H: usize>(
-    frames: &[PoseFrame<H>],
-    offsets: &[u32],
-    points: &[[f32; 3]],
-    tumbled: &mut [Kdop<H>],
-    params: &TumbleParams,
-) {
-    let n_fly = params.n_fly as usize;
-    let grid = n_fly * params.n_poses as usize;
-    for (i, out) in tumbled[..grid].iter_mut().enumerate() {
-        let (pose, node) = (i / n_fly, i % n_fly);
-        *out = if node == 0 {
-            frames[pose].root
-        } else {
-            let pts = &points[offsets[node] as usize..offsets[node + 1] as usize];
-            tumble_points(&frames[pose], pts)
-        };
-    }
-}
 
 /// `tumble_exact_leaves` of `shaders/kdop_tumble.wgsl` (exact method): for every pose and
 /// every leaf of the slice, the k-DOP of its posed triangles ([`posed_kdop`]; `fly_tris`
@@ -89,4 +67,78 @@ pub fn exact_dispatch_order<const H: usize>(bvh: &Bvh<H>) -> (Vec<u32>, Vec<(u32
         }
     }
     (node_list, slices)
+}
+
+/// `MAX_PROBES` of `shaders/kdop_tumble.wgsl`: slots a key tries before the table counts
+/// as full.
+pub const MAX_PROBES: u32 = 64;
+
+/// `hash_slot` of `shaders/kdop_tumble.wgsl`: MurmurHash3's 32-bit finalizer, masked.
+#[inline]
+pub fn hash_slot(key: u32, mask: u32) -> u32 {
+    let mut x = key;
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85eb_ca6b);
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xc2b2_ae35);
+    x ^= x >> 16;
+    x & mask
+}
+
+/// `tumble_front` of `shaders/kdop_tumble.wgsl` (lazy tumbling): every pair of
+/// `front[..counters.n_in]` without a slot finds its key `pose · n_fly + b + 1` in the open
+/// addressing table `hash_keys` (linear probing from [`hash_slot`]); the first pair of a key
+/// inserts it, tumbles the node into `tumbled` at the key's slot ([`tumble_points`], the
+/// root from the frame) and counts it in `nu` and `counters.n_tumbled`. Invocations run in
+/// index order, so the slots may differ from the GPU's when keys collide; what each pair's
+/// slot holds is the same. (One argument per WGSL binding, as in the other twins.)
+#[allow(clippy::too_many_arguments)]
+pub fn tumble_front<const H: usize>(
+    frames: &[PoseFrame<H>],
+    offsets: &[u32],
+    points: &[[f32; 3]],
+    tumbled: &mut [Kdop<H>],
+    front: &mut [FrontPair],
+    counters: &mut GpuCounters,
+    hash_keys: &mut [u32],
+    nu: &mut [u32],
+) {
+    let mask = counters.hash_mask;
+    for p in &mut front[..counters.n_in as usize] {
+        if p.slot != NO_SLOT {
+            continue;
+        }
+        let key = p.pose.wrapping_mul(counters.n_fly).wrapping_add(p.b + 1);
+        let mut h = hash_slot(key, mask);
+        let mut placed = false;
+        for _ in 0..MAX_PROBES.min(mask + 1) {
+            let k = &mut hash_keys[h as usize];
+            if *k == 0 {
+                *k = key;
+                let pose = p.pose as usize;
+                tumbled[h as usize] = if p.b == 0 {
+                    frames[pose].root
+                } else {
+                    let b = p.b as usize;
+                    tumble_points(
+                        &frames[pose],
+                        &points[offsets[b] as usize..offsets[b + 1] as usize],
+                    )
+                };
+                counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
+                nu[pose] = nu[pose].wrapping_add(1);
+            }
+            if *k == key {
+                p.slot = h;
+                placed = true;
+                break;
+            }
+            h = (h + 1) & mask;
+        }
+        if !placed {
+            counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
+            counters.overflow |= 16;
+            p.slot = 0;
+        }
+    }
 }

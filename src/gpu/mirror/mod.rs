@@ -24,7 +24,7 @@ pub mod tri_filter;
 pub mod tri_tri;
 
 use super::collide::{BatchOutput, GpuHierarchies, GpuStats, finish};
-use super::layout::{FrontPair, GpuCounters, SliceParams, TumbleParams};
+use super::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use crate::Pose;
 use crate::bv::Kdop;
 use crate::dual::SlabOrder;
@@ -63,41 +63,35 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
     let env_tris = env.tris.all_corners_f32();
     let fly_tris = fly.bvh.tris.all_corners_f32();
 
-    let mut tumbled = vec![Kdop::<H>::EMPTY; p as usize * n_fly as usize];
-    match tumble {
-        TumbleMethod::Approximate => kdop_tumble::tumble(
-            &frames,
-            &fly.offsets,
-            &fly.points,
-            &mut tumbled,
-            &TumbleParams { n_fly, n_poses: p },
-        ),
-        TumbleMethod::Exact => {
-            let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
-            for (k, &(start, count)) in slices.iter().enumerate() {
-                let slice = SliceParams {
-                    start,
-                    count,
-                    n_poses: p,
-                    n_fly,
-                };
-                if k == 0 {
-                    kdop_tumble::tumble_exact_leaves(
-                        &frames,
-                        &mut tumbled,
-                        &fly.bvh.nodes,
-                        &fly_tris,
-                        &node_list,
-                        &slice,
-                    );
-                } else {
-                    kdop_tumble::tumble_exact_merge(
-                        &mut tumbled,
-                        &fly.bvh.nodes,
-                        &node_list,
-                        &slice,
-                    );
-                }
+    let lazy = tumble == TumbleMethod::Approximate;
+    // Lazy: a table with room for every (pose, node), so it never fills.
+    let table = if lazy {
+        (2 * p as usize * n_fly as usize).next_power_of_two()
+    } else {
+        p as usize * n_fly as usize
+    };
+    let mut tumbled = vec![Kdop::<H>::EMPTY; table];
+    let mut hash_keys = vec![0u32; if lazy { table } else { 0 }];
+    if !lazy {
+        let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
+        for (k, &(start, count)) in slices.iter().enumerate() {
+            let slice = SliceParams {
+                start,
+                count,
+                n_poses: p,
+                n_fly,
+            };
+            if k == 0 {
+                kdop_tumble::tumble_exact_leaves(
+                    &frames,
+                    &mut tumbled,
+                    &fly.bvh.nodes,
+                    &fly_tris,
+                    &node_list,
+                    &slice,
+                );
+            } else {
+                kdop_tumble::tumble_exact_merge(&mut tumbled, &fly.bvh.nodes, &node_list, &slice);
             }
         }
     }
@@ -111,21 +105,42 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
         dual_flags: dual.map_or(0, |(_, _, o)| {
             (o.order == SlabOrder::PerPair) as u32 | (o.symmetric as u32) << 1
         }),
+        descent_larger: scene.descent_larger() as u32,
+        lazy: lazy as u32,
+        hash_mask: if lazy { table as u32 - 1 } else { 0 },
         ..Default::default()
     };
-    let zero = FrontPair {
-        pose: 0,
-        a: 0,
-        b: 0,
-    };
+    let zero = FrontPair::new(0, 0, 0);
     let per_pose = vec![0u32; p as usize];
-    let (mut nv, mut np, mut done) = (per_pose.clone(), per_pose.clone(), per_pose);
+    let (mut nv, mut np, mut nu, mut done) = (
+        per_pose.clone(),
+        per_pose.clone(),
+        per_pose.clone(),
+        per_pose,
+    );
     let mut dual_counts = vec![0u32; if dual.is_some() { 3 * p as usize } else { 0 }];
     let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
     let mut level_sizes = vec![0u32; levels];
     let mut args = [0u32; 6];
-    let mut front_in: Vec<FrontPair> = (0..p).map(|pose| FrontPair { pose, a: 0, b: 0 }).collect();
+    let mut front_in: Vec<FrontPair> = (0..p)
+        .map(|pose| FrontPair {
+            slot: if lazy { NO_SLOT } else { pose * n_fly },
+            ..FrontPair::new(pose, 0, 0)
+        })
+        .collect();
     for _ in 0..levels {
+        if lazy {
+            kdop_tumble::tumble_front(
+                &frames,
+                &fly.offsets,
+                &fly.points,
+                &mut tumbled,
+                &mut front_in,
+                &mut c,
+                &mut hash_keys,
+                &mut nu,
+            );
+        }
         // Each input pair appends at most two children or one leaf pair.
         let mut front_out = vec![zero; 2 * c.n_in as usize];
         let mut leaves = vec![zero; c.n_in as usize];
@@ -191,13 +206,15 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
         ..Default::default()
     };
     let out = BatchOutput {
+        level_sizes,
         nv,
         np,
+        nu,
         contacts,
         unsure,
         dual: dual_counts,
     };
-    let results = finish(scene, poses, out, mode, &mut stats);
+    let results = finish(scene, poses, out, mode, !lazy, &mut stats);
     (results, stats)
 }
 

@@ -80,21 +80,17 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
                 let [a0, a1, a2] = b.env_tris[ia as usize];
                 let verdict = tri_tri_filter(a0, a1, a2, q0, q1, q2, eps);
                 if verdict == TF_HIT {
-                    b.push_contact(FrontPair {
-                        pose: p.pose,
-                        a: b.env_tri_index[ia as usize],
-                        b: b.fly_tri_index[ib as usize],
-                    });
+                    b.push_contact(FrontPair::new(
+                        p.pose,
+                        b.env_tri_index[ia as usize],
+                        b.fly_tri_index[ib as usize],
+                    ));
                     if first {
                         b.done[pose] |= 1;
                         continue 'invocation;
                     }
                 } else if verdict == TF_UNSURE {
-                    b.push_unsure(FrontPair {
-                        pose: p.pose,
-                        a: ia,
-                        b: ib,
-                    });
+                    b.push_unsure(FrontPair::new(p.pose, ia, ib));
                 }
             }
         }
