@@ -124,7 +124,7 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // Probes before a key gives up and the batch runs again with a larger table: a full table
 // must not cost a pass over it per pair.
-const MAX_PROBES: u32 = 64u;
+const MAX_PROBES: u32 = 256u;
 
 // A 32-bit mixer (the finalizer of MurmurHash3): the table index of a key.
 // CPU twin: src/gpu/mirror/kdop_tumble.rs::hash_slot

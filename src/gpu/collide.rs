@@ -181,10 +181,10 @@ pub struct Capacities {
 impl Default for Capacities {
     fn default() -> Self {
         Capacities {
-            front: 1 << 16,
-            leaf: 1 << 14,
-            contact: 1 << 14,
-            unsure: 1 << 12,
+            front: 1 << 18,
+            leaf: 1 << 17,
+            contact: 1 << 17,
+            unsure: 1 << 14,
             tumbled: 1 << 14,
         }
     }
@@ -201,16 +201,16 @@ struct PerPose {
 }
 
 /// Headroom over the per-pose needs seen so far when sizing a batch.
-const HEADROOM: f64 = 2.0;
+const HEADROOM: f64 = 3.0;
 
 /// Poses of the first batch of a scene (nothing learned yet).
 const FIRST_BATCH: usize = POSE_CHUNK;
 
 /// Largest expected load of the lazy tumbling table (linear probing stays short).
-const TABLE_LOAD: f64 = 0.7;
+const TABLE_LOAD: f64 = 0.5;
 
 /// Headroom over the tumbled nodes per pose seen so far when sizing the lazy table.
-const TABLE_HEADROOM: f64 = 1.25;
+const TABLE_HEADROOM: f64 = 1.5;
 
 struct Pipelines {
     tumble_exact_leaves: wgpu::ComputePipeline,
@@ -618,14 +618,26 @@ impl<const H: usize> GpuScene<H> {
                 poses: p as u64,
                 ..Default::default()
             };
+            // The capacities of a one-pose run that overflowed at the device's limit.
+            let mut at_limit: Option<Capacities> = None;
             let out = loop {
                 if !self.fits(&caps) {
-                    break None;
+                    if p > 1 {
+                        break None;
+                    }
+                    // One pose: the growth estimate may overshoot; try what fits.
+                    caps = caps.clamped(self.max_buffer_bytes, Self::KDOP);
+                    if at_limit == Some(caps) {
+                        break None;
+                    }
                 }
                 match self.run_batch(ctx, &frames, caps, mode, tumble, &mut work) {
                     Ok(Ok(out)) => break Some(out),
                     Ok(Err(needed)) => {
                         stats.reruns += 1;
+                        if p == 1 && !self.fits(&needed) {
+                            at_limit = Some(caps);
+                        }
                         caps = needed;
                         self.capacities = needed;
                     }
@@ -637,7 +649,7 @@ impl<const H: usize> GpuScene<H> {
             let Some((out, counters)) = out else {
                 if p == 1 {
                     return Err(GpuError::TooLarge {
-                        needed: Self::largest_buffer(&caps),
+                        needed: Self::largest_buffer(&self.capacities),
                         limit: self.max_buffer_bytes,
                     });
                 }

@@ -71,7 +71,7 @@ pub fn exact_dispatch_order<const H: usize>(bvh: &Bvh<H>) -> (Vec<u32>, Vec<(u32
 
 /// `MAX_PROBES` of `shaders/kdop_tumble.wgsl`: slots a key tries before the table counts
 /// as full.
-pub const MAX_PROBES: u32 = 64;
+pub const MAX_PROBES: u32 = 256;
 
 /// `hash_slot` of `shaders/kdop_tumble.wgsl`: MurmurHash3's 32-bit finalizer, masked.
 #[inline]
