@@ -1,0 +1,488 @@
+//! One batch on the device: its buffers (kept and reused while large enough) and the
+//! submission of every kernel for every level, then the readbacks.
+
+use super::{BatchOutput, BatchWork, Capacities, GpuScene, PAIR, groups, seq};
+use crate::gpu::context::{GpuContext, GpuError};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
+use crate::scene::Mode;
+use crate::tumble::{PoseFrame, TumbleMethod};
+use wgpu::BufferUsages as U;
+
+/// The buffers of one batch, kept and reused while they are large enough.
+pub(super) struct BatchBuffers {
+    /// Poses they hold.
+    poses: u32,
+    caps: Capacities,
+    /// Whether `tumbled` is dense (`poses · n_fly` k-DOPs) rather than the lazy table.
+    dense: bool,
+    frames: wgpu::Buffer,
+    tumbled: wgpu::Buffer,
+    hash_keys: wgpu::Buffer,
+    front_a: wgpu::Buffer,
+    front_b: wgpu::Buffer,
+    leaves: wgpu::Buffer,
+    contacts: wgpu::Buffer,
+    unsure: wgpu::Buffer,
+    counters: wgpu::Buffer,
+    /// Per pose: nv, np, nu, done (u32 each), then the dual sub-counters (3 × u32).
+    nv: wgpu::Buffer,
+    np: wgpu::Buffer,
+    nu: wgpu::Buffer,
+    done: wgpu::Buffer,
+    dual_counts: wgpu::Buffer,
+    args: wgpu::Buffer,
+    level_sizes: wgpu::Buffer,
+    slices: wgpu::Buffer,
+    bytes: u64,
+}
+
+impl<const H: usize> GpuScene<H> {
+    /// The batch buffers for `p` poses and `caps`, reusing the current ones when they are
+    /// large enough.
+    fn buffers(
+        &mut self,
+        ctx: &GpuContext,
+        p: u32,
+        caps: Capacities,
+        dense: bool,
+    ) -> Result<&BatchBuffers, GpuError> {
+        let table = caps.tumbled.next_power_of_two();
+        let caps = Capacities {
+            tumbled: table,
+            ..caps
+        };
+        let reuse = self.buffers.as_ref().is_some_and(|b| {
+            b.poses >= p
+                && b.dense == dense
+                && b.caps.front >= caps.front
+                && b.caps.leaf >= caps.leaf
+                && b.caps.contact >= caps.contact
+                && b.caps.unsure >= caps.unsure
+                && (dense || b.caps.tumbled >= caps.tumbled)
+        });
+        if !reuse {
+            // Free the old buffers before creating the new ones.
+            self.buffers = None;
+            let mut total = 0u64;
+            let mut make = |name: &str, size: u64, extra: U| {
+                total += size;
+                ctx.storage_empty(name, size, extra)
+            };
+            let tumbled = if dense {
+                make(
+                    "tumbled",
+                    p as u64 * self.n_fly as u64 * Self::KDOP,
+                    U::empty(),
+                )?
+            } else {
+                make("tumbled", table as u64 * Self::KDOP, U::empty())?
+            };
+            let hash_keys = make(
+                "hash_keys",
+                if dense { 4 } else { table as u64 * 4 },
+                U::empty(),
+            )?;
+            let per_pose = p as u64 * 4;
+            let b = BatchBuffers {
+                poses: p,
+                caps,
+                dense,
+                frames: make(
+                    "frames",
+                    p as u64 * std::mem::size_of::<PoseFrame<H>>() as u64,
+                    U::empty(),
+                )?,
+                tumbled,
+                hash_keys,
+                front_a: make("front_a", caps.front as u64 * PAIR, U::empty())?,
+                front_b: make("front_b", caps.front as u64 * PAIR, U::empty())?,
+                leaves: make("leaves", caps.leaf as u64 * PAIR, U::empty())?,
+                contacts: make("contacts", caps.contact as u64 * PAIR, U::empty())?,
+                unsure: make("unsure", caps.unsure as u64 * PAIR, U::empty())?,
+                counters: make(
+                    "counters",
+                    std::mem::size_of::<GpuCounters>() as u64,
+                    U::empty(),
+                )?,
+                nv: make("nv", per_pose, U::empty())?,
+                np: make("np", per_pose, U::empty())?,
+                nu: make("nu", per_pose, U::empty())?,
+                done: make("done", per_pose, U::empty())?,
+                dual_counts: make(
+                    "dual_counts",
+                    if self.dual.is_some() { 3 * per_pose } else { 4 },
+                    U::empty(),
+                )?,
+                args: make("args", 24, U::INDIRECT)?,
+                level_sizes: make("level_sizes", self.levels as u64 * 4, U::empty())?,
+                slices: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("tumble_slices"),
+                    size: Self::slice_slot(ctx) * self.fly_slices.len().max(1) as u64,
+                    usage: U::UNIFORM | U::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                bytes: 0,
+            };
+            self.buffers = Some(BatchBuffers { bytes: total, ..b });
+        }
+        Ok(self.buffers.as_ref().expect("just made"))
+    }
+
+    /// Aligned size of one uniform slot of the exact method's slice parameters.
+    fn slice_slot(ctx: &GpuContext) -> u64 {
+        ctx.device
+            .limits()
+            .min_uniform_buffer_offset_alignment
+            .max(16) as u64
+    }
+
+    /// One submission of `frames.len()` poses. `Ok(Err(caps))`: a capacity ran out; `caps`
+    /// are large enough for what the counters asked for.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn run_batch(
+        &mut self,
+        ctx: &GpuContext,
+        frames: &[PoseFrame<H>],
+        caps: Capacities,
+        mode: Mode,
+        tumble: TumbleMethod,
+        work: &mut BatchWork,
+    ) -> Result<Result<(BatchOutput, GpuCounters), Capacities>, GpuError> {
+        let p = frames.len() as u32;
+        let dense = tumble == TumbleMethod::Exact;
+        let caps = Capacities {
+            front: caps.front.max(2 * p),
+            ..caps
+        };
+        self.buffers(ctx, p, caps, dense)?;
+        let bb = self.buffers.as_ref().expect("made above");
+        let caps = Capacities {
+            tumbled: caps.tumbled.next_power_of_two(),
+            ..caps
+        };
+        work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
+        let n_fly = self.n_fly;
+        let initial: Vec<FrontPair> = (0..p)
+            .map(|pose| FrontPair {
+                pose,
+                a: 0,
+                b: 0,
+                slot: if dense { pose * n_fly } else { NO_SLOT },
+            })
+            .collect();
+        let counters0 = GpuCounters {
+            n_in: p,
+            cap_front: caps.front,
+            cap_leaf: caps.leaf,
+            cap_contact: caps.contact,
+            cap_unsure: caps.unsure,
+            n_fly,
+            mode_first: (mode == Mode::First) as u32,
+            dual_flags: self.dual.as_ref().map_or(0, |d| d.flags),
+            descent_larger: self.descent_larger as u32,
+            lazy: !dense as u32,
+            hash_mask: if dense { 0 } else { caps.tumbled - 1 },
+            ..Default::default()
+        };
+        let (gx, gy) = groups(p as u64);
+        let q = &ctx.queue;
+        q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
+        q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
+        q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
+        q.write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1]));
+        work.bytes_uploaded += std::mem::size_of_val(frames) as u64
+            + initial.len() as u64 * PAIR
+            + std::mem::size_of::<GpuCounters>() as u64
+            + 24;
+
+        let bind = |pipe: &wgpu::ComputePipeline, bufs: &[(u32, &wgpu::Buffer)]| {
+            let entries: Vec<wgpu::BindGroupEntry> = bufs
+                .iter()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: *i,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pipe.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        let pl = &self.pipelines;
+        let slot = Self::slice_slot(ctx);
+        let mut tumble_bgs = Vec::new();
+        if dense {
+            for (k, &(start, count)) in self.fly_slices.iter().enumerate() {
+                let params = [start, count, p, n_fly];
+                q.write_buffer(&bb.slices, k as u64 * slot, bytemuck::cast_slice(&params));
+                let pipe = if k == 0 {
+                    &pl.tumble_exact_leaves
+                } else {
+                    &pl.tumble_exact_merge
+                };
+                fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+                    wgpu::BindGroupEntry {
+                        binding,
+                        resource: buffer.as_entire_binding(),
+                    }
+                }
+                // Auto layouts hold only the bindings an entry point uses: the merge
+                // reads neither the frames nor the triangles.
+                let mut entries = vec![
+                    entry(3, &bb.tumbled),
+                    entry(5, &self.fly_nodes),
+                    entry(7, &self.fly_node_list),
+                ];
+                if k == 0 {
+                    entries.push(entry(0, &bb.frames));
+                    entries.push(entry(6, &self.fly_tris));
+                }
+                entries.push(wgpu::BindGroupEntry {
+                    binding: 8,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &bb.slices,
+                        offset: k as u64 * slot,
+                        size: std::num::NonZeroU64::new(16),
+                    }),
+                });
+                let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipe.get_bind_group_layout(0),
+                    entries: &entries,
+                });
+                tumble_bgs.push((pipe, bg, count));
+            }
+        }
+        let front_bg = |front: &wgpu::Buffer| {
+            bind(
+                &pl.tumble_front,
+                &[
+                    (0, &bb.frames),
+                    (1, &self.fly_offsets),
+                    (2, &self.fly_points),
+                    (3, &bb.tumbled),
+                    (9, front),
+                    (10, &bb.counters),
+                    (11, &bb.hash_keys),
+                    (12, &bb.nu),
+                ],
+            )
+        };
+        let bg_front = if dense {
+            None
+        } else {
+            Some([front_bg(&bb.front_a), front_bg(&bb.front_b)])
+        };
+        let expand_pipe = match &pl.expand_dual {
+            Some(pipe) => pipe,
+            None => &pl.expand,
+        };
+        let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
+            let mut bufs = vec![
+                &self.env_nodes,
+                &self.fly_nodes,
+                &bb.tumbled,
+                fin,
+                fout,
+                &bb.leaves,
+                &bb.counters,
+                &bb.nv,
+                &bb.done,
+            ];
+            if let Some(d) = &self.dual {
+                bufs.extend([&d.env_spheres, &d.fly_spheres, &bb.frames, &bb.dual_counts]);
+            }
+            bind(expand_pipe, &seq(&bufs))
+        };
+        let bg_expand = [
+            expand_bg(&bb.front_a, &bb.front_b),
+            expand_bg(&bb.front_b, &bb.front_a),
+        ];
+        let bg_prep_tri = bind(&pl.prepare_tri, &seq(&[&bb.counters, &bb.args]));
+        let bg_prep_next = bind(
+            &pl.prepare_next,
+            &seq(&[&bb.counters, &bb.args, &bb.level_sizes]),
+        );
+        let bg_tri = bind(
+            &pl.tri_test,
+            &seq(&[
+                &self.env_nodes,
+                &self.fly_nodes,
+                &self.env_tris,
+                &self.fly_tris,
+                &bb.frames,
+                &bb.leaves,
+                &bb.counters,
+                &bb.np,
+                &bb.done,
+                &bb.contacts,
+                &bb.unsure,
+                &self.env_tri_index,
+                &self.fly_tri_index,
+            ]),
+        );
+
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let per_pose = p as u64 * 4;
+        for b in [&bb.nv, &bb.np, &bb.nu, &bb.done] {
+            enc.clear_buffer(b, 0, Some(per_pose));
+        }
+        enc.clear_buffer(&bb.dual_counts, 0, None);
+        enc.clear_buffer(&bb.level_sizes, 0, None);
+        if !dense {
+            enc.clear_buffer(&bb.hash_keys, 0, Some(caps.tumbled as u64 * 4));
+        }
+        let mut dispatches = 0;
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for (pipe, bg, count) in &tumble_bgs {
+                let (tx, ty) = groups(p as u64 * *count as u64);
+                pass.set_pipeline(pipe);
+                pass.set_bind_group(0, bg, &[]);
+                pass.dispatch_workgroups(tx, ty, 1);
+                dispatches += 1;
+            }
+            if let Some(bgf) = &bg_front {
+                pass.set_pipeline(&pl.tumble_front);
+                pass.set_bind_group(0, &bgf[0], &[]);
+                pass.dispatch_workgroups(gx, gy, 1);
+                dispatches += 1;
+            }
+            for level in 0..self.levels as usize {
+                pass.set_pipeline(expand_pipe);
+                pass.set_bind_group(0, &bg_expand[level % 2], &[]);
+                pass.dispatch_workgroups_indirect(&bb.args, 0);
+                pass.set_pipeline(&pl.prepare_tri);
+                pass.set_bind_group(0, &bg_prep_tri, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                pass.set_pipeline(&pl.tri_test);
+                pass.set_bind_group(0, &bg_tri, &[]);
+                pass.dispatch_workgroups_indirect(&bb.args, 12);
+                pass.set_pipeline(&pl.prepare_next);
+                pass.set_bind_group(0, &bg_prep_next, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+                dispatches += 4;
+                if let Some(bgf) = &bg_front
+                    && level + 1 < self.levels as usize
+                {
+                    // The next level's input is this level's output.
+                    pass.set_pipeline(&pl.tumble_front);
+                    pass.set_bind_group(0, &bgf[(level + 1) % 2], &[]);
+                    pass.dispatch_workgroups_indirect(&bb.args, 0);
+                    dispatches += 1;
+                }
+            }
+        }
+        // One readback of everything of fixed size: counters, level sizes, per-pose counters.
+        let counters_bytes = std::mem::size_of::<GpuCounters>() as u64;
+        let lv = self.levels as u64 * 4;
+        let dual_bytes = if self.dual.is_some() { 3 * per_pose } else { 0 };
+        let parts: [(&wgpu::Buffer, u64); 6] = [
+            (&bb.counters, counters_bytes),
+            (&bb.level_sizes, lv),
+            (&bb.nv, per_pose),
+            (&bb.np, per_pose),
+            (&bb.nu, per_pose),
+            (&bb.dual_counts, dual_bytes),
+        ];
+        let summary_bytes: u64 = parts.iter().map(|(_, n)| n).sum();
+        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("summary"),
+            size: summary_bytes,
+            usage: U::MAP_READ | U::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut at = 0;
+        for (b, n) in parts {
+            if n > 0 {
+                enc.copy_buffer_to_buffer(b, 0, &staging, at, n);
+                at += n;
+            }
+        }
+        q.submit([enc.finish()]);
+        work.submissions += 1;
+        work.dispatches += dispatches;
+        let summary = ctx.map_read(&staging)?;
+        work.readbacks += 1;
+        work.bytes_read_back += summary_bytes;
+        let c: GpuCounters = bytemuck::pod_read_unaligned(&summary[..counters_bytes as usize]);
+        debug_assert_eq!(c.n_in, 0, "depth(A) + depth(B) - 1 levels empty the front");
+        if c.overflow != 0 {
+            // Grow every exhausted capacity to what was asked for, with room to spare. A
+            // truncated level under-reports the levels after it, so every capacity but the
+            // exact counts (contacts, unsure pairs) grows by the largest shortfall seen (at
+            // least twice).
+            let short = |cap: u32, need: u32, bit: u32| {
+                if c.overflow & bit != 0 {
+                    need as f64 / cap.max(1) as f64
+                } else {
+                    1.0
+                }
+            };
+            let factor = [
+                short(caps.front, c.max_front, 1),
+                short(caps.leaf, c.max_leaf, 2),
+                short(caps.tumbled, c.n_tumbled, 16),
+            ]
+            .into_iter()
+            .fold(2.0f64, f64::max);
+            let scale = |cap: u32| (cap as f64 * factor).min(u32::MAX as f64) as u32;
+            let grow = |cap: u32, need: u32, bit: u32| {
+                if c.overflow & bit != 0 {
+                    need.max(cap).saturating_mul(2)
+                } else {
+                    cap
+                }
+            };
+            return Ok(Err(Capacities {
+                front: scale(caps.front),
+                leaf: scale(caps.leaf),
+                contact: grow(caps.contact, c.n_contact, 4),
+                unsure: grow(caps.unsure, c.n_unsure, 8),
+                tumbled: scale(caps.tumbled),
+            }));
+        }
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&summary[counters_bytes as usize..]);
+        let (lvl, rest) = words.split_at(self.levels as usize);
+        let (nv, rest) = rest.split_at(p as usize);
+        let (np, rest) = rest.split_at(p as usize);
+        let (nu, dual) = rest.split_at(p as usize);
+        // The contacts and the unsure pairs, in one readback when there are any.
+        let (n_c, n_u) = (c.n_contact as u64 * PAIR, c.n_unsure as u64 * PAIR);
+        let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
+        if n_c + n_u > 0 {
+            let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("pairs"),
+                size: n_c + n_u,
+                usage: U::MAP_READ | U::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            if n_c > 0 {
+                enc.copy_buffer_to_buffer(&bb.contacts, 0, &staging, 0, n_c);
+            }
+            if n_u > 0 {
+                enc.copy_buffer_to_buffer(&bb.unsure, 0, &staging, n_c, n_u);
+            }
+            q.submit([enc.finish()]);
+            let bytes = ctx.map_read(&staging)?;
+            work.readbacks += 1;
+            work.bytes_read_back += n_c + n_u;
+            contacts = bytemuck::pod_collect_to_vec(&bytes[..n_c as usize]);
+            unsure = bytemuck::pod_collect_to_vec(&bytes[n_c as usize..]);
+        }
+        Ok(Ok((
+            BatchOutput {
+                level_sizes: lvl.to_vec(),
+                nv: nv.to_vec(),
+                np: np.to_vec(),
+                nu: nu.to_vec(),
+                contacts,
+                unsure,
+                dual: dual.to_vec(),
+            },
+            c,
+        )))
+    }
+}

@@ -1,0 +1,502 @@
+//! The batch pipeline on the GPU: per batch of poses, one submission of
+//! (tumble_front → expand → prepare_tri → tri_test → prepare_next) × levels, then one
+//! readback of the counters and one of the contacts.
+//!
+//! The front is breadth first and stackless: `(pose, a, b, slot)` pairs in, child pairs out,
+//! leaf pairs to a list, appends by atomics, dispatch sizes written on the GPU. The descent
+//! rule is the scene's (`Descent::Larger` for the k-DOP scene by default, Algorithm 1 for
+//! the papers' settings and the dual hierarchy) and the tumbled k-DOPs are the CPU
+//! reference's, bit for bit, so the set of node pairs tested (Nv) is the same. Tumbling is
+//! lazy with the approximation method: only the (pose, node) pairs the front reaches are
+//! tumbled, once each (`tumble_front`, a hash table per batch), so Nu is the CPU's too; the
+//! exact method refits every node per pose, as the CPU does. Triangle pairs the f32 filter
+//! cannot certify come back as UNSURE and are decided here with the exact test: the pairs
+//! equal the reference's.
+//!
+//! Memory: the scene's static arrays are uploaded once; the batch buffers live in the scene
+//! and are reused from batch to batch. Batches are sized from what the previous batches
+//! needed per pose (front, leaf pairs, contacts, tumbled nodes), with room to spare, within
+//! [`GpuScene::batch_memory`] and the device's binding limit, so memory does not grow with
+//! the number of poses. Every append checks its capacity and raises an overflow flag instead
+//! of writing; on overflow (the first batch, or an unusual one) the host grows what ran out
+//! and runs that batch again, or, when a buffer would exceed the device's limit, runs half
+//! as many poses. Nothing is lost.
+
+use super::context::{GpuContext, GpuError};
+use super::layout::FrontPair;
+use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
+use crate::Pose;
+use crate::bvh::Bvh;
+use crate::dual::DualCounters;
+use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
+use crate::kdop::{Descent, KdopScene};
+use crate::scene::{Counters, Mode, NoSub, PoseResult, Progress, SubCounters};
+use crate::tri::tri_tri_intersect;
+use crate::tumble::{FlyingHierarchy, TumbleMethod};
+use wgpu::BufferUsages as U;
+
+mod batch;
+mod plan;
+mod stats;
+
+use batch::BatchBuffers;
+pub use plan::Capacities;
+use plan::PerPose;
+pub use stats::{BatchWork, GpuStats};
+
+/// What the batch pipeline needs of a scene: A's hierarchy, B's flying hierarchy, the
+/// descent rule and, for the dual k-DOP–sphere hierarchy, the node spheres and the options
+/// of its node test.
+pub trait GpuHierarchies<const H: usize> {
+    /// The scene's sub-counters, made from the device's three per-pose sub-counters.
+    type Sub: SubCounters;
+    /// The sub-counters of one pose from the device's `(sphere rejects, slab rejects, slab
+    /// tests)` (zeros for the k-DOPs).
+    fn sub(c: [u64; 3]) -> Self::Sub;
+    /// A's hierarchy.
+    fn env(&self) -> &Bvh<H>;
+    /// B's flying hierarchy.
+    fn fly(&self) -> &FlyingHierarchy<H>;
+    /// `(A's spheres, B's spheres, options)` of the dual hierarchy; `None` for the k-DOPs.
+    fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
+        None
+    }
+    /// Whether the descent prefers the node with the larger k-DOP (`Descent::Larger`);
+    /// false: Algorithm 1.
+    fn descent_larger(&self) -> bool {
+        false
+    }
+}
+
+impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
+    type Sub = NoSub;
+    fn sub(_: [u64; 3]) -> NoSub {
+        NoSub
+    }
+    fn env(&self) -> &Bvh<H> {
+        &self.env
+    }
+    fn fly(&self) -> &FlyingHierarchy<H> {
+        &self.fly
+    }
+    fn descent_larger(&self) -> bool {
+        self.options.descent == Descent::Larger
+    }
+}
+
+impl<const H: usize> GpuHierarchies<H> for DualScene<H> {
+    type Sub = DualCounters;
+    fn sub([sphere_rejects, slab_rejects, slab_tests]: [u64; 3]) -> DualCounters {
+        DualCounters {
+            sphere_rejects,
+            slab_rejects,
+            slab_tests,
+        }
+    }
+    fn env(&self) -> &Bvh<H> {
+        &self.env
+    }
+    fn fly(&self) -> &FlyingHierarchy<H> {
+        &self.fly
+    }
+    fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
+        Some((&self.env_spheres, &self.fly_spheres, self.options))
+    }
+}
+
+/// The dual hierarchy's spheres on the device and its `Counters::dual_flags`.
+struct DualBuffers {
+    env_spheres: wgpu::Buffer,
+    fly_spheres: wgpu::Buffer,
+    flags: u32,
+}
+
+/// The results of a batch on the GPU, per pose, and what the GPU did.
+pub type GpuBatch<S> = (Vec<PoseResult<S>>, GpuStats);
+
+struct Pipelines {
+    tumble_exact_leaves: wgpu::ComputePipeline,
+    tumble_exact_merge: wgpu::ComputePipeline,
+    tumble_front: wgpu::ComputePipeline,
+    expand: wgpu::ComputePipeline,
+    prepare_tri: wgpu::ComputePipeline,
+    prepare_next: wgpu::ComputePipeline,
+    tri_test: wgpu::ComputePipeline,
+    /// The dual hierarchy's expansion (built only for a dual scene).
+    expand_dual: Option<wgpu::ComputePipeline>,
+}
+
+fn pipeline(ctx: &GpuContext, file: &str, entry: &str, h: usize) -> wgpu::ComputePipeline {
+    let module = ctx
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(file),
+            source: wgpu::ShaderSource::Wgsl(shader::source(file, h).into()),
+        });
+    ctx.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(entry),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            cache: None,
+        })
+}
+/// The scene's static arrays on the device, the pipelines (compiled once) and the batch
+/// buffers (reused across batches and calls).
+pub struct GpuScene<const H: usize> {
+    env_nodes: wgpu::Buffer,
+    fly_nodes: wgpu::Buffer,
+    env_tris: wgpu::Buffer,
+    fly_tris: wgpu::Buffer,
+    fly_offsets: wgpu::Buffer,
+    fly_points: wgpu::Buffer,
+    env_tri_index: wgpu::Buffer,
+    fly_tri_index: wgpu::Buffer,
+    /// Flying leaves, then internal nodes level by level, deepest first (exact tumbling).
+    fly_node_list: wgpu::Buffer,
+    /// `(start, count)` slices of `fly_node_list`: the leaves, then each internal level.
+    fly_slices: Vec<(u32, u32)>,
+    /// Mean bounding points per flying node (the work model's bytes per tumbled node).
+    points_per_node: f64,
+    pipelines: Pipelines,
+    dual: Option<DualBuffers>,
+    descent_larger: bool,
+    n_fly: u32,
+    levels: u32,
+    /// Bytes of the static upload.
+    pub static_bytes: u64,
+    /// Capacities of the next batch (tests shrink them to force overflow); afterwards they
+    /// follow what the batches needed.
+    pub capacities: Capacities,
+    /// Largest buffer the pipeline creates: the device's storage binding limit (tests lower
+    /// it to force batches to split).
+    pub max_buffer_bytes: u64,
+    /// Budget for the batch buffers together (bytes): batches hold as many poses as fit.
+    pub batch_memory: u64,
+    per_pose: Option<PerPose>,
+    /// Poses of the last batch that completed.
+    last_poses: usize,
+    buffers: Option<BatchBuffers>,
+    uploaded: bool,
+}
+
+/// Bindings `0, 1, 2, …` in order.
+fn seq<'a>(bufs: &[&'a wgpu::Buffer]) -> Vec<(u32, &'a wgpu::Buffer)> {
+    bufs.iter()
+        .enumerate()
+        .map(|(i, b)| (i as u32, *b))
+        .collect()
+}
+
+fn groups(n: u64) -> (u32, u32) {
+    let g = n.div_ceil(WORKGROUP_SIZE as u64).max(1);
+    if g <= DISPATCH_X as u64 {
+        (g as u32, 1)
+    } else {
+        (DISPATCH_X, g.div_ceil(DISPATCH_X as u64) as u32)
+    }
+}
+
+const PAIR: u64 = std::mem::size_of::<FrontPair>() as u64;
+
+impl<const H: usize> GpuScene<H> {
+    /// Uploads the scene's node arrays, triangles (local f32 corners, derived once here:
+    /// [`crate::ordered::OrderedTriangles::all_corners_f32`]) and bounding points as the
+    /// same bytes (and the node spheres of a dual scene), and compiles the pipelines.
+    pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
+        let env = scene.env();
+        let fly = scene.fly();
+        let bytes = |s: &[u8]| s.to_vec();
+        let arrays: [(&str, Vec<u8>); 8] = [
+            ("env_nodes", bytes(bytemuck::cast_slice(&env.nodes))),
+            ("fly_nodes", bytes(bytemuck::cast_slice(&fly.bvh.nodes))),
+            (
+                "env_tris",
+                bytes(bytemuck::cast_slice(&env.tris.all_corners_f32())),
+            ),
+            (
+                "fly_tris",
+                bytes(bytemuck::cast_slice(&fly.bvh.tris.all_corners_f32())),
+            ),
+            ("fly_offsets", bytes(bytemuck::cast_slice(&fly.offsets))),
+            ("fly_points", bytes(bytemuck::cast_slice(&fly.points))),
+            ("env_tri_index", bytes(bytemuck::cast_slice(&env.tri_index))),
+            (
+                "fly_tri_index",
+                bytes(bytemuck::cast_slice(&fly.bvh.tri_index)),
+            ),
+        ];
+        let limit = ctx.device.limits().max_storage_buffer_binding_size;
+        let mut static_bytes = 0;
+        let mut bufs = Vec::new();
+        for (name, data) in &arrays {
+            if data.len() as u64 > limit {
+                return Err(GpuError::TooLarge {
+                    needed: data.len() as u64,
+                    limit,
+                });
+            }
+            static_bytes += data.len() as u64;
+            bufs.push(ctx.storage(name, data, U::empty()));
+        }
+        let [
+            env_nodes,
+            fly_nodes,
+            env_tris,
+            fly_tris,
+            fly_offsets,
+            fly_points,
+            env_tri_index,
+            fly_tri_index,
+        ]: [wgpu::Buffer; 8] = bufs.try_into().expect("eight buffers");
+        let n_fly = fly.bvh.nodes.len() as u32;
+        let (node_list, fly_slices) = super::mirror::kdop_tumble::exact_dispatch_order(&fly.bvh);
+        let fly_node_list = ctx.storage(
+            "fly_node_list",
+            bytemuck::cast_slice(&node_list),
+            U::empty(),
+        );
+        static_bytes += 4 * node_list.len() as u64;
+        let dual = match scene.dual() {
+            None => None,
+            Some((env_s, fly_s, options)) => {
+                for s in [env_s, fly_s] {
+                    let n = std::mem::size_of_val(s) as u64;
+                    if n > limit {
+                        return Err(GpuError::TooLarge { needed: n, limit });
+                    }
+                    static_bytes += n;
+                }
+                Some(DualBuffers {
+                    env_spheres: ctx.storage(
+                        "env_spheres",
+                        bytemuck::cast_slice(env_s),
+                        U::empty(),
+                    ),
+                    fly_spheres: ctx.storage(
+                        "fly_spheres",
+                        bytemuck::cast_slice(fly_s),
+                        U::empty(),
+                    ),
+                    flags: (options.order == SlabOrder::PerPair) as u32
+                        | (options.symmetric as u32) << 1,
+                })
+            }
+        };
+        let pipelines = Pipelines {
+            tumble_exact_leaves: pipeline(ctx, "kdop_tumble.wgsl", "tumble_exact_leaves", H),
+            tumble_exact_merge: pipeline(ctx, "kdop_tumble.wgsl", "tumble_exact_merge", H),
+            tumble_front: pipeline(ctx, "kdop_tumble.wgsl", "tumble_front", H),
+            expand: pipeline(ctx, "front_expand.wgsl", "expand", H),
+            prepare_tri: pipeline(ctx, "front_prepare.wgsl", "prepare_tri", H),
+            prepare_next: pipeline(ctx, "front_prepare.wgsl", "prepare_next", H),
+            tri_test: pipeline(ctx, "tri_tri.wgsl", "tri_test", H),
+            expand_dual: dual
+                .is_some()
+                .then(|| pipeline(ctx, "front_expand.wgsl", "expand_dual", H)),
+        };
+        // Shader compilation and pipeline creation report through the error handler.
+        ctx.check()?;
+        Ok(GpuScene {
+            env_nodes,
+            fly_nodes,
+            env_tris,
+            fly_tris,
+            fly_offsets,
+            fly_points,
+            env_tri_index,
+            fly_tri_index,
+            fly_node_list,
+            fly_slices,
+            points_per_node: fly.points.len() as f64 / n_fly.max(1) as f64,
+            pipelines,
+            dual,
+            descent_larger: scene.descent_larger(),
+            n_fly,
+            levels: env.depth + fly.bvh.depth - 1,
+            static_bytes,
+            capacities: Capacities::default(),
+            max_buffer_bytes: limit,
+            batch_memory: ctx.batch_memory,
+            per_pose: None,
+            last_poses: 0,
+            buffers: None,
+            uploaded: false,
+        })
+    }
+
+    /// All poses, in batches; results per pose in the order given, like
+    /// [`crate::scene::collide_batch`]. Pose frames are computed batch by batch, so memory
+    /// beyond the results does not grow with the number of poses.
+    pub fn collide_batch<S: GpuHierarchies<H>>(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &S,
+        poses: &[Pose],
+        mode: Mode,
+        tumble: TumbleMethod,
+        progress: Option<Progress<'_>>,
+    ) -> Result<GpuBatch<S::Sub>, GpuError> {
+        let dense = tumble == TumbleMethod::Exact;
+        let mut stats = GpuStats {
+            level_sizes: vec![0; self.levels as usize],
+            ..Default::default()
+        };
+        if !self.uploaded {
+            stats.bytes_uploaded = self.static_bytes;
+            self.uploaded = true;
+        }
+        let mut results = Vec::with_capacity(poses.len());
+        let mut start = 0;
+        let mut cut: Option<usize> = None;
+        while start < poses.len() {
+            let left = poses.len() - start;
+            let (p, mut caps) = self.plan(cut.map_or(left, |c| c.clamp(1, left)), dense);
+            let chunk = &poses[start..start + p];
+            let frames = scene.fly().pose_frames(scene.env().frame(), chunk);
+            let mut work = BatchWork {
+                poses: p as u64,
+                ..Default::default()
+            };
+            // The capacities of a one-pose run that overflowed at the device's limit.
+            let mut at_limit: Option<Capacities> = None;
+            let out = loop {
+                if !self.fits(&caps) {
+                    if p > 1 {
+                        break None;
+                    }
+                    // One pose: the growth estimate may overshoot; try what fits.
+                    caps = caps.clamped(self.max_buffer_bytes, Self::KDOP);
+                    if at_limit == Some(caps) {
+                        break None;
+                    }
+                }
+                match self.run_batch(ctx, &frames, caps, mode, tumble, &mut work) {
+                    Ok(Ok(out)) => break Some(out),
+                    Ok(Err(needed)) => {
+                        stats.reruns += 1;
+                        if p == 1 && !self.fits(&needed) {
+                            at_limit = Some(caps);
+                        }
+                        caps = needed;
+                        self.capacities = needed;
+                    }
+                    // A buffer beyond the device's limit: fewer poses per submission.
+                    Err(GpuError::TooLarge { .. }) if p > 1 => break None,
+                    Err(e) => return Err(e),
+                }
+            };
+            let Some((out, counters)) = out else {
+                if p == 1 {
+                    return Err(GpuError::TooLarge {
+                        needed: Self::largest_buffer(&self.capacities),
+                        limit: self.max_buffer_bytes,
+                    });
+                }
+                stats.splits += 1;
+                self.capacities = caps.clamped(self.max_buffer_bytes, Self::KDOP);
+                cut = Some(p / 2);
+                continue;
+            };
+            cut = cut.map(|c| c * 2);
+            self.learn(p, &counters);
+            self.last_poses = p;
+            self.capacities = caps;
+            for (s, v) in stats.level_sizes.iter_mut().zip(&out.level_sizes) {
+                *s += *v as u64;
+            }
+            work.node_pairs = out.nv.iter().map(|&v| v as u64).sum();
+            work.tri_pairs = out.np.iter().map(|&v| v as u64).sum();
+            work.nodes_tumbled = if dense {
+                p as u64 * self.n_fly as u64
+            } else {
+                counters.n_tumbled as u64
+            };
+            self.count_work(&mut work, &counters, dense);
+            stats.dispatches += work.dispatches;
+            stats.bytes_uploaded += work.bytes_uploaded;
+            stats.submissions += work.submissions;
+            stats.readbacks += work.readbacks;
+            stats.bytes_read_back += work.bytes_read_back;
+            stats.peak_buffer_bytes = stats.peak_buffer_bytes.max(work.buffer_bytes);
+            stats.batches.push(work);
+            results.extend(finish(scene, chunk, out, mode, dense, &mut stats));
+            start += p;
+            if let Some(progress) = progress {
+                progress(start);
+            }
+        }
+        Ok((results, stats))
+    }
+}
+
+/// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
+pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
+    scene: &S,
+    poses: &[Pose],
+    out: BatchOutput,
+    mode: Mode,
+    dense: bool,
+    stats: &mut GpuStats,
+) -> Vec<PoseResult<S::Sub>> {
+    let env = scene.env();
+    let fly = &scene.fly().bvh;
+    let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
+    let mut results: Vec<PoseResult<S::Sub>> = (0..poses.len())
+        .map(|i| PoseResult {
+            pairs: Vec::new(),
+            counters: Counters {
+                bv_tests: out.nv[i] as u64,
+                tri_tests: out.np[i] as u64,
+                // Dense tumbling moves every node; lazy tumbling counted its own.
+                bv_updates: if dense {
+                    fly.nodes.len() as u64
+                } else {
+                    out.nu[i] as u64
+                },
+                sub: S::sub([dual(i, 0), dual(i, 1), dual(i, 2)]),
+            },
+        })
+        .collect();
+    for c in &out.contacts {
+        results[c.pose as usize].pairs.push((c.a, c.b));
+    }
+    stats.unsure += out.unsure.len() as u64;
+    for u in &out.unsure {
+        let ta = env.tris.corners_f64(u.a as usize);
+        let tb = fly
+            .tris
+            .corners_f64(u.b as usize)
+            .map(|p| poses[u.pose as usize].apply(p));
+        if tri_tri_intersect(&ta, &tb) {
+            results[u.pose as usize]
+                .pairs
+                .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));
+        }
+    }
+    for r in &mut results {
+        r.pairs.sort_unstable();
+        r.pairs.dedup();
+        if mode == Mode::First {
+            r.pairs.truncate(1);
+        }
+    }
+    results
+}
+
+/// What one batch produced: contacts in the meshes' own triangle numbering, undecided
+/// pairs as positions in the reordered triangle arrays.
+pub(crate) struct BatchOutput {
+    /// Node pairs entering each level (all poses of the batch).
+    pub level_sizes: Vec<u32>,
+    pub nv: Vec<u32>,
+    /// Nodes tumbled per pose (lazy tumbling; zeros when dense).
+    pub nu: Vec<u32>,
+    pub np: Vec<u32>,
+    pub contacts: Vec<FrontPair>,
+    pub unsure: Vec<FrontPair>,
+    /// Dual hierarchy: (sphere rejects, slab rejects, slab tests) per pose; else empty.
+    pub dual: Vec<u32>,
+}

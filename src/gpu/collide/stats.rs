@@ -1,0 +1,87 @@
+//! What the batch pipeline did: per batch ([`BatchWork`], for a work model of real GPUs)
+//! and per call ([`GpuStats`]).
+
+use super::{GpuScene, PAIR};
+use crate::bv::KdopNode;
+use crate::gpu::layout::GpuCounters;
+
+/// The work of one submitted batch, counted for a work model of real hardware
+/// (BENCHMARKS.md, "GPU work model"). Reads are counted as the kernels issue them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BatchWork {
+    /// Poses in the batch.
+    pub poses: u64,
+    /// Node pairs tested (Nv, all poses).
+    pub node_pairs: u64,
+    /// Flying nodes tumbled (Nu, all poses).
+    pub nodes_tumbled: u64,
+    /// Triangle pairs tested (Np, all poses).
+    pub tri_pairs: u64,
+    /// Bytes the kernels read from node arrays, tumbled k-DOPs and bounding points.
+    pub node_bytes_read: u64,
+    /// Atomic operations issued by the kernels (appends, counters, table inserts).
+    pub atomics: u64,
+    /// Compute dispatches recorded.
+    pub dispatches: u64,
+    /// Bytes written to the device for this batch.
+    pub bytes_uploaded: u64,
+    /// Bytes copied back to the host.
+    pub bytes_read_back: u64,
+    /// Readbacks (each one a wait for the device).
+    pub readbacks: u64,
+    /// Submissions, re-runs included.
+    pub submissions: u64,
+    /// Bytes of the batch buffers at the time.
+    pub buffer_bytes: u64,
+}
+
+/// What one batch call did, for stats and benchmarks.
+#[derive(Debug, Clone, Default)]
+pub struct GpuStats {
+    /// Front size (node pairs entering each level), summed over batches.
+    pub level_sizes: Vec<u64>,
+    /// Compute dispatches recorded (indirect ones included).
+    pub dispatches: u64,
+    /// Bytes written to the device (static arrays once, then per batch).
+    pub bytes_uploaded: u64,
+    /// Triangle pairs the f32 filter left to the exact CPU test.
+    pub unsure: u64,
+    /// Submissions (batches plus re-runs after overflow).
+    pub submissions: u64,
+    /// Re-runs caused by exhausted capacity.
+    pub reruns: u64,
+    /// Batches cut to fewer poses because a buffer would exceed the device's limit.
+    pub splits: u64,
+    /// Readbacks (waits for the device).
+    pub readbacks: u64,
+    /// Bytes copied back to the host.
+    pub bytes_read_back: u64,
+    /// Largest total of the batch buffers (bytes), static arrays excluded.
+    pub peak_buffer_bytes: u64,
+    /// Per batch that completed: its work.
+    pub batches: Vec<BatchWork>,
+}
+
+impl<const H: usize> GpuScene<H> {
+    /// The work model's reads and atomics of a finished batch, from its counters (see
+    /// [`BatchWork`]): per node pair tested, A's node and B's tumbled k-DOP (and B's node
+    /// when descending); per tumbled node, its bounding points and, lazily, the table probe;
+    /// per leaf pair, both nodes; atomics: one per node pair (Nv), one per append, two per
+    /// tumbled node, one per leaf pair (Np) and one per contact or unsure pair.
+    pub(super) fn count_work(&self, w: &mut BatchWork, c: &GpuCounters, dense: bool) {
+        let node = std::mem::size_of::<KdopNode<H>>() as u64;
+        let appended: u64 = w.node_pairs.saturating_sub(w.poses); // every pair but the roots was appended
+        let leaves = c.max_leaf as u64; // at least one level's leaf pairs (a lower bound)
+        let point_bytes = (self.points_per_node * 12.0) as u64;
+        w.node_bytes_read = w.node_pairs * (node + Self::KDOP + PAIR)
+            + appended * 8
+            + w.nodes_tumbled * (point_bytes + if dense { 0 } else { 4 + PAIR })
+            + leaves * 2 * 8;
+        w.atomics = w.node_pairs
+            + appended
+            + 2 * w.nodes_tumbled
+            + leaves
+            + c.n_contact as u64
+            + c.n_unsure as u64;
+    }
+}
