@@ -48,7 +48,7 @@ fn child_slot(pose: u32, b: u32) -> u32 {
 // Descent::Larger when A's k-DOP is at least as large as B's tumbled `kb`), else B, else a
 // leaf pair. Children of A keep B's slot; children of B get theirs from `tumble_front`.
 fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
-    let nb = fly_nodes[p.b];
+    let nb = fly_nodes_at(p.b);
     if (na.count == 0u && (nb.count != 0u || counters.descent_larger == 0u || kdop_size(na.bv) >= kdop_size(kb))) {
         push_front(FrontPair(p.pose, na.first, p.b, p.slot));
         push_front(FrontPair(p.pose, na.first + 1u, p.b, p.slot));
@@ -74,7 +74,7 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     atomicAdd(&nv[p.pose], 1u);
-    let na = env_nodes[p.a];
+    let na = env_nodes_at(p.a);
     let kb = tumbled[p.slot];
     if (!kdop_overlaps(na.bv, kb)) {
         return;
@@ -103,8 +103,8 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     atomicAdd(&nv[p.pose], 1u);
-    let sb = sphere_posed(fly_spheres[p.b], frames[p.pose].r, frames[p.pose].t, frames[p.pose].t_err);
-    if (sphere_disjoint(env_spheres[p.a], sb)) {
+    let sb = sphere_posed(fly_spheres_at(p.b), frames[p.pose].r, frames[p.pose].t, frames[p.pose].t_err);
+    if (sphere_disjoint(env_spheres_at(p.a), sb)) {
         atomicAdd(&dual_counts[3u * p.pose], 1u);
         return;
     }
@@ -113,7 +113,7 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
     if ((counters.dual_flags & 2u) != 0u) {
         kb = kdop_symmetrize(kt);
     }
-    let na = env_nodes[p.a];
+    let na = env_nodes_at(p.a);
     let r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
     atomicAdd(&dual_counts[3u * p.pose + 2u], r.y);
     if (r.x == 0u) {

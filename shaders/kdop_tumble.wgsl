@@ -6,28 +6,39 @@
 // k-DOP from the pose frame.
 
 @group(0) @binding(0) var<storage, read> frames: array<PoseFrame>;
-@group(0) @binding(1) var<storage, read> offsets: array<u32>;
-@group(0) @binding(2) var<storage, read> points: array<f32>;
+@group(0) @binding(1) var<storage, read> fly_offsets: array<u32>;
+@group(0) @binding(2) var<storage, read> fly_points: array<f32>;
 @group(0) @binding(3) var<storage, read_write> tumbled: array<Kdop>;
 
-// Twin of tumble::tumble_points (src/tumble.rs).
+// Twin of tumble::tumble_points (src/tumble.rs): each point is read once and projected on
+// every axis (min and max do not depend on the order, so the result is the reference's).
 fn tumble_points(pose: u32, node: u32) -> Kdop {
-    var k: Kdop;
-    let first = offsets[node];
-    let last = offsets[node + 1u];
+    let first = fly_offsets_at(node);
+    let last = fly_offsets_at(node + 1u);
+    var dir: array<f32, H * 3u>;
+    var lo: array<f32, H>;
+    var hi: array<f32, H>;
     for (var i = 0u; i < H; i = i + 1u) {
-        let dx = frames[pose].dir[3u * i];
-        let dy = frames[pose].dir[3u * i + 1u];
-        let dz = frames[pose].dir[3u * i + 2u];
-        var lo = bitcast<f32>(0x7f800000u);
-        var hi = -lo;
-        for (var j = first; j < last; j = j + 1u) {
-            let v = (dx * points[3u * j] + dy * points[3u * j + 1u]) + dz * points[3u * j + 2u];
-            lo = min(lo, v);
-            hi = max(hi, v);
+        dir[3u * i] = frames[pose].dir[3u * i];
+        dir[3u * i + 1u] = frames[pose].dir[3u * i + 1u];
+        dir[3u * i + 2u] = frames[pose].dir[3u * i + 2u];
+        lo[i] = bitcast<f32>(0x7f800000u);
+        hi[i] = -lo[i];
+    }
+    for (var j = first; j < last; j = j + 1u) {
+        let x = fly_points_at(3u * j);
+        let y = fly_points_at(3u * j + 1u);
+        let z = fly_points_at(3u * j + 2u);
+        for (var i = 0u; i < H; i = i + 1u) {
+            let v = (dir[3u * i] * x + dir[3u * i + 1u] * y) + dir[3u * i + 2u] * z;
+            lo[i] = min(lo[i], v);
+            hi[i] = max(hi[i], v);
         }
-        k.min[i] = lo + frames[pose].off_lo[i];
-        k.max[i] = hi + frames[pose].off_hi[i];
+    }
+    var k: Kdop;
+    for (var i = 0u; i < H; i = i + 1u) {
+        k.min[i] = lo[i] + frames[pose].off_lo[i];
+        k.max[i] = hi[i] + frames[pose].off_hi[i];
     }
     return k;
 }
@@ -46,12 +57,12 @@ struct SliceParams {
 
 @group(0) @binding(5) var<storage, read> fly_nodes: array<KdopNode>;
 @group(0) @binding(6) var<storage, read> fly_tris: array<f32>;
-@group(0) @binding(7) var<storage, read> node_list: array<u32>;
+@group(0) @binding(7) var<storage, read> fly_node_list: array<u32>;
 @group(0) @binding(8) var<uniform> slice: SliceParams;
 
 fn fly_corner(t: u32, c: u32) -> vec3<f32> {
     let o = 9u * t + 3u * c;
-    return vec3<f32>(fly_tris[o], fly_tris[o + 1u], fly_tris[o + 2u]);
+    return vec3<f32>(fly_tris_at(o), fly_tris_at(o + 1u), fly_tris_at(o + 2u));
 }
 
 // Twin of tumble::posed_kdop (src/tumble.rs).
@@ -90,8 +101,8 @@ fn tumble_exact_leaves(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let pose = i / slice.count;
-    let node = node_list[slice.start + i % slice.count];
-    let n = fly_nodes[node];
+    let node = fly_node_list_at(slice.start + i % slice.count);
+    let n = fly_nodes_at(node);
     tumbled[pose * slice.n_fly + node] = posed_kdop(pose, n.first, n.count);
 }
 
@@ -103,8 +114,8 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let pose = i / slice.count;
-    let node = node_list[slice.start + i % slice.count];
-    let c = fly_nodes[node].first;
+    let node = fly_node_list_at(slice.start + i % slice.count);
+    let c = fly_nodes_at(node).first;
     let base = pose * slice.n_fly;
     tumbled[base + node] = kdop_merge(tumbled[base + c], tumbled[base + c + 1u]);
 }

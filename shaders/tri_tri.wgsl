@@ -20,12 +20,12 @@
 
 fn env_corner(t: u32, c: u32) -> vec3<f32> {
     let o = 9u * t + 3u * c;
-    return vec3<f32>(env_tris[o], env_tris[o + 1u], env_tris[o + 2u]);
+    return vec3<f32>(env_tris_at(o), env_tris_at(o + 1u), env_tris_at(o + 2u));
 }
 
 fn fly_corner(t: u32, c: u32) -> vec3<f32> {
     let o = 9u * t + 3u * c;
-    return vec3<f32>(fly_tris[o], fly_tris[o + 1u], fly_tris[o + 2u]);
+    return vec3<f32>(fly_tris_at(o), fly_tris_at(o + 1u), fly_tris_at(o + 2u));
 }
 
 fn push_contact(p: FrontPair) {
@@ -57,8 +57,8 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
         return;
     }
-    let na = env_nodes[p.a];
-    let nb = fly_nodes[p.b];
+    let na = env_nodes_at(p.a);
+    let nb = fly_nodes_at(p.b);
     atomicAdd(&np[p.pose], na.count * nb.count);
     let r = frames[p.pose].r;
     let t = vec3<f32>(frames[p.pose].t[0], frames[p.pose].t[1], frames[p.pose].t[2]);
@@ -74,7 +74,7 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
         for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
             let verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
             if (verdict == TF_HIT) {
-                push_contact(FrontPair(p.pose, env_tri_index[ia], fly_tri_index[ib], NO_SLOT));
+                push_contact(FrontPair(p.pose, env_tri_index_at(ia), fly_tri_index_at(ib), NO_SLOT));
                 if (counters.mode_first != 0u) {
                     atomicOr(&done[p.pose], 1u);
                     return;

@@ -196,6 +196,16 @@ pub enum GpuError {
         /// The device's largest buffer.
         limit: u64,
     },
+    /// Exact tumbling keeps every node of B for a pose in one binding, and they do not fit.
+    #[error(
+        "exact tumbling needs {needed} bytes per pose for B's nodes, beyond the GPU's storage binding limit of {limit} bytes; approximate tumbling (--tumble approx) moves only the nodes the traversal reaches"
+    )]
+    ExactTumbleTooLarge {
+        /// Bytes of one pose's tumbled nodes.
+        needed: u64,
+        /// The binding limit.
+        limit: u64,
+    },
     /// The device ran out of memory (reported by wgpu's uncaptured-error handler).
     #[error("the GPU ran out of memory: {0}; try a smaller batch memory budget")]
     OutOfMemory(String),

@@ -60,6 +60,76 @@ fn small_buffer_budget_splits_batches() {
     assert!(pairs > 0);
 }
 
+/// Static arrays beyond the binding limit are split over several bindings: with a limit a
+/// third of the largest array, every array above it is paged and the pairs, Nv, Np and Nu
+/// stay the reference's (k-DOP scenes of two node sizes, and a dual scene with its spheres).
+#[test]
+fn arrays_beyond_the_binding_limit_are_paged() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(14);
+    // Grazing poses: one pose's front fits the small binding, the arrays do not.
+    let poses = tumbling_poses(6, [0.0; 3], [2.2, 0.0, 0.0]);
+    let o = BuildOptions::default();
+    fn limited<const H: usize>(ctx: GpuContext, scene: &KdopScene<H>) -> GpuContext {
+        let full = GpuScene::new(&ctx, scene).unwrap().pages();
+        let largest = full.iter().map(|&(_, _, bytes)| bytes).max().unwrap();
+        let ctx = ctx.with_binding_limit(largest / 3);
+        let paged = GpuScene::new(&ctx, scene).unwrap();
+        assert!(paged.paged);
+        for (name, pages, bytes) in paged.pages() {
+            if bytes > ctx.binding_limit {
+                assert!(pages > 1, "{name}: {bytes} bytes in one page");
+            }
+            if name.ends_with("_nodes") {
+                assert!(pages >= 2, "{name}: {pages} page(s)");
+            }
+        }
+        ctx
+    }
+    // Exact tumbling keeps every node of B per pose in one binding: beyond it, a typed
+    // error that names the way out.
+    let approx = [
+        (Mode::All, TumbleMethod::Approximate),
+        (Mode::First, TumbleMethod::Approximate),
+    ];
+    let s9 = KdopScene::<9>::build(&a, &b, &o, &o, KdopOptions::default());
+    let c9 = limited(ctx, &s9);
+    let n = compare_runs(&c9, &a, &b, &poses, &s9, None, &approx, "paged k18");
+    let s13 = KdopScene::<13>::build(&a, &b, &o, &o, KdopOptions::default());
+    let c13 = limited(c9, &s13);
+    let n = n + compare_runs(&c13, &a, &b, &poses, &s13, None, &approx, "paged k26");
+    assert!(n > 0, "the scene must have contacts");
+    let exact = GpuScene::new(&c13, &s13).unwrap().collide_batch(
+        &c13,
+        &s13,
+        &poses,
+        Mode::All,
+        TumbleMethod::Exact,
+        None,
+    );
+    assert!(
+        matches!(exact, Err(GpuError::ExactTumbleTooLarge { .. })),
+        "{exact:?}"
+    );
+
+    let collider = Collider::builder(&a, &b)
+        .bv(BvKind::Dual18)
+        .build()
+        .unwrap();
+    let opts = QueryOptions::default();
+    let cpu = collider.collide_batch_with(&poses, &opts, None);
+    let (got, _) = collider
+        .collide_batch_gpu(&c13, &poses, &opts, None)
+        .unwrap();
+    for (i, (g, c)) in got.iter().zip(&cpu).enumerate() {
+        assert_eq!(g.pairs, c.pairs, "dual18 pose {i}");
+        assert_eq!(
+            g.counters.bv_tests, c.counters.bv_tests,
+            "dual18 pose {i}: Nv"
+        );
+    }
+}
+
 fn compare<const H: usize>(
     ctx: &GpuContext,
     a: &Mesh,
@@ -91,17 +161,31 @@ fn compare_scene<const H: usize>(
     caps: Option<Capacities>,
     label: &str,
 ) -> usize {
-    let mut gpu = GpuScene::new(ctx, scene).unwrap();
-    if let Some(c) = caps {
-        gpu.capacities = c;
-    }
-    let mut total = 0;
     let runs = [
         (Mode::All, TumbleMethod::Approximate),
         (Mode::First, TumbleMethod::Approximate),
         (Mode::All, TumbleMethod::Exact),
     ];
-    for (mode, tumble) in runs {
+    compare_runs(ctx, a, b, poses, scene, caps, &runs, label)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compare_runs<const H: usize>(
+    ctx: &GpuContext,
+    a: &Mesh,
+    b: &Mesh,
+    poses: &[Pose],
+    scene: &KdopScene<H>,
+    caps: Option<Capacities>,
+    runs: &[(Mode, TumbleMethod)],
+    label: &str,
+) -> usize {
+    let mut gpu = GpuScene::new(ctx, scene).unwrap();
+    if let Some(c) = caps {
+        gpu.capacities = c;
+    }
+    let mut total = 0;
+    for &(mode, tumble) in runs {
         let label = &format!("{label} {tumble:?}");
         let cpu =
             meshcollide::scene::collide_batch(scene, poses, &QueryOptions { mode, tumble }, None);

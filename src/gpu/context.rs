@@ -22,6 +22,10 @@ pub struct GpuContext {
     /// Memory budget of one batch's buffers (bytes; `GpuScene::batch_memory` starts from
     /// it): batches hold as many poses as fit. [`GpuContext::with_batch_memory`] sets it.
     pub batch_memory: u64,
+    /// Largest storage binding the pipelines use (bytes): the device's own limit unless
+    /// [`GpuContext::with_binding_limit`] lowers it. Larger static arrays are paged
+    /// ([`crate::gpu::paged`]), larger batch buffers split the batch.
+    pub binding_limit: u64,
     /// The first error the device reported outside a call (uncaptured errors and device
     /// loss), taken by [`GpuContext::check`]. wgpu's default would panic.
     errors: std::sync::Arc<std::sync::Mutex<Option<GpuError>>>,
@@ -97,6 +101,7 @@ impl GpuContext {
             queue,
             info,
             batch_memory: DEFAULT_BATCH_MEMORY.min(limit.saturating_mul(4)),
+            binding_limit: limit,
             errors,
         })
     }
@@ -113,6 +118,15 @@ impl GpuContext {
     /// The same context with a batch memory budget of `bytes` (at least 1 MiB).
     pub fn with_batch_memory(mut self, bytes: u64) -> GpuContext {
         self.batch_memory = bytes.max(1 << 20);
+        self
+    }
+
+    /// The same context with storage bindings of at most `bytes` (at least 256, at most the
+    /// device's limit): large arrays are paged sooner. For tests of the paged path, and for
+    /// drivers whose real limit is below the one they report.
+    pub fn with_binding_limit(mut self, bytes: u64) -> GpuContext {
+        let device = self.device.limits().max_storage_buffer_binding_size;
+        self.binding_limit = bytes.clamp(256, device);
         self
     }
 
@@ -151,7 +165,7 @@ impl GpuContext {
         size: u64,
         extra: wgpu::BufferUsages,
     ) -> Result<wgpu::Buffer, GpuError> {
-        let limit = self.device.limits().max_storage_buffer_binding_size;
+        let limit = self.binding_limit;
         let size = size.max(4).next_multiple_of(4);
         if size > limit {
             return Err(GpuError::TooLarge {

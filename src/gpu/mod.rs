@@ -17,6 +17,8 @@ pub mod layout;
 #[doc(hidden)]
 pub mod mirror;
 #[doc(hidden)]
+pub mod paged;
+#[doc(hidden)]
 pub mod shader;
 
 pub use context::{GpuContext, GpuError, adapters};

@@ -70,7 +70,7 @@ impl<const H: usize> std::fmt::Debug for GpuRefit<H> {
 }
 
 fn check_size(ctx: &GpuContext, bytes: usize) -> Result<(), GpuError> {
-    let limit = ctx.device.limits().max_storage_buffer_binding_size;
+    let limit = ctx.binding_limit;
     if bytes as u64 > limit {
         return Err(GpuError::TooLarge {
             needed: bytes as u64,

@@ -1,6 +1,8 @@
 //! WGSL sources: every kernel file of `shaders/` is assembled with a generated preamble of
 //! constants (defined once, in Rust) and the shared pieces it includes.
 
+use super::paged::Paging;
+
 /// Workgroup size of every 1-D kernel.
 pub const WORKGROUP_SIZE: u32 = 64;
 
@@ -67,8 +69,15 @@ pub fn preamble(h: usize) -> String {
     s
 }
 
-/// Full source of kernel `name` for `H` slabs: preamble, shared pieces, kernel.
+/// Full source of kernel `name` for `H` slabs: preamble, shared pieces, kernel, with every
+/// paged array in one page.
 pub fn source(name: &str, h: usize) -> String {
+    source_paged(name, h, &Paging::default())
+}
+
+/// [`source`] with the static arrays split into pages as `paging` says
+/// ([`super::paged::rewrite`]).
+pub fn source_paged(name: &str, h: usize, paging: &Paging) -> String {
     let kernel = KERNELS
         .iter()
         .find(|(n, _)| *n == name)
@@ -80,7 +89,7 @@ pub fn source(name: &str, h: usize) -> String {
         s += "\n";
     }
     s += kernel;
-    s
+    super::paged::rewrite(&s, paging)
 }
 
 #[cfg(test)]
@@ -102,6 +111,26 @@ mod tests {
                 .validate(&module)
                 .unwrap_or_else(|e| panic!("{name} (H={h}): {e:?}"));
             }
+        }
+    }
+
+    /// With every paged array in several pages too (the accessors' switches).
+    #[test]
+    fn paged_shaders_validate_with_naga() {
+        let mut paging = Paging::default();
+        for (i, a) in paging.arrays.iter_mut().enumerate() {
+            *a = (2 + i % 7, 12);
+        }
+        for (name, _) in KERNELS {
+            let src = source_paged(name, 9, &paging);
+            let module = naga::front::wgsl::parse_str(&src)
+                .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         }
     }
 }

@@ -229,14 +229,14 @@ impl<const H: usize> GpuScene<H> {
                 }
                 // Auto layouts hold only the bindings an entry point uses: the merge
                 // reads neither the frames nor the triangles.
-                let mut entries = vec![
-                    entry(3, &bb.tumbled),
-                    entry(5, &self.fly_nodes),
-                    entry(7, &self.fly_node_list),
-                ];
+                let mut entries = vec![entry(3, &bb.tumbled)];
+                let mut paged = vec![(5, &self.fly_nodes), (7, &self.fly_node_list)];
                 if k == 0 {
                     entries.push(entry(0, &bb.frames));
-                    entries.push(entry(6, &self.fly_tris));
+                    paged.push((6, &self.fly_tris));
+                }
+                for (at, array) in paged {
+                    entries.extend(array.entries(at).map(|(i, b)| entry(i, b)));
                 }
                 entries.push(wgpu::BindGroupEntry {
                     binding: 8,
@@ -255,19 +255,17 @@ impl<const H: usize> GpuScene<H> {
             }
         }
         let front_bg = |front: &wgpu::Buffer| {
-            bind(
-                &pl.tumble_front,
-                &[
-                    (0, &bb.frames),
-                    (1, &self.fly_offsets),
-                    (2, &self.fly_points),
-                    (3, &bb.tumbled),
-                    (9, front),
-                    (10, &bb.counters),
-                    (11, &bb.hash_keys),
-                    (12, &bb.nu),
-                ],
-            )
+            let mut bufs = vec![
+                (0, &bb.frames),
+                (3, &bb.tumbled),
+                (9, front),
+                (10, &bb.counters),
+                (11, &bb.hash_keys),
+                (12, &bb.nu),
+            ];
+            bufs.extend(self.fly_offsets.entries(1));
+            bufs.extend(self.fly_points.entries(2));
+            bind(&pl.tumble_front, &bufs)
         };
         let bg_front = if dense {
             None
@@ -280,20 +278,22 @@ impl<const H: usize> GpuScene<H> {
         };
         let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
             let mut bufs = vec![
-                &self.env_nodes,
-                &self.fly_nodes,
-                &bb.tumbled,
-                fin,
-                fout,
-                &bb.leaves,
-                &bb.counters,
-                &bb.nv,
-                &bb.done,
+                (2, &bb.tumbled),
+                (3, fin),
+                (4, fout),
+                (5, &bb.leaves),
+                (6, &bb.counters),
+                (7, &bb.nv),
+                (8, &bb.done),
             ];
+            bufs.extend(self.env_nodes.entries(0));
+            bufs.extend(self.fly_nodes.entries(1));
             if let Some(d) = &self.dual {
-                bufs.extend([&d.env_spheres, &d.fly_spheres, &bb.frames, &bb.dual_counts]);
+                bufs.extend([(11, &bb.frames), (12, &bb.dual_counts)]);
+                bufs.extend(d.env_spheres.entries(9));
+                bufs.extend(d.fly_spheres.entries(10));
             }
-            bind(expand_pipe, &seq(&bufs))
+            bind(expand_pipe, &bufs)
         };
         let bg_expand = [
             expand_bg(&bb.front_a, &bb.front_b),
@@ -304,24 +304,26 @@ impl<const H: usize> GpuScene<H> {
             &pl.prepare_next,
             &seq(&[&bb.counters, &bb.args, &bb.level_sizes]),
         );
-        let bg_tri = bind(
-            &pl.tri_test,
-            &seq(&[
-                &self.env_nodes,
-                &self.fly_nodes,
-                &self.env_tris,
-                &self.fly_tris,
-                &bb.frames,
-                &bb.leaves,
-                &bb.counters,
-                &bb.np,
-                &bb.done,
-                &bb.contacts,
-                &bb.unsure,
-                &self.env_tri_index,
-                &self.fly_tri_index,
-            ]),
-        );
+        let mut tri_bufs = vec![
+            (4, &bb.frames),
+            (5, &bb.leaves),
+            (6, &bb.counters),
+            (7, &bb.np),
+            (8, &bb.done),
+            (9, &bb.contacts),
+            (10, &bb.unsure),
+        ];
+        for (at, array) in [
+            (0, &self.env_nodes),
+            (1, &self.fly_nodes),
+            (2, &self.env_tris),
+            (3, &self.fly_tris),
+            (11, &self.env_tri_index),
+            (12, &self.fly_tri_index),
+        ] {
+            tri_bufs.extend(array.entries(at));
+        }
+        let bg_tri = bind(&pl.tri_test, &tri_bufs);
 
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         let per_pose = p as u64 * 4;

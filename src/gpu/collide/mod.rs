@@ -24,6 +24,7 @@
 
 use super::context::{GpuContext, GpuError};
 use super::layout::FrontPair;
+use super::paged::{PagedArray, Paging};
 use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
 use crate::Pose;
 use crate::bvh::Bvh;
@@ -33,7 +34,6 @@ use crate::kdop::{Descent, KdopScene};
 use crate::scene::{Counters, Mode, NoSub, PoseResult, Progress, SubCounters};
 use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, TumbleMethod};
-use wgpu::BufferUsages as U;
 
 mod batch;
 mod plan;
@@ -106,8 +106,8 @@ impl<const H: usize> GpuHierarchies<H> for DualScene<H> {
 
 /// The dual hierarchy's spheres on the device and its `Counters::dual_flags`.
 struct DualBuffers {
-    env_spheres: wgpu::Buffer,
-    fly_spheres: wgpu::Buffer,
+    env_spheres: PagedArray,
+    fly_spheres: PagedArray,
     flags: u32,
 }
 
@@ -126,12 +126,18 @@ struct Pipelines {
     expand_dual: Option<wgpu::ComputePipeline>,
 }
 
-fn pipeline(ctx: &GpuContext, file: &str, entry: &str, h: usize) -> wgpu::ComputePipeline {
+fn pipeline(
+    ctx: &GpuContext,
+    file: &str,
+    entry: &str,
+    h: usize,
+    paging: &Paging,
+) -> wgpu::ComputePipeline {
     let module = ctx
         .device
         .create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(file),
-            source: wgpu::ShaderSource::Wgsl(shader::source(file, h).into()),
+            source: wgpu::ShaderSource::Wgsl(shader::source_paged(file, h, paging).into()),
         });
     ctx.device
         .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -146,16 +152,16 @@ fn pipeline(ctx: &GpuContext, file: &str, entry: &str, h: usize) -> wgpu::Comput
 /// The scene's static arrays on the device, the pipelines (compiled once) and the batch
 /// buffers (reused across batches and calls).
 pub struct GpuScene<const H: usize> {
-    env_nodes: wgpu::Buffer,
-    fly_nodes: wgpu::Buffer,
-    env_tris: wgpu::Buffer,
-    fly_tris: wgpu::Buffer,
-    fly_offsets: wgpu::Buffer,
-    fly_points: wgpu::Buffer,
-    env_tri_index: wgpu::Buffer,
-    fly_tri_index: wgpu::Buffer,
+    env_nodes: PagedArray,
+    fly_nodes: PagedArray,
+    env_tris: PagedArray,
+    fly_tris: PagedArray,
+    fly_offsets: PagedArray,
+    fly_points: PagedArray,
+    env_tri_index: PagedArray,
+    fly_tri_index: PagedArray,
     /// Flying leaves, then internal nodes level by level, deepest first (exact tumbling).
-    fly_node_list: wgpu::Buffer,
+    fly_node_list: PagedArray,
     /// `(start, count)` slices of `fly_node_list`: the leaves, then each internal level.
     fly_slices: Vec<(u32, u32)>,
     /// Mean bounding points per flying node (the work model's bytes per tumbled node).
@@ -173,6 +179,8 @@ pub struct GpuScene<const H: usize> {
     /// Largest buffer the pipeline creates: the device's storage binding limit (tests lower
     /// it to force batches to split).
     pub max_buffer_bytes: u64,
+    /// Whether a static array is split over several bindings ([`crate::gpu::paged`]).
+    pub paged: bool,
     /// Budget for the batch buffers together (bytes): batches hold as many poses as fit.
     pub batch_memory: u64,
     per_pose: Option<PerPose>,
@@ -208,94 +216,74 @@ impl<const H: usize> GpuScene<H> {
     pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
         let env = scene.env();
         let fly = scene.fly();
-        let bytes = |s: &[u8]| s.to_vec();
-        let arrays: [(&str, Vec<u8>); 8] = [
-            ("env_nodes", bytes(bytemuck::cast_slice(&env.nodes))),
-            ("fly_nodes", bytes(bytemuck::cast_slice(&fly.bvh.nodes))),
-            (
-                "env_tris",
-                bytes(bytemuck::cast_slice(&env.tris.all_corners_f32())),
-            ),
-            (
-                "fly_tris",
-                bytes(bytemuck::cast_slice(&fly.bvh.tris.all_corners_f32())),
-            ),
-            ("fly_offsets", bytes(bytemuck::cast_slice(&fly.offsets))),
-            ("fly_points", bytes(bytemuck::cast_slice(&fly.points))),
-            ("env_tri_index", bytes(bytemuck::cast_slice(&env.tri_index))),
-            (
-                "fly_tri_index",
-                bytes(bytemuck::cast_slice(&fly.bvh.tri_index)),
-            ),
-        ];
-        let limit = ctx.device.limits().max_storage_buffer_binding_size;
+        let limit = ctx.binding_limit;
         let mut static_bytes = 0;
-        let mut bufs = Vec::new();
-        for (name, data) in &arrays {
-            if data.len() as u64 > limit {
-                return Err(GpuError::TooLarge {
-                    needed: data.len() as u64,
-                    limit,
-                });
-            }
+        let mut upload = |name: &str, data: &[u8], elem: usize| {
             static_bytes += data.len() as u64;
-            bufs.push(ctx.storage(name, data, U::empty()));
-        }
-        let [
-            env_nodes,
-            fly_nodes,
-            env_tris,
-            fly_tris,
-            fly_offsets,
-            fly_points,
-            env_tri_index,
-            fly_tri_index,
-        ]: [wgpu::Buffer; 8] = bufs.try_into().expect("eight buffers");
+            PagedArray::upload(ctx, name, data, elem as u64, limit)
+        };
+        let kdop = std::mem::size_of::<crate::bv::KdopNode<H>>();
+        let env_nodes = upload("env_nodes", bytemuck::cast_slice(&env.nodes), kdop)?;
+        let fly_nodes = upload("fly_nodes", bytemuck::cast_slice(&fly.bvh.nodes), kdop)?;
+        let env_tris = upload(
+            "env_tris",
+            bytemuck::cast_slice(&env.tris.all_corners_f32()),
+            4,
+        )?;
+        let fly_tris = upload(
+            "fly_tris",
+            bytemuck::cast_slice(&fly.bvh.tris.all_corners_f32()),
+            4,
+        )?;
+        let fly_offsets = upload("fly_offsets", bytemuck::cast_slice(&fly.offsets), 4)?;
+        let fly_points = upload("fly_points", bytemuck::cast_slice(&fly.points), 4)?;
+        let env_tri_index = upload("env_tri_index", bytemuck::cast_slice(&env.tri_index), 4)?;
+        let fly_tri_index = upload("fly_tri_index", bytemuck::cast_slice(&fly.bvh.tri_index), 4)?;
         let n_fly = fly.bvh.nodes.len() as u32;
         let (node_list, fly_slices) = super::mirror::kdop_tumble::exact_dispatch_order(&fly.bvh);
-        let fly_node_list = ctx.storage(
-            "fly_node_list",
-            bytemuck::cast_slice(&node_list),
-            U::empty(),
-        );
-        static_bytes += 4 * node_list.len() as u64;
+        let fly_node_list = upload("fly_node_list", bytemuck::cast_slice(&node_list), 4)?;
         let dual = match scene.dual() {
             None => None,
             Some((env_s, fly_s, options)) => {
-                for s in [env_s, fly_s] {
-                    let n = std::mem::size_of_val(s) as u64;
-                    if n > limit {
-                        return Err(GpuError::TooLarge { needed: n, limit });
-                    }
-                    static_bytes += n;
-                }
+                let sphere = std::mem::size_of::<crate::dual::Sphere>();
                 Some(DualBuffers {
-                    env_spheres: ctx.storage(
-                        "env_spheres",
-                        bytemuck::cast_slice(env_s),
-                        U::empty(),
-                    ),
-                    fly_spheres: ctx.storage(
-                        "fly_spheres",
-                        bytemuck::cast_slice(fly_s),
-                        U::empty(),
-                    ),
+                    env_spheres: upload("env_spheres", bytemuck::cast_slice(env_s), sphere)?,
+                    fly_spheres: upload("fly_spheres", bytemuck::cast_slice(fly_s), sphere)?,
                     flags: (options.order == SlabOrder::PerPair) as u32
                         | (options.symmetric as u32) << 1,
                 })
             }
         };
+        let mut paging = Paging::default();
+        let mut arrays = vec![
+            &env_nodes,
+            &fly_nodes,
+            &env_tris,
+            &fly_tris,
+            &fly_offsets,
+            &fly_points,
+            &env_tri_index,
+            &fly_tri_index,
+            &fly_node_list,
+        ];
+        if let Some(d) = &dual {
+            arrays.extend([&d.env_spheres, &d.fly_spheres]);
+        }
+        for a in arrays {
+            paging.arrays[a.id()] = a.layout();
+        }
+        let pipeline = |file: &str, entry: &str| pipeline(ctx, file, entry, H, &paging);
         let pipelines = Pipelines {
-            tumble_exact_leaves: pipeline(ctx, "kdop_tumble.wgsl", "tumble_exact_leaves", H),
-            tumble_exact_merge: pipeline(ctx, "kdop_tumble.wgsl", "tumble_exact_merge", H),
-            tumble_front: pipeline(ctx, "kdop_tumble.wgsl", "tumble_front", H),
-            expand: pipeline(ctx, "front_expand.wgsl", "expand", H),
-            prepare_tri: pipeline(ctx, "front_prepare.wgsl", "prepare_tri", H),
-            prepare_next: pipeline(ctx, "front_prepare.wgsl", "prepare_next", H),
-            tri_test: pipeline(ctx, "tri_tri.wgsl", "tri_test", H),
+            tumble_exact_leaves: pipeline("kdop_tumble.wgsl", "tumble_exact_leaves"),
+            tumble_exact_merge: pipeline("kdop_tumble.wgsl", "tumble_exact_merge"),
+            tumble_front: pipeline("kdop_tumble.wgsl", "tumble_front"),
+            expand: pipeline("front_expand.wgsl", "expand"),
+            prepare_tri: pipeline("front_prepare.wgsl", "prepare_tri"),
+            prepare_next: pipeline("front_prepare.wgsl", "prepare_next"),
+            tri_test: pipeline("tri_tri.wgsl", "tri_test"),
             expand_dual: dual
                 .is_some()
-                .then(|| pipeline(ctx, "front_expand.wgsl", "expand_dual", H)),
+                .then(|| pipeline("front_expand.wgsl", "expand_dual")),
         };
         // Shader compilation and pipeline creation report through the error handler.
         ctx.check()?;
@@ -319,12 +307,36 @@ impl<const H: usize> GpuScene<H> {
             static_bytes,
             capacities: Capacities::default(),
             max_buffer_bytes: limit,
+            paged: paging.is_paged(),
             batch_memory: ctx.batch_memory,
             per_pose: None,
             last_poses: 0,
             buffers: None,
             uploaded: false,
         })
+    }
+
+    /// Every static array: `(name, pages, bytes)` (more than one page when it exceeds the
+    /// binding limit, [`crate::gpu::paged`]).
+    pub fn pages(&self) -> Vec<(&'static str, usize, u64)> {
+        let mut arrays = vec![
+            &self.env_nodes,
+            &self.fly_nodes,
+            &self.env_tris,
+            &self.fly_tris,
+            &self.fly_offsets,
+            &self.fly_points,
+            &self.env_tri_index,
+            &self.fly_tri_index,
+            &self.fly_node_list,
+        ];
+        if let Some(d) = &self.dual {
+            arrays.extend([&d.env_spheres, &d.fly_spheres]);
+        }
+        arrays
+            .into_iter()
+            .map(|a| (super::paged::PAGED[a.id()].0, a.pages.len(), a.bytes))
+            .collect()
     }
 
     /// All poses, in batches; results per pose in the order given, like
@@ -340,6 +352,13 @@ impl<const H: usize> GpuScene<H> {
         progress: Option<Progress<'_>>,
     ) -> Result<GpuBatch<S::Sub>, GpuError> {
         let dense = tumble == TumbleMethod::Exact;
+        let per_pose = self.n_fly as u64 * Self::KDOP;
+        if dense && per_pose > self.max_buffer_bytes {
+            return Err(GpuError::ExactTumbleTooLarge {
+                needed: per_pose,
+                limit: self.max_buffer_bytes,
+            });
+        }
         let mut stats = GpuStats {
             level_sizes: vec![0; self.levels as usize],
             ..Default::default()
