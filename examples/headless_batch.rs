@@ -56,11 +56,12 @@ fn main() -> Result<(), meshcollide::Error> {
         gpu_s / cpu_s
     );
     println!(
-        "gpu work: {} batches ({:?} poses), {} submissions, {} re-runs, {} dispatches, {} readbacks, {} bytes uploaded, {} bytes read back, peak batch buffers {:.1} MiB, {} unsure pairs decided on the CPU",
+        "gpu work: {} batches ({:?} poses), {} submissions, {} re-runs, {} resumes, {} dispatches, {} readbacks, {} bytes uploaded, {} bytes read back, peak batch buffers {:.1} MiB, {} unsure pairs decided on the CPU",
         stats.batches.len(),
         stats.batches.iter().map(|b| b.poses).collect::<Vec<_>>(),
         stats.submissions,
         stats.reruns,
+        stats.resumes,
         stats.dispatches,
         stats.readbacks,
         stats.bytes_uploaded,

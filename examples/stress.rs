@@ -80,12 +80,13 @@ fn main() -> Result<(), meshcollide::Error> {
                 && a.counters.bv_updates == b.counters.bv_updates
         });
         println!(
-            "gpu ({}): {s:.2} s, {} batches of {:?} poses, {} submissions ({} re-runs), {} MiB uploaded, peak batch buffers {} MiB; pairs, Nv and Nu equal to cpu: {same}",
+            "gpu ({}): {s:.2} s, {} batches of {:?} poses, {} submissions ({} re-runs, {} resumes), {} MiB uploaded, peak batch buffers {} MiB; pairs, Nv and Nu equal to cpu: {same}",
             ctx.adapter_name(),
             stats.batches.len(),
             stats.batches.iter().map(|b| b.poses).collect::<Vec<_>>(),
             stats.submissions,
             stats.reruns,
+            stats.resumes,
             stats.bytes_uploaded >> 20,
             stats.peak_buffer_bytes >> 20
         );

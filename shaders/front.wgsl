@@ -35,7 +35,18 @@ struct Counters {
     lazy: u32,
     hash_mask: u32,
     n_tumbled: atomic<u32>,
+    resumed: u32,
+    contact_mark: u32,
+    unsure_mark: u32,
 }
+
+// `Counters::resumed`: this level's node tests (bit 1) or triangle tests (bit 2) were
+// counted before an overflow; the host resumed the batch at this level (see
+// gpu::collide::batch), so the repeated kernel must not count them again.
+const RESUMED_EXPAND: u32 = 1u;
+const RESUMED_TRI: u32 = 2u;
+// `Counters::overflow` bit of a full lazy tumbling table (set by `tumble_front`).
+const OVERFLOW_TABLE: u32 = 16u;
 
 struct PoseFrame {
     r: array<f32, 9>,

@@ -62,18 +62,31 @@ fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
     push_leaf(p);
 }
 
+// The start of every invocation: true to skip it (beyond the input; after a full tumbling
+// table, whose pairs' slots are unknown; a pose already done in first-contact mode), else
+// the pair is counted in `nv` unless this level was counted before a resume.
+fn enter_skips(i: u32) -> bool {
+    if (i >= counters.n_in || (atomicLoad(&counters.overflow) & OVERFLOW_TABLE) != 0u) {
+        return true;
+    }
+    let pose = front_in[i].pose;
+    if (counters.mode_first != 0u && atomicLoad(&done[pose]) != 0u) {
+        return true;
+    }
+    if ((counters.resumed & RESUMED_EXPAND) == 0u) {
+        atomicAdd(&nv[pose], 1u);
+    }
+    return false;
+}
+
 // CPU twin: src/gpu/mirror/front_expand.rs::expand
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
-    if (i >= counters.n_in) {
+    if (enter_skips(i)) {
         return;
     }
     let p = front_in[i];
-    if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
-        return;
-    }
-    atomicAdd(&nv[p.pose], 1u);
     let na = env_nodes_at(p.a);
     let kb = tumbled[p.slot];
     if (!kdop_overlaps(na.bv, kb)) {
@@ -95,17 +108,16 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
-    if (i >= counters.n_in) {
+    if (enter_skips(i)) {
         return;
     }
     let p = front_in[i];
-    if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
-        return;
-    }
-    atomicAdd(&nv[p.pose], 1u);
+    let counted = (counters.resumed & RESUMED_EXPAND) == 0u;
     let sb = sphere_posed(fly_spheres_at(p.b), frames[p.pose].r, frames[p.pose].t, frames[p.pose].t_err);
     if (sphere_disjoint(env_spheres_at(p.a), sb)) {
-        atomicAdd(&dual_counts[3u * p.pose], 1u);
+        if (counted) {
+            atomicAdd(&dual_counts[3u * p.pose], 1u);
+        }
         return;
     }
     let kt = tumbled[p.slot];
@@ -115,9 +127,13 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let na = env_nodes_at(p.a);
     let r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
-    atomicAdd(&dual_counts[3u * p.pose + 2u], r.y);
+    if (counted) {
+        atomicAdd(&dual_counts[3u * p.pose + 2u], r.y);
+    }
     if (r.x == 0u) {
-        atomicAdd(&dual_counts[3u * p.pose + 1u], 1u);
+        if (counted) {
+            atomicAdd(&dual_counts[3u * p.pose + 1u], 1u);
+        }
         return;
     }
     descend(p, na, kt);

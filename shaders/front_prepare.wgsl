@@ -1,5 +1,8 @@
 // One-invocation kernels between levels: dispatch sizes for the next kernel, written on the
-// GPU (indirect dispatch), and the counter hand-over from one level to the next.
+// GPU (indirect dispatch), and the counter hand-over from one level to the next. After an
+// overflow both size the next dispatches to nothing and change no counter: the batch stops
+// where it ran out of room, with that level's input intact, and the host grows the buffers
+// and resumes it there (gpu::collide::batch).
 
 @group(0) @binding(0) var<storage, read_write> counters: Counters;
 @group(0) @binding(1) var<storage, read_write> args: array<u32, 6>;
@@ -17,6 +20,12 @@ fn groups(n: u32) -> vec2<u32> {
 // CPU twin: src/gpu/mirror/front_prepare.rs::prepare_tri
 @compute @workgroup_size(1)
 fn prepare_tri() {
+    if (atomicLoad(&counters.overflow) != 0u) {
+        args[3] = 0u;
+        return;
+    }
+    counters.contact_mark = atomicLoad(&counters.n_contact);
+    counters.unsure_mark = atomicLoad(&counters.n_unsure);
     let n = min(atomicLoad(&counters.n_leaf), counters.cap_leaf);
     atomicMax(&counters.max_leaf, atomicLoad(&counters.n_leaf));
     let g = groups(n);
@@ -29,6 +38,11 @@ fn prepare_tri() {
 // CPU twin: src/gpu/mirror/front_prepare.rs::prepare_next
 @compute @workgroup_size(1)
 fn prepare_next() {
+    if (atomicLoad(&counters.overflow) != 0u) {
+        args[0] = 0u;
+        return;
+    }
+    counters.resumed = 0u;
     let produced = atomicLoad(&counters.n_out);
     atomicMax(&counters.max_front, produced);
     let level = counters.level;

@@ -187,9 +187,67 @@ fn tumble_front(@builtin(global_invocation_id) gid: vec3<u32>) {
             h = (h + 1u) & mask;
         }
     }
-    // The table is (nearly) full: the batch runs again with a larger one (counted, so the
-    // host knows how many nodes asked for a slot).
+    // The table is (nearly) full: the pair keeps NO_SLOT and the batch stops here; the host
+    // moves the table into a larger one (`rehash`, `reslot`) and runs this level again
+    // (counted, so the host knows how many nodes asked for a slot).
     atomicAdd(&counters.n_tumbled, 1u);
-    atomicOr(&counters.overflow, 16u);
-    front[i].slot = 0u;
+    atomicOr(&counters.overflow, OVERFLOW_TABLE);
+}
+
+// Growing a full table: every key of the old table (`old_keys`, bound to its exact size)
+// moves with its k-DOP into the new, larger one (`hash_keys`, `tumbled`, `hash_mask`); then
+// `reslot` points the pairs of the frozen level at their keys' new slots. Keys are unique,
+// so no node is tumbled twice and Nu stays the CPU's.
+@group(0) @binding(13) var<storage, read> old_keys: array<u32>;
+@group(0) @binding(14) var<storage, read> old_tumbled: array<Kdop>;
+
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::rehash
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn rehash(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= arrayLength(&old_keys)) {
+        return;
+    }
+    let key = old_keys[i];
+    if (key == 0u) {
+        return;
+    }
+    let mask = counters.hash_mask;
+    var h = hash_slot(key, mask);
+    for (var tries = 0u; tries < MAX_PROBES; tries = tries + 1u) {
+        let r = atomicCompareExchangeWeak(&hash_keys[h], 0u, key);
+        if (r.exchanged) {
+            tumbled[h] = old_tumbled[i];
+            return;
+        }
+        if (r.old_value != 0u) {
+            h = (h + 1u) & mask;
+        }
+    }
+    atomicOr(&counters.overflow, OVERFLOW_TABLE);
+}
+
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::reslot
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn reslot(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= counters.n_in) {
+        return;
+    }
+    let p = front[i];
+    if (p.slot == NO_SLOT) {
+        return;
+    }
+    let key = p.pose * counters.n_fly + p.b + 1u;
+    let mask = counters.hash_mask;
+    var h = hash_slot(key, mask);
+    for (var tries = 0u; tries < MAX_PROBES; tries = tries + 1u) {
+        if (atomicLoad(&hash_keys[h]) == key) {
+            front[i].slot = h;
+            return;
+        }
+        h = (h + 1u) & mask;
+    }
+    // Unreachable (`rehash` placed every key within MAX_PROBES); stop rather than misread.
+    atomicOr(&counters.overflow, OVERFLOW_TABLE);
 }

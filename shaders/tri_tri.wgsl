@@ -59,7 +59,9 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let na = env_nodes_at(p.a);
     let nb = fly_nodes_at(p.b);
-    atomicAdd(&np[p.pose], na.count * nb.count);
+    if ((counters.resumed & RESUMED_TRI) == 0u) {
+        atomicAdd(&np[p.pose], na.count * nb.count);
+    }
     let r = frames[p.pose].r;
     let t = vec3<f32>(frames[p.pose].t[0], frames[p.pose].t[1], frames[p.pose].t[2]);
     for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {

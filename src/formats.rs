@@ -108,6 +108,8 @@ pub struct GpuStatsJson {
     pub bytes_uploaded: u64,
     pub submissions: u64,
     pub reruns: u64,
+    /// Overflows handled by growing buffers and resuming the batch at the level it reached.
+    pub resumes: u64,
     /// Batches split because a buffer would exceed the device's limit.
     pub splits: u64,
     /// Triangle pairs the f32 filter left to the exact CPU test.

@@ -244,6 +244,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             bytes_uploaded: g.bytes_uploaded,
             submissions: g.submissions,
             reruns: g.reruns,
+            resumes: g.resumes,
             splits: g.splits,
             unsure_pairs: g.unsure,
             readbacks: g.readbacks,

@@ -108,6 +108,13 @@ impl FrontPair {
     }
 }
 
+/// `GpuCounters::resumed` bit: the level's node tests were counted before a resume.
+pub const RESUMED_EXPAND: u32 = 1;
+/// `GpuCounters::resumed` bit: the level's triangle tests were counted before a resume.
+pub const RESUMED_TRI: u32 = 2;
+/// `GpuCounters::overflow` bit of a full lazy tumbling table.
+pub const OVERFLOW_TABLE: u32 = 16;
+
 /// Append counters, capacities and flags of the batch pipeline. WGSL twin: `Counters` in
 /// `shaders/front.wgsl` (atomics there are plain u32 here).
 #[repr(C)]
@@ -141,6 +148,14 @@ pub struct GpuCounters {
     pub hash_mask: u32,
     /// (pose, node) pairs tumbled by `tumble_front` in this batch (Nu, summed).
     pub n_tumbled: u32,
+    /// Bit 1: this level's node tests, bit 2: its triangle tests, were counted before an
+    /// overflow froze the batch; the host resumed here, so they are not counted again.
+    /// `prepare_next` clears it.
+    pub resumed: u32,
+    /// `n_contact` and `n_unsure` before this level's triangle tests (`prepare_tri`): where
+    /// a resumed triangle stage appends again.
+    pub contact_mark: u32,
+    pub unsure_mark: u32,
 }
 
 /// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
@@ -212,6 +227,9 @@ mod pipeline_layout_tests {
             ("lazy", offset_of!(GpuCounters, lazy)),
             ("hash_mask", offset_of!(GpuCounters, hash_mask)),
             ("n_tumbled", offset_of!(GpuCounters, n_tumbled)),
+            ("resumed", offset_of!(GpuCounters, resumed)),
+            ("contact_mark", offset_of!(GpuCounters, contact_mark)),
+            ("unsure_mark", offset_of!(GpuCounters, unsure_mark)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))

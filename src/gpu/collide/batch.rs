@@ -3,7 +3,9 @@
 
 use super::{BatchOutput, BatchWork, Capacities, GpuScene, PAIR, groups, seq};
 use crate::gpu::context::{GpuContext, GpuError};
-use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
+use crate::gpu::layout::{
+    FrontPair, GpuCounters, NO_SLOT, OVERFLOW_TABLE, RESUMED_EXPAND, RESUMED_TRI,
+};
 use crate::scene::Mode;
 use crate::tumble::{PoseFrame, TumbleMethod};
 use wgpu::BufferUsages as U;
@@ -33,6 +35,9 @@ pub(super) struct BatchBuffers {
     args: wgpu::Buffer,
     level_sizes: wgpu::Buffer,
     slices: wgpu::Buffer,
+    /// A full lazy table being moved into `tumbled` and `hash_keys` (`Resume::Table`):
+    /// its k-DOPs, keys and slots.
+    old_table: Option<(wgpu::Buffer, wgpu::Buffer, u32)>,
     bytes: u64,
 }
 
@@ -121,6 +126,7 @@ impl<const H: usize> GpuScene<H> {
                     usage: U::UNIFORM | U::COPY_DST,
                     mapped_at_creation: false,
                 }),
+                old_table: None,
                 bytes: 0,
             };
             self.buffers = Some(BatchBuffers { bytes: total, ..b });
@@ -128,73 +134,10 @@ impl<const H: usize> GpuScene<H> {
         Ok(self.buffers.as_ref().expect("just made"))
     }
 
-    /// Aligned size of one uniform slot of the exact method's slice parameters.
-    fn slice_slot(ctx: &GpuContext) -> u64 {
-        ctx.device
-            .limits()
-            .min_uniform_buffer_offset_alignment
-            .max(16) as u64
-    }
-
-    /// One submission of `frames.len()` poses. `Ok(Err(caps))`: a capacity ran out; `caps`
-    /// are large enough for what the counters asked for.
-    #[allow(clippy::type_complexity)]
-    pub(super) fn run_batch(
-        &mut self,
-        ctx: &GpuContext,
-        frames: &[PoseFrame<H>],
-        caps: Capacities,
-        mode: Mode,
-        tumble: TumbleMethod,
-        work: &mut BatchWork,
-    ) -> Result<Result<(BatchOutput, GpuCounters), Capacities>, GpuError> {
-        let p = frames.len() as u32;
-        let dense = tumble == TumbleMethod::Exact;
-        let caps = Capacities {
-            front: caps.front.max(2 * p),
-            ..caps
-        };
-        self.buffers(ctx, p, caps, dense)?;
-        let bb = self.buffers.as_ref().expect("made above");
-        let caps = Capacities {
-            tumbled: caps.tumbled.next_power_of_two(),
-            ..caps
-        };
-        work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
-        let n_fly = self.n_fly;
-        let initial: Vec<FrontPair> = (0..p)
-            .map(|pose| FrontPair {
-                pose,
-                a: 0,
-                b: 0,
-                slot: if dense { pose * n_fly } else { NO_SLOT },
-            })
-            .collect();
-        let counters0 = GpuCounters {
-            n_in: p,
-            cap_front: caps.front,
-            cap_leaf: caps.leaf,
-            cap_contact: caps.contact,
-            cap_unsure: caps.unsure,
-            n_fly,
-            mode_first: (mode == Mode::First) as u32,
-            dual_flags: self.dual.as_ref().map_or(0, |d| d.flags),
-            descent_larger: self.descent_larger as u32,
-            lazy: !dense as u32,
-            hash_mask: if dense { 0 } else { caps.tumbled - 1 },
-            ..Default::default()
-        };
-        let (gx, gy) = groups(p as u64);
-        let q = &ctx.queue;
-        q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
-        q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
-        q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
-        q.write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1]));
-        work.bytes_uploaded += std::mem::size_of_val(frames) as u64
-            + initial.len() as u64 * PAIR
-            + std::mem::size_of::<GpuCounters>() as u64
-            + 24;
-
+    /// The bind groups of every kernel over the current batch buffers (made again when a
+    /// resume grows them).
+    fn bind_groups(&self, ctx: &GpuContext, dense: bool) -> BindGroups<'_> {
+        let bb = self.buffers.as_ref().expect("buffers before bind groups");
         let bind = |pipe: &wgpu::ComputePipeline, bufs: &[(u32, &wgpu::Buffer)]| {
             let entries: Vec<wgpu::BindGroupEntry> = bufs
                 .iter()
@@ -211,11 +154,9 @@ impl<const H: usize> GpuScene<H> {
         };
         let pl = &self.pipelines;
         let slot = Self::slice_slot(ctx);
-        let mut tumble_bgs = Vec::new();
+        let mut tumble = Vec::new();
         if dense {
-            for (k, &(start, count)) in self.fly_slices.iter().enumerate() {
-                let params = [start, count, p, n_fly];
-                q.write_buffer(&bb.slices, k as u64 * slot, bytemuck::cast_slice(&params));
+            for (k, &(_, count)) in self.fly_slices.iter().enumerate() {
                 let pipe = if k == 0 {
                     &pl.tumble_exact_leaves
                 } else {
@@ -251,7 +192,7 @@ impl<const H: usize> GpuScene<H> {
                     layout: &pipe.get_bind_group_layout(0),
                     entries: &entries,
                 });
-                tumble_bgs.push((pipe, bg, count));
+                tumble.push((pipe, bg, count));
             }
         }
         let front_bg = |front: &wgpu::Buffer| {
@@ -325,126 +266,440 @@ impl<const H: usize> GpuScene<H> {
         }
         let bg_tri = bind(&pl.tri_test, &tri_bufs);
 
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        let per_pose = p as u64 * 4;
-        for b in [&bb.nv, &bb.np, &bb.nu, &bb.done] {
-            enc.clear_buffer(b, 0, Some(per_pose));
+        let rehash = bb.old_table.as_ref().map(|(old_tumbled, old_keys, slots)| {
+            let g = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &pl.rehash.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: bb.tumbled.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 10,
+                        resource: bb.counters.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 11,
+                        resource: bb.hash_keys.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 13,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: old_keys,
+                            offset: 0,
+                            size: std::num::NonZeroU64::new(*slots as u64 * 4),
+                        }),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 14,
+                        resource: old_tumbled.as_entire_binding(),
+                    },
+                ],
+            });
+            (g, *slots)
+        });
+        let reslot = if rehash.is_some() {
+            [&bb.front_a, &bb.front_b]
+                .map(|f| {
+                    bind(
+                        &pl.reslot,
+                        &[(9, f), (10, &bb.counters), (11, &bb.hash_keys)],
+                    )
+                })
+                .into()
+        } else {
+            Vec::new()
+        };
+        BindGroups {
+            tumble,
+            front: bg_front,
+            rehash,
+            reslot,
+            expand_pipe,
+            expand: bg_expand,
+            prep_tri: bg_prep_tri,
+            prep_next: bg_prep_next,
+            tri: bg_tri,
         }
-        enc.clear_buffer(&bb.dual_counts, 0, None);
-        enc.clear_buffer(&bb.level_sizes, 0, None);
-        if !dense {
-            enc.clear_buffer(&bb.hash_keys, 0, Some(caps.tumbled as u64 * 4));
-        }
+    }
+
+    /// Records the batch's kernels from `from` to the last level; returns the dispatches.
+    fn record(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        bg: &BindGroups<'_>,
+        from: Resume,
+        p: u32,
+    ) -> u64 {
+        let pl = &self.pipelines;
+        let bb = self.buffers.as_ref().expect("buffers before recording");
         let mut dispatches = 0;
-        {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            for (pipe, bg, count) in &tumble_bgs {
-                let (tx, ty) = groups(p as u64 * *count as u64);
-                pass.set_pipeline(pipe);
-                pass.set_bind_group(0, bg, &[]);
-                pass.dispatch_workgroups(tx, ty, 1);
-                dispatches += 1;
-            }
-            if let Some(bgf) = &bg_front {
-                pass.set_pipeline(&pl.tumble_front);
-                pass.set_bind_group(0, &bgf[0], &[]);
-                pass.dispatch_workgroups(gx, gy, 1);
-                dispatches += 1;
-            }
-            for level in 0..self.levels as usize {
-                pass.set_pipeline(expand_pipe);
-                pass.set_bind_group(0, &bg_expand[level % 2], &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 0);
-                pass.set_pipeline(&pl.prepare_tri);
-                pass.set_bind_group(0, &bg_prep_tri, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&pl.tri_test);
-                pass.set_bind_group(0, &bg_tri, &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 12);
-                pass.set_pipeline(&pl.prepare_next);
-                pass.set_bind_group(0, &bg_prep_next, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                dispatches += 4;
-                if let Some(bgf) = &bg_front
-                    && level + 1 < self.levels as usize
-                {
-                    // The next level's input is this level's output.
-                    pass.set_pipeline(&pl.tumble_front);
-                    pass.set_bind_group(0, &bgf[(level + 1) % 2], &[]);
-                    pass.dispatch_workgroups_indirect(&bb.args, 0);
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        let first = match from {
+            Resume::Start => {
+                for (pipe, g, count) in &bg.tumble {
+                    let (tx, ty) = groups(p as u64 * *count as u64);
+                    pass.set_pipeline(pipe);
+                    pass.set_bind_group(0, g, &[]);
+                    pass.dispatch_workgroups(tx, ty, 1);
                     dispatches += 1;
                 }
+                if let Some(f) = &bg.front {
+                    let (gx, gy) = groups(p as u64);
+                    pass.set_pipeline(&pl.tumble_front);
+                    pass.set_bind_group(0, &f[0], &[]);
+                    pass.dispatch_workgroups(gx, gy, 1);
+                    dispatches += 1;
+                }
+                0
+            }
+            Resume::Table(level) => {
+                // Move the full table, point the frozen level's pairs at the new slots,
+                // place the level's other nodes.
+                let f = bg.front.as_ref().expect("a table only when lazy");
+                let (old, slots) = bg.rehash.as_ref().expect("the old table is kept");
+                let (rx, ry) = groups(*slots as u64);
+                pass.set_pipeline(&pl.rehash);
+                pass.set_bind_group(0, old, &[]);
+                pass.dispatch_workgroups(rx, ry, 1);
+                pass.set_pipeline(&pl.reslot);
+                pass.set_bind_group(0, &bg.reslot[level as usize % 2], &[]);
+                pass.dispatch_workgroups_indirect(&bb.args, 0);
+                pass.set_pipeline(&pl.tumble_front);
+                pass.set_bind_group(0, &f[level as usize % 2], &[]);
+                pass.dispatch_workgroups_indirect(&bb.args, 0);
+                dispatches += 3;
+                level as usize
+            }
+            Resume::Expand(level) | Resume::Tri(level) => level as usize,
+        };
+        for level in first..self.levels as usize {
+            if from != Resume::Tri(level as u32) {
+                pass.set_pipeline(bg.expand_pipe);
+                pass.set_bind_group(0, &bg.expand[level % 2], &[]);
+                pass.dispatch_workgroups_indirect(&bb.args, 0);
+                dispatches += 1;
+            }
+            pass.set_pipeline(&pl.prepare_tri);
+            pass.set_bind_group(0, &bg.prep_tri, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            pass.set_pipeline(&pl.tri_test);
+            pass.set_bind_group(0, &bg.tri, &[]);
+            pass.dispatch_workgroups_indirect(&bb.args, 12);
+            pass.set_pipeline(&pl.prepare_next);
+            pass.set_bind_group(0, &bg.prep_next, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            dispatches += 3;
+            if let Some(f) = &bg.front
+                && level + 1 < self.levels as usize
+            {
+                // The next level's input is this level's output.
+                pass.set_pipeline(&pl.tumble_front);
+                pass.set_bind_group(0, &f[(level + 1) % 2], &[]);
+                pass.dispatch_workgroups_indirect(&bb.args, 0);
+                dispatches += 1;
             }
         }
-        // One readback of everything of fixed size: counters, level sizes, per-pose counters.
+        dispatches
+    }
+
+    /// After an overflow froze the batch at level `c.level`: grows the buffers that ran
+    /// out (to twice what was asked for: later levels usually need more), keeping what they
+    /// hold, and sets the counters to resume there: the level's node tests again (front or
+    /// leaf pairs ran out) or only its triangle tests (contacts or unsure pairs ran out).
+    /// `None` when only a whole new run can help: a full tumbling table (the slots already
+    /// handed out would move), a buffer beyond the binding limit, or contacts in
+    /// first-contact mode (a pose marked done may have lost its contact).
+    fn resume(
+        &mut self,
+        ctx: &GpuContext,
+        c: &GpuCounters,
+        mode: Mode,
+        nu_sum: u32,
+        work: &mut BatchWork,
+    ) -> Result<Option<Resume>, GpuError> {
+        let expand_stage = c.overflow & 3 != 0;
+        if c.overflow & OVERFLOW_TABLE != 0 {
+            return self.resume_table(ctx, c, nu_sum, work);
+        }
+        if !expand_stage && mode == Mode::First {
+            return Ok(None);
+        }
+        let grow = |cap: u32, need: u32| {
+            if need > cap {
+                need.saturating_mul(2)
+            } else {
+                cap
+            }
+        };
+        let mut n = *c;
+        n.overflow = 0;
+        if expand_stage {
+            n.cap_front = grow(c.cap_front, c.n_out);
+            n.cap_leaf = grow(c.cap_leaf, c.n_leaf);
+            n.n_out = 0;
+            n.n_leaf = 0;
+            n.resumed = RESUMED_EXPAND;
+        } else {
+            n.cap_contact = grow(c.cap_contact, c.n_contact);
+            n.cap_unsure = grow(c.cap_unsure, c.n_unsure);
+            n.n_contact = c.contact_mark;
+            n.n_unsure = c.unsure_mark;
+            n.resumed = RESUMED_EXPAND | RESUMED_TRI;
+        }
+        let largest = [n.cap_front, n.cap_leaf, n.cap_contact, n.cap_unsure]
+            .iter()
+            .map(|&k| k as u64 * PAIR)
+            .max()
+            .unwrap_or(0);
+        if largest > self.max_buffer_bytes {
+            return Ok(None);
+        }
+        self.grow_buffers(ctx, &n)?;
+        let bb = self.buffers.as_ref().expect("grown above");
+        ctx.queue
+            .write_buffer(&bb.counters, 0, bytemuck::bytes_of(&n));
+        work.bytes_uploaded += std::mem::size_of::<GpuCounters>() as u64;
+        if expand_stage {
+            // The frozen `prepare_next` zeroed the level's dispatch; its input is intact.
+            let (gx, gy) = groups(n.n_in as u64);
+            ctx.queue
+                .write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1]));
+            work.bytes_uploaded += 12;
+        }
+        work.resumes += 1;
+        Ok(Some(if expand_stage {
+            Resume::Expand(c.level)
+        } else {
+            Resume::Tri(c.level)
+        }))
+    }
+
+    /// A full lazy table at level `c.level`: a table at least twice as large (four slots per
+    /// node asked for), the old one kept for `rehash`. `None` beyond the binding limit.
+    fn resume_table(
+        &mut self,
+        ctx: &GpuContext,
+        c: &GpuCounters,
+        nu_sum: u32,
+        work: &mut BatchWork,
+    ) -> Result<Option<Resume>, GpuError> {
+        let old_slots = c.hash_mask.wrapping_add(1);
+        let slots = (c.n_tumbled as u64 * 4)
+            .max(2 * old_slots as u64)
+            .next_power_of_two();
+        if slots * Self::KDOP > self.max_buffer_bytes || slots > u32::MAX as u64 {
+            return Ok(None);
+        }
+        let tumbled = ctx.storage_empty("tumbled", slots * Self::KDOP, U::empty())?;
+        let keys = ctx.storage_empty("hash_keys", slots * 4, U::empty())?;
+        let bb = self.buffers.as_mut().expect("buffers before growing");
+        let old_tumbled = std::mem::replace(&mut bb.tumbled, tumbled);
+        let old_keys = std::mem::replace(&mut bb.hash_keys, keys);
+        bb.old_table = Some((old_tumbled, old_keys, old_slots));
+        bb.caps.tumbled = bb.caps.tumbled.max(slots as u32);
+        bb.bytes += (slots - old_slots as u64) * (Self::KDOP + 4);
+        let mut n = *c;
+        n.overflow = 0;
+        n.hash_mask = (slots - 1) as u32;
+        // The failed inserts were counted too; the nodes placed are the per-pose Nu.
+        n.n_tumbled = nu_sum;
+        ctx.queue
+            .write_buffer(&bb.counters, 0, bytemuck::bytes_of(&n));
+        // The frozen `prepare_next` zeroed the level's dispatch; its input is intact.
+        let (gx, gy) = groups(n.n_in as u64);
+        ctx.queue
+            .write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1]));
+        work.bytes_uploaded += std::mem::size_of::<GpuCounters>() as u64 + 12;
+        work.resumes += 1;
+        Ok(Some(Resume::Table(c.level)))
+    }
+
+    /// Replaces the pair buffers smaller than the capacities in `n` by larger ones holding
+    /// the same contents (one copy submission).
+    fn grow_buffers(&mut self, ctx: &GpuContext, n: &GpuCounters) -> Result<(), GpuError> {
+        let bb = self.buffers.as_mut().expect("buffers before growing");
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let mut grow = |buf: &mut wgpu::Buffer, have: &mut u32, want: u32, name: &str| {
+            if want <= *have {
+                return Ok::<u64, GpuError>(0);
+            }
+            let new = ctx.storage_empty(name, want as u64 * PAIR, U::empty())?;
+            enc.copy_buffer_to_buffer(buf, 0, &new, 0, *have as u64 * PAIR);
+            let added = (want - *have) as u64 * PAIR;
+            *buf = new;
+            *have = want;
+            Ok(added)
+        };
+        let mut caps = bb.caps;
+        let mut front_b = caps.front;
+        let mut added = grow(&mut bb.front_a, &mut caps.front, n.cap_front, "front_a")?;
+        added += grow(&mut bb.front_b, &mut front_b, n.cap_front, "front_b")?;
+        added += grow(&mut bb.leaves, &mut caps.leaf, n.cap_leaf, "leaves")?;
+        added += grow(
+            &mut bb.contacts,
+            &mut caps.contact,
+            n.cap_contact,
+            "contacts",
+        )?;
+        added += grow(&mut bb.unsure, &mut caps.unsure, n.cap_unsure, "unsure")?;
+        bb.caps = caps;
+        bb.bytes += added;
+        ctx.queue.submit([enc.finish()]);
+        Ok(())
+    }
+
+    /// Aligned size of one uniform slot of the exact method's slice parameters.
+    fn slice_slot(ctx: &GpuContext) -> u64 {
+        ctx.device
+            .limits()
+            .min_uniform_buffer_offset_alignment
+            .max(16) as u64
+    }
+
+    /// One submission of `frames.len()` poses. `Ok(Err(caps))`: a capacity ran out; `caps`
+    /// are large enough for what the counters asked for.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn run_batch(
+        &mut self,
+        ctx: &GpuContext,
+        frames: &[PoseFrame<H>],
+        caps: Capacities,
+        mode: Mode,
+        tumble: TumbleMethod,
+        work: &mut BatchWork,
+    ) -> Result<Result<(BatchOutput, GpuCounters), Capacities>, GpuError> {
+        let p = frames.len() as u32;
+        let dense = tumble == TumbleMethod::Exact;
+        let caps = Capacities {
+            front: caps.front.max(2 * p),
+            ..caps
+        };
+        self.buffers(ctx, p, caps, dense)?;
+        let bb = self.buffers.as_ref().expect("made above");
+        let caps = Capacities {
+            tumbled: caps.tumbled.next_power_of_two(),
+            ..caps
+        };
+        work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
+        let n_fly = self.n_fly;
+        let initial: Vec<FrontPair> = (0..p)
+            .map(|pose| FrontPair {
+                pose,
+                a: 0,
+                b: 0,
+                slot: if dense { pose * n_fly } else { NO_SLOT },
+            })
+            .collect();
+        let counters0 = GpuCounters {
+            n_in: p,
+            cap_front: caps.front,
+            cap_leaf: caps.leaf,
+            cap_contact: caps.contact,
+            cap_unsure: caps.unsure,
+            n_fly,
+            mode_first: (mode == Mode::First) as u32,
+            dual_flags: self.dual.as_ref().map_or(0, |d| d.flags),
+            descent_larger: self.descent_larger as u32,
+            lazy: !dense as u32,
+            hash_mask: if dense { 0 } else { caps.tumbled - 1 },
+            ..Default::default()
+        };
+        let (gx, gy) = groups(p as u64);
+        let q = &ctx.queue;
+        q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
+        q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
+        q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
+        q.write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1]));
+        work.bytes_uploaded += std::mem::size_of_val(frames) as u64
+            + initial.len() as u64 * PAIR
+            + std::mem::size_of::<GpuCounters>() as u64
+            + 24;
+
+        if dense {
+            let slot = Self::slice_slot(ctx);
+            for (k, &(start, count)) in self.fly_slices.iter().enumerate() {
+                let params = [start, count, p, n_fly];
+                q.write_buffer(&bb.slices, k as u64 * slot, bytemuck::cast_slice(&params));
+            }
+        }
+        let per_pose = p as u64 * 4;
         let counters_bytes = std::mem::size_of::<GpuCounters>() as u64;
-        let lv = self.levels as u64 * 4;
-        let dual_bytes = if self.dual.is_some() { 3 * per_pose } else { 0 };
-        let parts: [(&wgpu::Buffer, u64); 6] = [
-            (&bb.counters, counters_bytes),
-            (&bb.level_sizes, lv),
-            (&bb.nv, per_pose),
-            (&bb.np, per_pose),
-            (&bb.nu, per_pose),
-            (&bb.dual_counts, dual_bytes),
-        ];
-        let summary_bytes: u64 = parts.iter().map(|(_, n)| n).sum();
-        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("summary"),
-            size: summary_bytes,
-            usage: U::MAP_READ | U::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut at = 0;
-        for (b, n) in parts {
-            if n > 0 {
-                enc.copy_buffer_to_buffer(b, 0, &staging, at, n);
-                at += n;
+        // Where the next submission starts: the whole batch, or a level frozen by an
+        // overflow (its node tests again, or only its triangle tests).
+        let mut from = Resume::Start;
+        let (c, summary) = loop {
+            let bgs = self.bind_groups(ctx, dense);
+            let bb = self.buffers.as_ref().expect("made above");
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            if from == Resume::Start {
+                for b in [&bb.nv, &bb.np, &bb.nu, &bb.done] {
+                    enc.clear_buffer(b, 0, Some(per_pose));
+                }
+                enc.clear_buffer(&bb.dual_counts, 0, None);
+                enc.clear_buffer(&bb.level_sizes, 0, None);
+                if !dense {
+                    enc.clear_buffer(&bb.hash_keys, 0, Some(caps.tumbled as u64 * 4));
+                }
             }
-        }
-        q.submit([enc.finish()]);
-        work.submissions += 1;
-        work.dispatches += dispatches;
-        let summary = ctx.map_read(&staging)?;
-        work.readbacks += 1;
-        work.bytes_read_back += summary_bytes;
-        let c: GpuCounters = bytemuck::pod_read_unaligned(&summary[..counters_bytes as usize]);
+            work.dispatches += self.record(&mut enc, &bgs, from, p);
+            work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
+            // One readback of everything of fixed size: counters, level sizes, per-pose
+            // counters.
+            let lv = self.levels as u64 * 4;
+            let dual_bytes = if self.dual.is_some() { 3 * per_pose } else { 0 };
+            let parts: [(&wgpu::Buffer, u64); 6] = [
+                (&bb.counters, counters_bytes),
+                (&bb.level_sizes, lv),
+                (&bb.nv, per_pose),
+                (&bb.np, per_pose),
+                (&bb.nu, per_pose),
+                (&bb.dual_counts, dual_bytes),
+            ];
+            let summary_bytes: u64 = parts.iter().map(|(_, n)| n).sum();
+            let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("summary"),
+                size: summary_bytes,
+                usage: U::MAP_READ | U::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut at = 0;
+            for (b, n) in parts {
+                if n > 0 {
+                    enc.copy_buffer_to_buffer(b, 0, &staging, at, n);
+                    at += n;
+                }
+            }
+            q.submit([enc.finish()]);
+            work.submissions += 1;
+            let summary = ctx.map_read(&staging)?;
+            work.readbacks += 1;
+            work.bytes_read_back += summary_bytes;
+            let c: GpuCounters = bytemuck::pod_read_unaligned(&summary[..counters_bytes as usize]);
+            drop(bgs);
+            if let Some(b) = self.buffers.as_mut() {
+                b.old_table = None;
+            }
+            if c.overflow == 0 {
+                break (c, summary);
+            }
+            // Resume where the batch froze when the buffers that ran out can grow (the
+            // appends' counters say how much was asked for), else run the whole batch again.
+            let nu_sum = {
+                let words: &[u8] = &summary[counters_bytes as usize..];
+                let at = (self.levels as usize + 2 * p as usize) * 4;
+                bytemuck::pod_collect_to_vec::<u8, u32>(&words[at..at + 4 * p as usize])
+                    .iter()
+                    .fold(0u32, |s, &v| s.wrapping_add(v))
+            };
+            match self.resume(ctx, &c, mode, nu_sum, work)? {
+                Some(r) => from = r,
+                None => return Ok(Err(rerun_capacities(&c))),
+            }
+        };
         debug_assert_eq!(c.n_in, 0, "depth(A) + depth(B) - 1 levels empty the front");
-        if c.overflow != 0 {
-            // Grow every exhausted capacity to what was asked for, with room to spare. A
-            // truncated level under-reports the levels after it, so every capacity but the
-            // exact counts (contacts, unsure pairs) grows by the largest shortfall seen (at
-            // least twice).
-            let short = |cap: u32, need: u32, bit: u32| {
-                if c.overflow & bit != 0 {
-                    need as f64 / cap.max(1) as f64
-                } else {
-                    1.0
-                }
-            };
-            let factor = [
-                short(caps.front, c.max_front, 1),
-                short(caps.leaf, c.max_leaf, 2),
-                short(caps.tumbled, c.n_tumbled, 16),
-            ]
-            .into_iter()
-            .fold(2.0f64, f64::max);
-            let scale = |cap: u32| (cap as f64 * factor).min(u32::MAX as f64) as u32;
-            let grow = |cap: u32, need: u32, bit: u32| {
-                if c.overflow & bit != 0 {
-                    need.max(cap).saturating_mul(2)
-                } else {
-                    cap
-                }
-            };
-            return Ok(Err(Capacities {
-                front: scale(caps.front),
-                leaf: scale(caps.leaf),
-                contact: grow(caps.contact, c.n_contact, 4),
-                unsure: grow(caps.unsure, c.n_unsure, 8),
-                tumbled: scale(caps.tumbled),
-            }));
-        }
+        let bb = self.buffers.as_ref().expect("made above");
         let words: Vec<u32> = bytemuck::pod_collect_to_vec(&summary[counters_bytes as usize..]);
         let (lvl, rest) = words.split_at(self.levels as usize);
         let (nv, rest) = rest.split_at(p as usize);
@@ -486,5 +741,74 @@ impl<const H: usize> GpuScene<H> {
             },
             c,
         )))
+    }
+}
+
+/// Where a submission of the batch starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Resume {
+    /// The whole batch.
+    Start,
+    /// A level frozen by an overflow of its node tests: they run again (not counted twice).
+    Expand(u32),
+    /// A level frozen by an overflow of its triangle tests: they run again.
+    Tri(u32),
+    /// A level frozen by a full tumbling table: the table moves into a larger one, then
+    /// the level runs.
+    Table(u32),
+}
+
+/// The bind groups of one submission.
+struct BindGroups<'a> {
+    /// Exact tumbling: pipeline, bind group and nodes per pose of each level's dispatch.
+    tumble: Vec<(&'a wgpu::ComputePipeline, wgpu::BindGroup, u32)>,
+    /// Lazy tumbling over front A or B.
+    front: Option<[wgpu::BindGroup; 2]>,
+    /// Moving a full table: the bind group and the old table's slots.
+    rehash: Option<(wgpu::BindGroup, u32)>,
+    /// New slots for the pairs of front A or B (empty unless a table moves).
+    reslot: Vec<wgpu::BindGroup>,
+    expand_pipe: &'a wgpu::ComputePipeline,
+    /// Expansion from A to B, and from B to A.
+    expand: [wgpu::BindGroup; 2],
+    prep_tri: wgpu::BindGroup,
+    prep_next: wgpu::BindGroup,
+    tri: wgpu::BindGroup,
+}
+
+/// Capacities for a whole new run after an overflow that cannot be resumed: every exhausted
+/// capacity grows to what was asked for, with room to spare. A truncated level under-reports
+/// the levels after it, so every capacity but the exact counts (contacts, unsure pairs)
+/// grows by the largest shortfall seen (at least twice).
+fn rerun_capacities(c: &GpuCounters) -> Capacities {
+    let tumbled = c.hash_mask.wrapping_add(1).max(1);
+    let short = |cap: u32, need: u32, bit: u32| {
+        if c.overflow & bit != 0 {
+            need as f64 / cap.max(1) as f64
+        } else {
+            1.0
+        }
+    };
+    let factor = [
+        short(c.cap_front, c.n_out.max(c.max_front), 1),
+        short(c.cap_leaf, c.n_leaf.max(c.max_leaf), 2),
+        short(tumbled, c.n_tumbled, OVERFLOW_TABLE),
+    ]
+    .into_iter()
+    .fold(2.0f64, f64::max);
+    let scale = |cap: u32| (cap as f64 * factor).min(u32::MAX as f64) as u32;
+    let grow = |cap: u32, need: u32, bit: u32| {
+        if c.overflow & bit != 0 {
+            need.max(cap).saturating_mul(2)
+        } else {
+            cap
+        }
+    };
+    Capacities {
+        front: scale(c.cap_front),
+        leaf: scale(c.cap_leaf),
+        contact: grow(c.cap_contact, c.n_contact, 4),
+        unsure: grow(c.cap_unsure, c.n_unsure, 8),
+        tumbled: scale(tumbled),
     }
 }

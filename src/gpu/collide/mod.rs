@@ -118,6 +118,8 @@ struct Pipelines {
     tumble_exact_leaves: wgpu::ComputePipeline,
     tumble_exact_merge: wgpu::ComputePipeline,
     tumble_front: wgpu::ComputePipeline,
+    rehash: wgpu::ComputePipeline,
+    reslot: wgpu::ComputePipeline,
     expand: wgpu::ComputePipeline,
     prepare_tri: wgpu::ComputePipeline,
     prepare_next: wgpu::ComputePipeline,
@@ -277,6 +279,8 @@ impl<const H: usize> GpuScene<H> {
             tumble_exact_leaves: pipeline("kdop_tumble.wgsl", "tumble_exact_leaves"),
             tumble_exact_merge: pipeline("kdop_tumble.wgsl", "tumble_exact_merge"),
             tumble_front: pipeline("kdop_tumble.wgsl", "tumble_front"),
+            rehash: pipeline("kdop_tumble.wgsl", "rehash"),
+            reslot: pipeline("kdop_tumble.wgsl", "reslot"),
             expand: pipeline("front_expand.wgsl", "expand"),
             prepare_tri: pipeline("front_prepare.wgsl", "prepare_tri"),
             prepare_next: pipeline("front_prepare.wgsl", "prepare_next"),
@@ -437,6 +441,7 @@ impl<const H: usize> GpuScene<H> {
             stats.dispatches += work.dispatches;
             stats.bytes_uploaded += work.bytes_uploaded;
             stats.submissions += work.submissions;
+            stats.resumes += work.resumes;
             stats.readbacks += work.readbacks;
             stats.bytes_read_back += work.bytes_read_back;
             stats.peak_buffer_bytes = stats.peak_buffer_bytes.max(work.buffer_bytes);

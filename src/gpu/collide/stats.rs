@@ -29,8 +29,10 @@ pub struct BatchWork {
     pub bytes_read_back: u64,
     /// Readbacks (each one a wait for the device).
     pub readbacks: u64,
-    /// Submissions, re-runs included.
+    /// Submissions, re-runs and resumes included.
     pub submissions: u64,
+    /// Overflows handled by growing the buffers and resuming at the frozen level.
+    pub resumes: u64,
     /// Bytes of the batch buffers at the time.
     pub buffer_bytes: u64,
 }
@@ -50,6 +52,8 @@ pub struct GpuStats {
     pub submissions: u64,
     /// Re-runs caused by exhausted capacity.
     pub reruns: u64,
+    /// Overflows handled by growing buffers and resuming the batch where it stopped.
+    pub resumes: u64,
     /// Batches cut to fewer poses because a buffer would exceed the device's limit.
     pub splits: u64,
     /// Readbacks (waits for the device).

@@ -7,7 +7,7 @@ use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_p
 use super::kdop::{kdop_overlaps, kdop_size};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
-use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, OVERFLOW_TABLE, RESUMED_EXPAND};
 use crate::tumble::PoseFrame;
 
 /// Bindings 0–8 of `shaders/front_expand.wgsl`, by their WGSL names (atomics as `u32`).
@@ -95,15 +95,25 @@ impl<const H: usize> ExpandBindings<'_, H> {
         self.push_leaf(p);
     }
 
-    /// The start of every invocation: false for a pose already done in first-contact mode,
-    /// else the pair is counted in `nv` (one node test) and true.
+    /// `enter_skips`, negated: false after a full tumbling table or for a pose already done
+    /// in first-contact mode, else the pair is counted in `nv` (one node test, unless the
+    /// level was counted before a resume) and true.
     fn enter(&mut self, p: &FrontPair) -> bool {
-        if self.counters.mode_first != 0 && self.done[p.pose as usize] != 0 {
+        if self.counters.overflow & OVERFLOW_TABLE != 0
+            || (self.counters.mode_first != 0 && self.done[p.pose as usize] != 0)
+        {
             return false;
         }
-        let nv = &mut self.nv[p.pose as usize];
-        *nv = nv.wrapping_add(1);
+        if self.counters.resumed & RESUMED_EXPAND == 0 {
+            let nv = &mut self.nv[p.pose as usize];
+            *nv = nv.wrapping_add(1);
+        }
         true
+    }
+
+    /// Whether this level's node tests are counted (not counted before a resume).
+    fn counted(&self) -> bool {
+        self.counters.resumed & RESUMED_EXPAND == 0
     }
 
     fn tumbled_b(&self, p: &FrontPair) -> Kdop<H> {
@@ -141,8 +151,11 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
         let pose = p.pose as usize;
         let f = &d.frames[pose];
         let sb = sphere_posed(&d.fly_spheres[p.b as usize], &f.r, &f.t, f.t_err);
+        let counted = b.counted();
         if sphere_disjoint(&d.env_spheres[p.a as usize], &sb) {
-            d.dual_counts[3 * pose] = d.dual_counts[3 * pose].wrapping_add(1);
+            if counted {
+                d.dual_counts[3 * pose] = d.dual_counts[3 * pose].wrapping_add(1);
+            }
             continue;
         }
         let kt = b.tumbled_b(p);
@@ -152,9 +165,13 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
         }
         let na = b.env_nodes[p.a as usize];
         let (overlap, tests) = kdop_overlaps_dual(&na.bv, &kb, b.counters.dual_flags & 1 != 0);
-        d.dual_counts[3 * pose + 2] = d.dual_counts[3 * pose + 2].wrapping_add(tests);
+        if counted {
+            d.dual_counts[3 * pose + 2] = d.dual_counts[3 * pose + 2].wrapping_add(tests);
+        }
         if !overlap {
-            d.dual_counts[3 * pose + 1] = d.dual_counts[3 * pose + 1].wrapping_add(1);
+            if counted {
+                d.dual_counts[3 * pose + 1] = d.dual_counts[3 * pose + 1].wrapping_add(1);
+            }
             continue;
         }
         b.descend(*p, &na, &kt);

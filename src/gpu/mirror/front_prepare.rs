@@ -18,7 +18,14 @@ fn groups(n: u32) -> [u32; 2] {
 
 /// `prepare_tri` of `shaders/front_prepare.wgsl`: after `expand`, size the `tri_test`
 /// dispatch (`args[3..6]`) by the leaf pairs stored, and record the largest leaf count.
+/// After an overflow: no triangle tests (`args[3] = 0`), no counter changed.
 pub fn prepare_tri(counters: &mut GpuCounters, args: &mut [u32; 6]) {
+    if counters.overflow != 0 {
+        args[3] = 0;
+        return;
+    }
+    counters.contact_mark = counters.n_contact;
+    counters.unsure_mark = counters.n_unsure;
     let n = counters.n_leaf.min(counters.cap_leaf);
     counters.max_leaf = counters.max_leaf.max(counters.n_leaf);
     let [x, y] = groups(n);
@@ -28,7 +35,13 @@ pub fn prepare_tri(counters: &mut GpuCounters, args: &mut [u32; 6]) {
 /// `prepare_next` of `shaders/front_prepare.wgsl`: after `tri_test`, the output front becomes
 /// the next input (`n_in`, `args[0..3]`), the level's input size goes to `level_sizes`, and
 /// the appends restart.
+/// After an overflow: no next level (`args[0] = 0`), no counter changed.
 pub fn prepare_next(counters: &mut GpuCounters, args: &mut [u32; 6], level_sizes: &mut [u32]) {
+    if counters.overflow != 0 {
+        args[0] = 0;
+        return;
+    }
+    counters.resumed = 0;
     let produced = counters.n_out;
     counters.max_front = counters.max_front.max(produced);
     let level = counters.level;

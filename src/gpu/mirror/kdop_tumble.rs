@@ -8,7 +8,7 @@
 use super::kdop::kdop_merge;
 use crate::bv::{Kdop, KdopNode};
 use crate::bvh::Bvh;
-use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, OVERFLOW_TABLE, SliceParams};
 use crate::tumble::{PoseFrame, posed_kdop, tumble_points};
 
 /// `tumble_exact_leaves` of `shaders/kdop_tumble.wgsl` (exact method): for every pose and
@@ -137,8 +137,56 @@ pub fn tumble_front<const H: usize>(
         }
         if !placed {
             counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
-            counters.overflow |= 16;
-            p.slot = 0;
+            counters.overflow |= OVERFLOW_TABLE;
         }
+    }
+}
+
+/// `rehash` of `shaders/kdop_tumble.wgsl`: every key of the old table moves, with its
+/// k-DOP, into the new one (`hash_keys`, `tumbled`, `counters.hash_mask`), by the probing of
+/// [`tumble_front`].
+pub fn rehash<const H: usize>(
+    tumbled: &mut [Kdop<H>],
+    counters: &mut GpuCounters,
+    hash_keys: &mut [u32],
+    old_keys: &[u32],
+    old_tumbled: &[Kdop<H>],
+) {
+    let mask = counters.hash_mask;
+    'key: for (i, &key) in old_keys.iter().enumerate() {
+        if key == 0 {
+            continue;
+        }
+        let mut h = hash_slot(key, mask);
+        for _ in 0..MAX_PROBES.min(mask + 1) {
+            if hash_keys[h as usize] == 0 {
+                hash_keys[h as usize] = key;
+                tumbled[h as usize] = old_tumbled[i];
+                continue 'key;
+            }
+            h = (h + 1) & mask;
+        }
+        counters.overflow |= OVERFLOW_TABLE;
+    }
+}
+
+/// `reslot` of `shaders/kdop_tumble.wgsl`: every pair of `front[..counters.n_in]` with a
+/// slot takes its key's slot in the new table.
+pub fn reslot(front: &mut [FrontPair], counters: &mut GpuCounters, hash_keys: &[u32]) {
+    let mask = counters.hash_mask;
+    'pair: for p in &mut front[..counters.n_in as usize] {
+        if p.slot == NO_SLOT {
+            continue;
+        }
+        let key = p.pose.wrapping_mul(counters.n_fly).wrapping_add(p.b + 1);
+        let mut h = hash_slot(key, mask);
+        for _ in 0..MAX_PROBES.min(mask + 1) {
+            if hash_keys[h as usize] == key {
+                p.slot = h;
+                continue 'pair;
+            }
+            h = (h + 1) & mask;
+        }
+        counters.overflow |= OVERFLOW_TABLE;
     }
 }

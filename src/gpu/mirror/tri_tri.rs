@@ -4,7 +4,7 @@
 
 use super::tri_filter::{TF_HIT, TF_UNSURE, transform_error_bound, transform_f32, tri_tri_filter};
 use crate::bv::KdopNode;
-use crate::gpu::layout::{FrontPair, GpuCounters};
+use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI};
 use crate::tumble::PoseFrame;
 
 /// The bindings of `shaders/tri_tri.wgsl`, by their WGSL names (atomics as `u32`; triangles
@@ -65,7 +65,9 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
         }
         let na = b.env_nodes[p.a as usize];
         let nb = b.fly_nodes[p.b as usize];
-        b.np[pose] = b.np[pose].wrapping_add(na.count.wrapping_mul(nb.count));
+        if b.counters.resumed & RESUMED_TRI == 0 {
+            b.np[pose] = b.np[pose].wrapping_add(na.count.wrapping_mul(nb.count));
+        }
         let f = &b.frames[pose];
         let (r, t, te) = (f.r, f.t, f.t_err);
         for ib in nb.first..nb.first + nb.count {
