@@ -152,6 +152,83 @@ fn dual_scene<const H: usize>(options: DualOptions) -> DualScene<H> {
     DualScene::build(&a, &b, &o, &o, &options)
 }
 
+/// `rehash` (a full table moved into one twice as large) and `reslot` (the front's pairs
+/// pointed at the new slots) against their twins: every placed pair's new slot holds the
+/// k-DOP its old slot held, the keys are the same, nothing overflows.
+fn grow_table<const H: usize>(
+    gpu: &mut Gpu,
+    front: &[FrontPair],
+    keys_b: &wgpu::Buffer,
+    tumbled_b: &wgpu::Buffer,
+    c: GpuCounters,
+    table: u32,
+) {
+    let big = 2 * table;
+    let old_keys: Vec<u32> = gpu.read(keys_b, table as usize);
+    let old_tumbled: Vec<Kdop<H>> = gpu.read(tumbled_b, table as usize);
+    let c1 = GpuCounters {
+        hash_mask: big - 1,
+        n_in: front.len() as u32,
+        ..c
+    };
+    let front_b = &gpu.buf(front);
+    let (new_t, new_k, c1_b) = (
+        gpu.buf(&vec![Kdop::<H>::EMPTY; big as usize]),
+        gpu.buf(&vec![0u32; big as usize]),
+        gpu.buf(&[c1]),
+    );
+    let b = [
+        (3, &new_t),
+        (10, &c1_b),
+        (11, &new_k),
+        (13, keys_b),
+        (14, tumbled_b),
+    ];
+    gpu.run("kdop_tumble.wgsl", "rehash", H, &b, table as u64);
+    let b = [(9, front_b), (10, &c1_b), (11, &new_k)];
+    gpu.run("kdop_tumble.wgsl", "reslot", H, &b, front.len() as u64);
+    let (mut m_t, mut m_k, mut m_c) = (
+        vec![Kdop::<H>::EMPTY; big as usize],
+        vec![0u32; big as usize],
+        c1,
+    );
+    let mut m_front = front.to_vec();
+    kdop_tumble::rehash(&mut m_t, &mut m_c, &mut m_k, &old_keys, &old_tumbled);
+    kdop_tumble::reslot(&mut m_front, &mut m_c, &m_k);
+    assert_eq!(m_c.overflow, 0, "the twin's table grew without overflow");
+    let g_c: GpuCounters = gpu.read(&c1_b, 1)[0];
+    assert_eq!(g_c.overflow, 0, "rehash/reslot H={H}: overflow");
+    let g_front: Vec<FrontPair> = gpu.read(front_b, front.len());
+    let g_t: Vec<Kdop<H>> = gpu.read(&new_t, big as usize);
+    let mut moved = 0;
+    for (i, old) in front.iter().enumerate() {
+        if old.slot == NO_SLOT {
+            continue;
+        }
+        let was = bits(&[old_tumbled[old.slot as usize]]);
+        assert_eq!(
+            bits(&[g_t[g_front[i].slot as usize]]),
+            was,
+            "reslot H={H} pair {i}"
+        );
+        assert_eq!(
+            bits(&[m_t[m_front[i].slot as usize]]),
+            was,
+            "twin H={H} pair {i}"
+        );
+        moved += 1;
+    }
+    assert!(moved > 0);
+    let sorted = |mut k: Vec<u32>| {
+        k.retain(|&x| x != 0);
+        k.sort_unstable();
+        k
+    };
+    let g_k = sorted(gpu.read(&new_k, big as usize));
+    assert_eq!(g_k, sorted(m_k), "rehash H={H}: keys");
+    assert_eq!(g_k, sorted(old_keys), "rehash H={H}: every key moved");
+}
+
 /// `tumble_front` (lazy tumbling into a hash table) against its twin: every pair's slot
 /// holds the same k-DOP on both sides (slots may differ where keys collide, as insertion
 /// order does), the same keys are inserted, the same nodes counted per pose; a table too
@@ -275,6 +352,14 @@ fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
         );
         assert_eq!(g_c.n_tumbled, c.n_tumbled);
         assert!(c.n_tumbled > p, "some nodes tumbled per pose");
+        // The pairs tumble_front placed (the made-up slots of the others name no key).
+        let placed: Vec<FrontPair> = g_front
+            .iter()
+            .zip(&front)
+            .filter(|(_, f)| f.slot == NO_SLOT)
+            .map(|(g, _)| *g)
+            .collect();
+        grow_table::<H>(gpu, &placed, &keys_b, &tumbled_b, g_c, table);
     }
     // Exact method: the leaves, then one merge per level, compared after each dispatch.
     let tris = fly.bvh.tris.all_corners_f32();
@@ -415,7 +500,9 @@ fn prepare_kernels_match_their_twins() {
         (40, 300, 1000, 64, 256, 7),
         (7, 7, 7, 1 << 20, 1 << 20, 3),
     ];
+    // Some states after an overflow: both kernels then freeze the batch.
     for (i, &(n_in, n_out, n_leaf, cap_front, cap_leaf, level)) in states.iter().enumerate() {
+        let overflow = [0, 1, 0, 4, 16][i];
         let c0 = GpuCounters {
             n_in,
             n_out,
@@ -426,6 +513,9 @@ fn prepare_kernels_match_their_twins() {
             max_front: 50,
             max_leaf: 60,
             n_contact: 4,
+            n_unsure: 2,
+            resumed: 3,
+            overflow,
             ..Default::default()
         };
         let args0 = [9u32, 9, 9, 9, 9, 9];
@@ -448,6 +538,17 @@ fn prepare_kernels_match_their_twins() {
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_next {i}");
         assert_eq!(gpu.read::<u32>(&args_b, 6), args, "prepare_next {i}");
         assert_eq!(gpu.read::<u32>(&sizes_b, 4), sizes, "prepare_next {i}");
+        if overflow != 0 {
+            assert_eq!(c, c0, "frozen: no counter changes");
+            assert_eq!((args[0], args[3]), (0, 0), "frozen: no dispatch after");
+        } else {
+            assert_eq!(
+                (c.contact_mark, c.unsure_mark),
+                (4, 2),
+                "marks before tri_test"
+            );
+            assert_eq!(c.resumed, 0, "prepare_next ends a resumed level");
+        }
     }
 }
 
