@@ -24,7 +24,8 @@ use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::rtree::{RtreeOptions, RtreeScene};
 use crate::scene::{
-    Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, SubCounters, collide_batch,
+    Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, STREAM_CHUNK, SubCounters,
+    collide_batch, collide_each,
 };
 
 /// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
@@ -173,6 +174,7 @@ pub struct ColliderBuilder<'m> {
     rtree: RtreeOptions,
     dual: DualOptions,
     query: QueryOptions,
+    chunk: Option<usize>,
 }
 
 impl<'m> ColliderBuilder<'m> {
@@ -223,6 +225,16 @@ impl<'m> ColliderBuilder<'m> {
         self
     }
 
+    /// Most poses whose results [`Collider::collide_stream`] holds at once (default
+    /// [`STREAM_CHUNK`], rounded up to a multiple of [`crate::scene::POSE_CHUNK`]), and
+    /// most poses of one batch of [`Collider::collide_stream_gpu`] (default
+    /// [`crate::gpu::collide::MAX_BATCH_POSES`]). Smaller means less memory, and more
+    /// chunk boundaries for tests to cross.
+    pub fn stream_chunk(mut self, poses: usize) -> Self {
+        self.chunk = Some(poses.max(1));
+        self
+    }
+
     /// The papers' traversal for every hierarchy: [`QueryOptions::PAPER`] and
     /// [`KdopOptions::PAPER`] (Algorithm 1's descent, as the GPU runs it); the `bench`
     /// experiments use it so their counts compare with the papers' tables.
@@ -260,6 +272,7 @@ impl<'m> ColliderBuilder<'m> {
         Ok(Collider {
             scene,
             query: self.query,
+            chunk: self.chunk,
         })
     }
 }
@@ -270,6 +283,8 @@ impl<'m> ColliderBuilder<'m> {
 pub struct Collider {
     scene: AnyScene,
     query: QueryOptions,
+    /// [`ColliderBuilder::stream_chunk`].
+    chunk: Option<usize>,
 }
 
 /// One pose of any [`PairScene`], its sub-counters made [`AnySub`].
@@ -296,6 +311,22 @@ where
         .collect()
 }
 
+/// Many poses of any [`PairScene`], streamed to `sink` ([`crate::scene::collide_each`]).
+fn each<S: PairScene>(
+    s: &S,
+    poses: impl IntoIterator<Item = Pose>,
+    opts: &QueryOptions,
+    chunk: usize,
+    mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
+) -> crate::Result<()>
+where
+    AnySub: From<S::Sub>,
+{
+    collide_each(s, poses, opts, chunk, |i, r| {
+        sink(i, r.map_sub(AnySub::from))
+    })
+}
+
 impl Collider {
     /// A builder for the scene of A (the environment) and B (the flying mesh, moved by the
     /// poses).
@@ -311,6 +342,7 @@ impl Collider {
             rtree: RtreeOptions::default(),
             dual: DualOptions::default(),
             query: QueryOptions::default(),
+            chunk: None,
         }
     }
 
@@ -365,6 +397,21 @@ impl Collider {
         with_scene!(&self.scene, s => many(s, poses, opts, progress))
     }
 
+    /// Many poses, streamed: each pose's contacts go to `sink` in pose order with the
+    /// pose's index (from 0), and are not kept; poses are read from `poses` a chunk at a
+    /// time ([`ColliderBuilder::stream_chunk`]), each chunk in parallel. So memory does not
+    /// grow with the number of poses, and the results equal [`Collider::collide_batch_with`]'s.
+    /// The first error of `sink` ends the run and is returned.
+    pub fn collide_stream(
+        &self,
+        poses: impl IntoIterator<Item = Pose>,
+        opts: &QueryOptions,
+        sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        let chunk = self.chunk.unwrap_or(STREAM_CHUNK);
+        with_scene!(&self.scene, s => each(s, poses, opts, chunk, sink))
+    }
+
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch_with`]'s, plus
     /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and
     /// R-tree. Uploads the hierarchies (once per call); hold a
@@ -377,10 +424,36 @@ impl Collider {
         opts: &QueryOptions,
         progress: Option<Progress<'_>>,
     ) -> crate::Result<(Vec<Contacts>, crate::gpu::collide::GpuStats)> {
+        let mut results = Vec::with_capacity(poses.len());
+        let stats = self.collide_stream_gpu(ctx, poses.iter().copied(), opts, |i, r| {
+            results.push(r);
+            if let Some(progress) = progress {
+                progress(i + 1);
+            }
+            Ok(())
+        })?;
+        Ok((results, stats))
+    }
+
+    /// [`Collider::collide_stream`] on the GPU, batch by batch
+    /// ([`crate::gpu::collide::GpuScene::collide_each`]): the same contacts, plus what the
+    /// GPU did. Errors as [`Collider::collide_batch_gpu`]'s, or the first of `sink`.
+    #[cfg(feature = "gpu")]
+    pub fn collide_stream_gpu(
+        &self,
+        ctx: &crate::gpu::GpuContext,
+        poses: impl IntoIterator<Item = Pose>,
+        opts: &QueryOptions,
+        mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
+    ) -> crate::Result<crate::gpu::collide::GpuStats> {
         with_gpu_scene!(&self.scene, s => {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
-            let (r, stats) = g.collide_batch(ctx, s, poses, opts.mode, opts.tumble, progress)?;
-            Ok((r.into_iter().map(|r| r.map_sub(AnySub::from)).collect(), stats))
+            if let Some(n) = self.chunk {
+                g.max_batch_poses = n;
+            }
+            g.collide_each(ctx, s, poses, opts.mode, opts.tumble, |i, r| {
+                sink(i, r.map_sub(AnySub::from))
+            })
         }, other => Err(crate::gpu::GpuError::Unsupported { bv: other.kind().name() }.into()))
     }
 

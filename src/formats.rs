@@ -10,9 +10,19 @@ pub const PAIRS_HEADER: &str = "pose,tri_a,tri_b";
 pub fn write_pairs<S>(w: &mut impl Write, results: &[PoseResult<S>]) -> std::io::Result<()> {
     writeln!(w, "{PAIRS_HEADER}")?;
     for (pose, r) in results.iter().enumerate() {
-        for &(a, b) in &r.pairs {
-            writeln!(w, "{pose},{a},{b}")?;
-        }
+        write_pose_pairs(w, pose, &r.pairs)?;
+    }
+    Ok(())
+}
+
+/// Writes the `pairs.csv` rows of one pose (no header): the one place the row format is.
+pub fn write_pose_pairs(
+    w: &mut impl Write,
+    pose: usize,
+    pairs: &[(u32, u32)],
+) -> std::io::Result<()> {
+    for &(a, b) in pairs {
+        writeln!(w, "{pose},{a},{b}")?;
     }
     Ok(())
 }

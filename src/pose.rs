@@ -6,7 +6,9 @@
 //! everywhere and the reference and the oracle decide every borderline pair identically.
 
 use crate::error::PoseError;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 
 /// A rigid transform `p ↦ R(q)·p + t`, with `q` normalized and `R` precomputed in f64.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -119,77 +121,154 @@ impl Pose {
 /// The required header of `poses.csv`.
 pub const POSES_HEADER: &str = "qw,qx,qy,qz,tx,ty,tz";
 
-/// Parses `poses.csv` text. Errors name the file, the line and the pose row.
-pub fn parse_poses(path: &Path, text: &str) -> Result<Vec<Pose>, PoseError> {
-    let mut lines = text.lines().enumerate();
-    let header = lines.next().map(|(_, l)| l.trim()).unwrap_or("");
-    let header_norm: String = header.chars().filter(|c| !c.is_whitespace()).collect();
-    if header_norm.trim_start_matches('\u{feff}') != POSES_HEADER {
-        return Err(PoseError::Header {
-            path: path.to_path_buf(),
-            found: header.to_string(),
-        });
-    }
-    let mut poses = Vec::new();
-    for (idx, line) in lines {
-        let line_no = idx + 1;
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let pose_idx = poses.len();
-        let err = |message: String| PoseError::Row {
-            path: path.to_path_buf(),
-            line: line_no,
-            pose: pose_idx,
-            message,
-        };
-        let fields: Vec<&str> = trimmed.split(',').map(str::trim).collect();
-        if fields.len() != 7 {
-            return Err(err(format!("expected 7 fields, found {}", fields.len())));
-        }
-        let mut v = [0.0f64; 7];
-        for (k, f) in fields.iter().enumerate() {
-            v[k] = f.parse::<f64>().map_err(|_| {
-                err(format!(
-                    "field {} (`{}`) is not a number",
-                    POSES_HEADER.split(',').nth(k).unwrap_or("?"),
-                    f
-                ))
-            })?;
-            if !v[k].is_finite() {
-                return Err(err(format!(
-                    "field {} is not finite",
-                    POSES_HEADER.split(',').nth(k).unwrap_or("?")
-                )));
-            }
-        }
-        if let Some(k) = (4..7).find(|&k| !crate::mesh::in_supported_range(v[k])) {
-            return Err(err(format!(
-                "field {} = {:e} is outside the range the exact predicates support (0, or a \
-                 magnitude from 2^-200 ≈ 6.2e-61 to 2^100 ≈ 1.3e30)",
-                POSES_HEADER.split(',').nth(k).unwrap_or("?"),
-                v[k]
-            )));
-        }
-        let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]).sqrt();
-        if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
-            return Err(err(format!(
-                "quaternion norm {norm} differs from 1 by more than {QUAT_NORM_TOLERANCE}"
-            )));
-        }
-        poses.push(Pose::new([v[0], v[1], v[2], v[3]], [v[4], v[5], v[6]]));
-    }
-    Ok(poses)
+/// Reads `poses.csv` one row at a time, so memory does not grow with the pose count: an
+/// iterator of poses in file order. Errors name the file, the line and the pose row; after
+/// an error the iterator ends.
+#[derive(Debug)]
+pub struct PoseReader<R> {
+    path: PathBuf,
+    reader: R,
+    /// The current line's bytes (reused).
+    line: Vec<u8>,
+    /// Lines read so far (the header is line 1).
+    line_no: usize,
+    /// Poses returned so far.
+    poses: usize,
+    done: bool,
 }
 
-/// Reads and parses a `poses.csv` file.
+impl PoseReader<BufReader<File>> {
+    /// Opens a `poses.csv` file and checks its header.
+    pub fn open(path: &Path) -> Result<Self, PoseError> {
+        let file = File::open(path).map_err(|source| PoseError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        PoseReader::new(path, BufReader::new(file))
+    }
+}
+
+impl<R: BufRead> PoseReader<R> {
+    /// Reads `poses.csv` text from `reader` (`path` names it in errors) and checks the header.
+    pub fn new(path: &Path, reader: R) -> Result<Self, PoseError> {
+        let mut r = PoseReader {
+            path: path.to_path_buf(),
+            reader,
+            line: Vec::new(),
+            line_no: 0,
+            poses: 0,
+            done: false,
+        };
+        let header = r.next_line()?.unwrap_or_default();
+        let header = header.trim();
+        let header_norm: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+        if header_norm.trim_start_matches('\u{feff}') != POSES_HEADER {
+            return Err(PoseError::Header {
+                path: r.path,
+                found: header.to_string(),
+            });
+        }
+        Ok(r)
+    }
+
+    /// The next line without its line break, or `None` at the end of the file. Bytes that
+    /// are not UTF-8 become U+FFFD, so the row's parse error names the line.
+    fn next_line(&mut self) -> Result<Option<String>, PoseError> {
+        self.line.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.line)
+            .map_err(|source| PoseError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line_no += 1;
+        Ok(Some(String::from_utf8_lossy(&self.line).into_owned()))
+    }
+
+    /// The next pose row, skipping blank lines.
+    fn next_pose(&mut self) -> Result<Option<Pose>, PoseError> {
+        while let Some(line) = self.next_line()? {
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let pose = parse_row(trimmed).map_err(|message| PoseError::Row {
+                path: self.path.clone(),
+                line: self.line_no,
+                pose: self.poses,
+                message,
+            })?;
+            self.poses += 1;
+            return Ok(Some(pose));
+        }
+        Ok(None)
+    }
+}
+
+impl<R: BufRead> Iterator for PoseReader<R> {
+    type Item = Result<Pose, PoseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let r = self.next_pose().transpose();
+        self.done = !matches!(r, Some(Ok(_)));
+        r
+    }
+}
+
+/// One data row (trimmed, not blank) of `poses.csv`; the error says what is wrong.
+fn parse_row(row: &str) -> Result<Pose, String> {
+    let field = |k: usize| POSES_HEADER.split(',').nth(k).unwrap_or("?");
+    let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+    if fields.len() != 7 {
+        return Err(format!("expected 7 fields, found {}", fields.len()));
+    }
+    let mut v = [0.0f64; 7];
+    for (k, f) in fields.iter().enumerate() {
+        v[k] = f
+            .parse::<f64>()
+            .map_err(|_| format!("field {} (`{}`) is not a number", field(k), f))?;
+        if !v[k].is_finite() {
+            return Err(format!("field {} is not finite", field(k)));
+        }
+    }
+    if let Some(k) = (4..7).find(|&k| !crate::mesh::in_supported_range(v[k])) {
+        return Err(format!(
+            "field {} = {:e} is outside the range the exact predicates support (0, or a \
+             magnitude from 2^-200 ≈ 6.2e-61 to 2^100 ≈ 1.3e30)",
+            field(k),
+            v[k]
+        ));
+    }
+    let norm = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]).sqrt();
+    if (norm - 1.0).abs() > QUAT_NORM_TOLERANCE {
+        return Err(format!(
+            "quaternion norm {norm} differs from 1 by more than {QUAT_NORM_TOLERANCE}"
+        ));
+    }
+    Ok(Pose::new([v[0], v[1], v[2], v[3]], [v[4], v[5], v[6]]))
+}
+
+/// Parses `poses.csv` text. Errors name the file, the line and the pose row.
+pub fn parse_poses(path: &Path, text: &str) -> Result<Vec<Pose>, PoseError> {
+    PoseReader::new(path, text.as_bytes())?.collect()
+}
+
+/// Reads and parses a `poses.csv` file (all poses in memory; [`PoseReader`] streams them).
 pub fn read_poses(path: &Path) -> Result<Vec<Pose>, PoseError> {
-    let text = std::fs::read_to_string(path).map_err(|source| PoseError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse_poses(path, &text)
+    PoseReader::open(path)?.collect()
+}
+
+/// Checks a whole `poses.csv` file and counts its poses, storing none: bad input is
+/// reported (with its line) before any work, then [`PoseReader`] streams the poses.
+pub fn count_poses(path: &Path) -> Result<usize, PoseError> {
+    PoseReader::open(path)?.try_fold(0, |n, p| p.map(|_| n + 1))
 }
 
 /// Formats poses as `poses.csv` text.

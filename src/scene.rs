@@ -220,12 +220,24 @@ pub fn collide_batch<S: PairScene>(
     opts: &QueryOptions,
     progress: Option<Progress<'_>>,
 ) -> Vec<PoseResult<S::Sub>> {
+    collide_pooled(s, poses, opts, progress, &WorkspacePool::default())
+}
+
+/// [`collide_batch`] with workspaces taken from, and given back to, `pool`.
+fn collide_pooled<S: PairScene>(
+    s: &S,
+    poses: &[Pose],
+    opts: &QueryOptions,
+    progress: Option<Progress<'_>>,
+    pool: &WorkspacePool<S::Workspace>,
+) -> Vec<PoseResult<S::Sub>> {
     let done = AtomicUsize::new(0);
     poses
         .par_chunks(POSE_CHUNK)
         .map_init(
-            || s.workspace(),
+            || Pooled(pool, Some(pool.take().unwrap_or_else(|| s.workspace()))),
             |ws, chunk| {
+                let ws = ws.1.as_mut().expect("a workspace until dropped");
                 s.begin_chunk(ws);
                 let out: Vec<PoseResult<S::Sub>> =
                     chunk.iter().map(|p| one_pose(s, p, opts, ws)).collect();
@@ -237,6 +249,56 @@ pub fn collide_batch<S: PairScene>(
         )
         .flatten_iter()
         .collect()
+}
+
+/// A workspace lent by a [`WorkspacePool`], given back when dropped.
+struct Pooled<'p, W>(&'p WorkspacePool<W>, Option<W>);
+
+impl<W> Drop for Pooled<'_, W> {
+    fn drop(&mut self) {
+        if let Some(ws) = self.1.take() {
+            self.0.put(ws);
+        }
+    }
+}
+
+/// Poses per chunk of [`collide_each`] by default: the results held at once. Small enough
+/// that contacts of heavy poses stay in memory only briefly, large enough to keep every
+/// thread busy.
+pub const STREAM_CHUNK: usize = 1024;
+
+/// Many poses, streamed: `poses` are taken `chunk` at a time (rounded up to a multiple of
+/// [`POSE_CHUNK`], so counters equal [`collide_batch`]'s), each chunk runs in parallel, and
+/// its results go to `sink` in pose order with the pose's index; none are kept, so memory
+/// does not grow with the number of poses. The first error of `sink` ends the run and is
+/// returned.
+pub fn collide_each<S: PairScene, E>(
+    s: &S,
+    poses: impl IntoIterator<Item = Pose>,
+    opts: &QueryOptions,
+    chunk: usize,
+    mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
+) -> Result<(), E> {
+    let chunk = chunk.max(1).next_multiple_of(POSE_CHUNK);
+    let mut poses = poses.into_iter();
+    let mut buf = Vec::with_capacity(chunk);
+    let mut done = 0;
+    // Workspaces (per-node scratch arrays of B) outlive the chunks.
+    let pool = WorkspacePool::default();
+    loop {
+        buf.clear();
+        buf.extend(poses.by_ref().take(chunk));
+        if buf.is_empty() {
+            return Ok(());
+        }
+        for (i, r) in collide_pooled(s, &buf, opts, None, &pool)
+            .into_iter()
+            .enumerate()
+        {
+            sink(done + i, r)?;
+        }
+        done += buf.len();
+    }
 }
 
 /// Workspaces kept between single-pose calls: a workspace holds per-node and per-triangle
@@ -251,6 +313,16 @@ impl<W> Default for WorkspacePool<W> {
 }
 
 impl<W> WorkspacePool<W> {
+    fn take(&self) -> Option<W> {
+        self.0.lock().ok().and_then(|mut p| p.pop())
+    }
+
+    fn put(&self, ws: W) {
+        if let Ok(mut p) = self.0.lock() {
+            p.push(ws);
+        }
+    }
+
     /// One pose of `s`, sequentially, with a pooled workspace.
     pub fn collide<S: PairScene<Workspace = W> + ?Sized>(
         &self,
@@ -258,12 +330,9 @@ impl<W> WorkspacePool<W> {
         pose: &Pose,
         opts: &QueryOptions,
     ) -> PoseResult<S::Sub> {
-        let take = || self.0.lock().ok().and_then(|mut p| p.pop());
-        let mut ws = take().unwrap_or_else(|| s.workspace());
+        let mut ws = self.take().unwrap_or_else(|| s.workspace());
         let r = collide_with(s, pose, opts, &mut ws);
-        if let Ok(mut p) = self.0.lock() {
-            p.push(ws);
-        }
+        self.put(ws);
         r
     }
 }

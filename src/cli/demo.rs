@@ -89,12 +89,11 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
         c.bv_tests, c.tri_tests, c.bv_updates
     );
     if let Some(p) = &a.out {
-        let mut w = std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", p.display())))?,
-        );
-        write_pairs(&mut w, &results)
-            .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", p.display())))?;
+        let mut text = Vec::new();
+        write_pairs(&mut text, &results).map_err(|e| super::output::cannot_write(p, e))?;
+        let mut f = super::output::AtomicFile::create(p)?;
+        f.write_all(&text)?;
+        f.commit()?;
         println!("wrote {}", p.display());
     }
     self_check(bv)

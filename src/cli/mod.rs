@@ -2,6 +2,7 @@
 
 mod bench;
 mod demo;
+mod output;
 mod query;
 mod report;
 mod runtime_dir;
@@ -132,6 +133,16 @@ pub enum Failure {
     Internal(String),
 }
 
+impl Failure {
+    /// The same failure with `note` appended to its message.
+    pub fn note(self, note: &str) -> Failure {
+        match self {
+            Failure::Input(m) => Failure::Input(format!("{m}; {note}")),
+            Failure::Internal(m) => Failure::Internal(format!("{m}; {note}")),
+        }
+    }
+}
+
 impl From<crate::Error> for Failure {
     /// Library errors say what is wrong; the command line adds which flag avoids it.
     fn from(e: crate::Error) -> Failure {
@@ -207,12 +218,16 @@ fn poses(a: &PosesArgs) -> Result<(), Failure> {
     write_text(a.out.as_deref(), &text)
 }
 
-/// Writes to a file, or to stdout when `path` is `None`.
+/// Writes to a file, whole or not at all (a temporary file renamed into place), or to
+/// stdout when `path` is `None`.
 pub fn write_text(path: Option<&std::path::Path>, text: &str) -> Result<(), Failure> {
     use std::io::Write;
     match path {
-        Some(p) => std::fs::write(p, text)
-            .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", p.display()))),
+        Some(p) => {
+            let mut f = output::AtomicFile::create(p)?;
+            f.write_all(text.as_bytes())?;
+            f.commit()
+        }
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| Failure::Internal(format!("stdout: {e}"))),

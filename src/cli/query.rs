@@ -1,16 +1,19 @@
 //! `meshcollide query`.
 
+use super::output::{AtomicFile, PairsOut, partial_path};
 use super::{BackendArg, Failure, TumbleArg};
 use crate::dual::SlabOrder;
-use crate::formats::{Stats, total_counters, write_pairs};
+use crate::formats::Stats;
+use crate::pose::PoseReader;
 use crate::rtree::RtreeCollide;
 use crate::{
-    BoxTest, BuildOptions, BvKind, Collider, Descent, Mode, QueryOptions, SplitPoint, SplitRule,
+    AnySub, BoxTest, BuildOptions, BvKind, Collider, Contacts, Counters, Descent, Mode,
+    QueryOptions, SplitPoint, SplitRule,
 };
 use indicatif::{ProgressBar, ProgressStyle};
-use std::io::Write;
+use std::cell::Cell;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct QueryArgs {
@@ -72,12 +75,22 @@ pub struct QueryArgs {
     /// `--bv rtree`: most children of a node (M).
     #[arg(long = "rtree-max", default_value_t = 8)]
     pub rtree_max: u32,
-    /// Output pairs.csv.
+    /// Output pairs.csv, streamed pose by pose to a temporary file next to it and renamed
+    /// into place when complete: the path holds the whole file or is left as it was. If the
+    /// run fails midway, the poses finished are kept in `<OUT>.partial` (the error says
+    /// which: poses 0..n); a later complete run removes that file.
     #[arg(long)]
     pub out: PathBuf,
-    /// Output statistics JSON.
+    /// Output statistics JSON (written, like --out, whole or not at all; not on failure).
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Poses whose results are held at once (CPU chunk, most poses per GPU batch); for
+    /// tests, to cross chunk boundaries with few poses.
+    #[arg(long = "chunk-poses", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub chunk_poses: Option<u64>,
+    /// For tests: fail at pose N as a write error would (the partial-output path).
+    #[arg(long = "fail-at-pose", hide = true)]
+    pub fail_at_pose: Option<usize>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -113,15 +126,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ma.map_err(crate::Error::from)?,
         mb.map_err(crate::Error::from)?,
     );
-    let poses = crate::pose::read_poses(&a.poses).map_err(crate::Error::from)?;
+    // One pass that checks every row and keeps none: bad input is reported before any
+    // work, then the poses are streamed.
+    let n_poses = crate::pose::count_poses(&a.poses).map_err(crate::Error::from)?;
     let load_ms = ms(t0);
     let gpu = choose_backend(backend)?.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
     // Check the outputs can be created before spending time on the query.
-    let out = std::fs::File::create(&a.out)
-        .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
+    let mut out = PairsOut::create(&a.out)?;
+    let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
 
     let opt_a = BuildOptions {
         rule: a.split,
@@ -143,7 +158,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         mode: a.mode,
         tumble: a.tumble.resolve(),
     };
-    let collider = Collider::builder(&ma, &mb)
+    let mut builder = Collider::builder(&ma, &mb);
+    if let Some(n) = a.chunk_poses {
+        builder = builder.stream_chunk(n as usize);
+    }
+    let collider = builder
         .bv(bv)
         .build_options_a(opt_a)
         .build_options_b(opt_b)
@@ -166,7 +185,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             }
         );
     }
-    let bar = ProgressBar::new(poses.len() as u64);
+    let bar = ProgressBar::new(n_poses as u64);
     bar.set_style(
         ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {pos}/{len} poses ({per_sec}, eta {eta})",
@@ -174,28 +193,63 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Internal(e.to_string()))?
         .progress_chars("=> "),
     );
-    let t2 = Instant::now();
-    let progress = |done: usize| bar.set_position(done as u64);
-    let (results, gpu_stats) = match &gpu {
-        Some(ctx) => {
-            let (r, s) = collider.collide_batch_gpu(ctx, &poses, &opts, Some(&progress))?;
-            (r, Some(s))
-        }
-        None => (
-            collider.collide_batch_with(&poses, &opts, Some(&progress)),
-            None,
-        ),
+
+    // Poses are read and pairs written while the query runs: that time is measured apart,
+    // so `query_ms` still excludes file I/O.
+    let io = Cell::new(Duration::ZERO);
+    let timed = |t: Instant| io.set(io.get() + t.elapsed());
+    let mut reader = PoseReader::open(&a.poses).map_err(crate::Error::from)?;
+    let mut read_error = None;
+    let poses = std::iter::from_fn(|| {
+        let t = Instant::now();
+        let r = reader.next();
+        timed(t);
+        r?.map_err(|e| read_error = Some(e)).ok()
+    });
+    let mut totals = Totals::default();
+    let write_error = |source| crate::Error::Write {
+        path: a.out.clone(),
+        source,
     };
-    let query_ms = ms(t2);
+    let sink = |i: usize, r: Contacts| {
+        let t = Instant::now();
+        if a.fail_at_pose == Some(i) {
+            return Err(write_error(std::io::Error::other(
+                "stopped by --fail-at-pose",
+            )));
+        }
+        totals.add(&r);
+        out.push(i, &r.pairs).map_err(write_error)?;
+        bar.set_position(totals.poses as u64);
+        timed(t);
+        Ok(())
+    };
+    let t2 = Instant::now();
+    let run = match &gpu {
+        Some(ctx) => collider
+            .collide_stream_gpu(ctx, poses, &opts, sink)
+            .map(Some),
+        None => collider.collide_stream(poses, &opts, sink).map(|()| None),
+    };
+    let query_ms = ms(t2) - io.get().as_secs_f64() * 1e3;
     bar.finish_and_clear();
-
-    let mut w = std::io::BufWriter::new(out);
-    write_pairs(&mut w, &results)
-        .and_then(|_| w.flush())
-        .map_err(|e| Failure::Input(format!("{}: cannot write: {e}", a.out.display())))?;
-
-    let c = total_counters(&results);
-    let pairs: usize = results.iter().map(|r| r.pairs.len()).sum();
+    let gpu_stats = match (run, read_error) {
+        (Ok(s), None) if totals.poses == n_poses => s,
+        (run, read_error) => {
+            let failure = match (run, read_error) {
+                (Err(e), _) => Failure::from(e),
+                (Ok(_), Some(e)) => Failure::from(crate::Error::from(e)),
+                (Ok(_), None) => Failure::Input(format!(
+                    "{}: the file changed while it was read ({} poses, then {})",
+                    a.poses.display(),
+                    n_poses,
+                    totals.poses
+                )),
+            };
+            return Err(failure.note(&out.keep_partial(n_poses)));
+        }
+    };
+    let c = totals.counters;
     let [(nodes_a, bytes_a), (nodes_b, bytes_b)] = collider.hierarchy_sizes();
     let [depth_a, depth_b] = collider.depths();
     let stats = Stats {
@@ -205,10 +259,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         },
         bv: bv.name().into(),
         box_test: (bv == BvKind::Boxtree).then(|| a.box_test.name().into()),
-        poses: poses.len(),
+        poses: totals.poses,
         build_ms,
         query_ms,
-        pairs,
+        pairs: totals.pairs,
         bv_tests: c.bv_tests,
         tri_tests: c.tri_tests,
         bv_updates: c.bv_updates,
@@ -229,7 +283,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         hierarchy_bytes_b: bytes_b,
         depth_a,
         depth_b,
-        poses_in_contact: results.iter().filter(|r| !r.pairs.is_empty()).count(),
+        poses_in_contact: totals.in_contact,
         load_ms,
         dual: bv.is_dual().then(|| crate::formats::DualStatsJson {
             symmetric: dual.symmetric,
@@ -254,11 +308,22 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             batches: g.batches,
         }),
     };
-    if let Some(p) = &a.stats {
-        let json =
-            serde_json::to_string_pretty(&stats).map_err(|e| Failure::Internal(e.to_string()))?;
-        super::write_text(Some(p), &(json + "\n"))?;
+    // The statistics are ready before either file is renamed into place.
+    let stats_file = match stats_file {
+        Some(mut f) => {
+            let json = serde_json::to_string_pretty(&stats)
+                .map_err(|e| Failure::Internal(e.to_string()))?;
+            f.write_all((json + "\n").as_bytes())?;
+            Some(f)
+        }
+        None => None,
+    };
+    out.commit()?;
+    if let Some(f) = stats_file {
+        f.commit()?;
     }
+    // What an earlier failed run kept is superseded.
+    let _ = std::fs::remove_file(partial_path(&a.out));
     eprintln!(
         "{} poses, {} in contact, {} pairs; build {:.1} ms, query {:.1} ms ({:.0} poses/s); Nv {}, Np {}, Nu {}",
         stats.poses,
@@ -272,6 +337,24 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         c.bv_updates
     );
     Ok(())
+}
+
+/// What `stats.json` sums over the poses, added up as they stream by.
+#[derive(Default)]
+struct Totals {
+    poses: usize,
+    pairs: usize,
+    in_contact: usize,
+    counters: Counters<AnySub>,
+}
+
+impl Totals {
+    fn add(&mut self, r: &Contacts) {
+        self.poses += 1;
+        self.pairs += r.pairs.len();
+        self.in_contact += !r.pairs.is_empty() as usize;
+        self.counters += r.counters;
+    }
 }
 
 /// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 /// The shared test meshes (`../shared/meshes` next to the crate), or `None` with a loud
 /// "SKIP" on stderr when absent. With `MESHCOLLIDE_REQUIRE_SHARED=1` (CI) absence is a
 /// failure instead, so a misconfigured runner cannot pass by skipping.
+#[allow(dead_code)] // not every test file uses the shared models
 pub fn shared_meshes_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes");
     if dir.join("MANIFEST.md").is_file() {

@@ -185,6 +185,9 @@ pub struct GpuScene<const H: usize> {
     pub paged: bool,
     /// Budget for the batch buffers together (bytes): batches hold as many poses as fit.
     pub batch_memory: u64,
+    /// Most poses of one batch, and of poses read ahead ([`MAX_BATCH_POSES`] unless
+    /// lowered): bounds the host's memory for poses and results whatever the pose count.
+    pub max_batch_poses: usize,
     per_pose: Option<PerPose>,
     /// Poses of the last batch that completed.
     last_poses: usize,
@@ -210,6 +213,10 @@ fn groups(n: u64) -> (u32, u32) {
 }
 
 const PAIR: u64 = std::mem::size_of::<FrontPair>() as u64;
+
+/// Default of [`GpuScene::max_batch_poses`]: above the batches the memory budget allows on
+/// the shared models (about 1,500 bunny poses), so it rarely binds.
+pub const MAX_BATCH_POSES: usize = 1 << 14;
 
 impl<const H: usize> GpuScene<H> {
     /// Uploads the scene's node arrays, triangles (local f32 corners, derived once here:
@@ -313,6 +320,7 @@ impl<const H: usize> GpuScene<H> {
             max_buffer_bytes: limit,
             paged: paging.is_paged(),
             batch_memory: ctx.batch_memory,
+            max_batch_poses: MAX_BATCH_POSES,
             per_pose: None,
             last_poses: 0,
             buffers: None,
@@ -344,8 +352,8 @@ impl<const H: usize> GpuScene<H> {
     }
 
     /// All poses, in batches; results per pose in the order given, like
-    /// [`crate::scene::collide_batch`]. Pose frames are computed batch by batch, so memory
-    /// beyond the results does not grow with the number of poses.
+    /// [`crate::scene::collide_batch`]. [`GpuScene::collide_each`] without keeping the
+    /// results is what the command line runs.
     pub fn collide_batch<S: GpuHierarchies<H>>(
         &mut self,
         ctx: &GpuContext,
@@ -355,6 +363,31 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         progress: Option<Progress<'_>>,
     ) -> Result<GpuBatch<S::Sub>, GpuError> {
+        let mut results = Vec::with_capacity(poses.len());
+        let stats =
+            self.collide_each(ctx, scene, poses.iter().copied(), mode, tumble, |i, r| {
+                results.push(r);
+                if let Some(progress) = progress {
+                    progress(i + 1);
+                }
+                Ok::<_, GpuError>(())
+            })?;
+        Ok((results, stats))
+    }
+
+    /// All poses, in batches, streamed: each batch's results go to `sink` in pose order
+    /// with the pose's index, and are not kept. At most [`GpuScene::max_batch_poses`] poses
+    /// are read ahead and pose frames are computed batch by batch, so memory does not grow
+    /// with the number of poses. The first error of `sink` ends the run and is returned.
+    pub fn collide_each<S: GpuHierarchies<H>, E: From<GpuError>>(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &S,
+        poses: impl IntoIterator<Item = Pose>,
+        mode: Mode,
+        tumble: TumbleMethod,
+        mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
+    ) -> Result<GpuStats, E> {
         let dense = tumble == TumbleMethod::Exact;
         let per_pose = self.n_fly as u64 * Self::KDOP;
         if dense && per_pose > self.max_buffer_bytes {
@@ -371,13 +404,20 @@ impl<const H: usize> GpuScene<H> {
             stats.bytes_uploaded = self.static_bytes;
             self.uploaded = true;
         }
-        let mut results = Vec::with_capacity(poses.len());
+        let mut poses = poses.into_iter();
+        // Poses read but not yet run; `start` is the index of the first.
+        let mut pending: Vec<Pose> = Vec::new();
         let mut start = 0;
         let mut cut: Option<usize> = None;
-        while start < poses.len() {
-            let left = poses.len() - start;
+        loop {
+            let room = self.max_batch_poses.max(1).saturating_sub(pending.len());
+            pending.extend(poses.by_ref().take(room));
+            let left = pending.len();
+            if left == 0 {
+                break;
+            }
             let (p, mut caps) = self.plan(cut.map_or(left, |c| c.clamp(1, left)), dense);
-            let chunk = &poses[start..start + p];
+            let chunk = &pending[..p];
             let frames = scene.fly().pose_frames(scene.env().frame(), chunk);
             let mut work = BatchWork {
                 poses: p as u64,
@@ -408,7 +448,7 @@ impl<const H: usize> GpuScene<H> {
                     }
                     // A buffer beyond the device's limit: fewer poses per submission.
                     Err(GpuError::TooLarge { .. }) if p > 1 => break None,
-                    Err(e) => return Err(e),
+                    Err(e) => return Err(e.into()),
                 }
             };
             let Some((out, counters)) = out else {
@@ -416,7 +456,8 @@ impl<const H: usize> GpuScene<H> {
                     return Err(GpuError::TooLarge {
                         needed: Self::largest_buffer(&self.capacities),
                         limit: self.max_buffer_bytes,
-                    });
+                    }
+                    .into());
                 }
                 stats.splits += 1;
                 self.capacities = caps.clamped(self.max_buffer_bytes, Self::KDOP);
@@ -446,13 +487,16 @@ impl<const H: usize> GpuScene<H> {
             stats.bytes_read_back += work.bytes_read_back;
             stats.peak_buffer_bytes = stats.peak_buffer_bytes.max(work.buffer_bytes);
             stats.batches.push(work);
-            results.extend(finish(scene, chunk, out, mode, dense, &mut stats));
-            start += p;
-            if let Some(progress) = progress {
-                progress(start);
+            for (i, r) in finish(scene, chunk, out, mode, dense, &mut stats)
+                .into_iter()
+                .enumerate()
+            {
+                sink(start + i, r)?;
             }
+            pending.drain(..p);
+            start += p;
         }
-        Ok((results, stats))
+        Ok(stats)
     }
 }
 

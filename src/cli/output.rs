@@ -1,0 +1,176 @@
+//! Output files that are whole or absent: each is written under a temporary name in its own
+//! directory, synced, and renamed into place only when complete, so the final path never
+//! holds half a file, whether the run fails, is killed, or the disk fills up.
+
+use super::Failure;
+use crate::formats::{PAIRS_HEADER, write_pose_pairs};
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+pub fn cannot_write(path: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure::Input(format!("{}: cannot write: {e}", path.display()))
+}
+
+/// A file written as `.<name>.<pid>.tmp` next to its final path; [`AtomicFile::commit`]
+/// renames it into place. Dropped uncommitted (an error, a panic), the temporary is removed.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: File,
+    persisted: bool,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file: an unwritable directory is reported now, before any work.
+    pub fn create(path: &Path) -> Result<AtomicFile, Failure> {
+        let name = match path.file_name() {
+            Some(n) if !path.is_dir() => n.to_string_lossy(),
+            _ => return Err(cannot_write(path, "is a directory")),
+        };
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        // The name holds our process id: a file by that name is a dead process's leftover.
+        let file = File::create(&tmp).map_err(|e| cannot_write(path, e))?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            tmp,
+            file,
+            persisted: false,
+        })
+    }
+
+    /// Writes all of `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.file
+            .write_all(bytes)
+            .map_err(|e| cannot_write(&self.path, e))
+    }
+
+    /// Syncs the data and renames the file into place.
+    pub fn commit(self) -> Result<(), Failure> {
+        let path = self.path.clone();
+        self.persist(&path).map_err(|e| cannot_write(&path, e))
+    }
+
+    /// Syncs the data, then renames the file to `to` (in the same directory): data first,
+    /// so a crash after the rename cannot leave a complete name on incomplete data.
+    fn persist(mut self, to: &Path) -> std::io::Result<()> {
+        self.file.sync_all()?;
+        std::fs::rename(&self.tmp, to)?;
+        self.persisted = true;
+        // The rename itself is durable once the directory is synced (best effort).
+        if let Some(dir) = to.parent() {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.persisted {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Where a failed `query` keeps the pairs it computed: `<out>.partial`.
+pub fn partial_path(out: &Path) -> PathBuf {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".partial");
+    PathBuf::from(p)
+}
+
+/// Bytes of `pairs.csv` buffered before a write: blocks end at a pose boundary.
+const BLOCK: usize = 1 << 16;
+
+/// `pairs.csv` written pose by pose into an [`AtomicFile`] in blocks that end between
+/// poses, so the disk holds whole poses only and a failed run can keep them
+/// ([`PairsOut::keep_partial`]).
+pub struct PairsOut {
+    file: AtomicFile,
+    buf: Vec<u8>,
+    /// Poses written to `buf` or the disk.
+    poses: usize,
+    /// Bytes and poses on disk.
+    disk_bytes: u64,
+    disk_poses: usize,
+}
+
+impl PairsOut {
+    /// Creates the temporary file for `pairs.csv` at `path`.
+    pub fn create(path: &Path) -> Result<PairsOut, Failure> {
+        let mut buf = Vec::with_capacity(2 * BLOCK);
+        buf.extend_from_slice(PAIRS_HEADER.as_bytes());
+        buf.push(b'\n');
+        Ok(PairsOut {
+            file: AtomicFile::create(path)?,
+            buf,
+            poses: 0,
+            disk_bytes: 0,
+            disk_poses: 0,
+        })
+    }
+
+    /// Appends the pairs of the next pose (`pose` is its index).
+    pub fn push(&mut self, pose: usize, pairs: &[(u32, u32)]) -> std::io::Result<()> {
+        write_pose_pairs(&mut self.buf, pose, pairs)?;
+        self.poses += 1;
+        if self.buf.len() >= BLOCK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let f = &mut self.file.file;
+        if let Err(e) = f.write_all(&self.buf) {
+            // Part of the block may be on disk: cut back to the last whole pose.
+            let _ = f
+                .set_len(self.disk_bytes)
+                .and_then(|_| f.seek(SeekFrom::Start(self.disk_bytes)));
+            self.buf.clear();
+            self.poses = self.disk_poses;
+            return Err(e);
+        }
+        self.disk_bytes += self.buf.len() as u64;
+        self.disk_poses = self.poses;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes what is left and renames the file into place.
+    pub fn commit(mut self) -> Result<(), Failure> {
+        self.flush().map_err(|e| cannot_write(&self.file.path, e))?;
+        self.file.commit()
+    }
+
+    /// After a failed run: keeps the whole poses written so far as `<out>.partial` (when
+    /// there are any; else nothing is left behind) and says so for the error message.
+    pub fn keep_partial(mut self, total: usize) -> String {
+        let out = self.file.path.clone();
+        let _ = self.flush();
+        let n = self.disk_poses;
+        if n == 0 {
+            return format!("{} was not written", out.display());
+        }
+        let partial = partial_path(&out);
+        match self.file.persist(&partial) {
+            Ok(()) => format!(
+                "{} was not written; the pairs of poses 0..{n} (of {total}) are in {}",
+                out.display(),
+                partial.display()
+            ),
+            Err(e) => format!(
+                "{} was not written; the pairs of poses 0..{n} could not be kept in {}: {e}",
+                out.display(),
+                partial.display()
+            ),
+        }
+    }
+}
