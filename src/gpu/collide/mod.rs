@@ -394,7 +394,8 @@ impl<const H: usize> GpuScene<H> {
             return Err(GpuError::ExactTumbleTooLarge {
                 needed: per_pose,
                 limit: self.max_buffer_bytes,
-            });
+            }
+            .into());
         }
         let mut stats = GpuStats {
             level_sizes: vec![0; self.levels as usize],
