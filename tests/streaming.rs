@@ -321,3 +321,51 @@ fn pose_reader_streams_what_the_parser_reads() {
     assert!(r.next().is_none(), "the reader ends after an error");
     assert_eq!(count_poses(&p).unwrap_err().to_string(), e);
 }
+
+/// After a batch is split (a buffer over the device's limit), later batches grow back, for
+/// as many batches as follow: the cut is not doubled past the pose count into 0 (which made
+/// every later batch a single pose).
+#[test]
+fn batches_grow_back_after_a_split() {
+    use meshcollide::gpu::collide::{Capacities, GpuScene};
+    use meshcollide::kdop::KdopScene;
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(12);
+    // One pose over and over: what a batch needs per pose stays the same.
+    let poses = vec![Pose::translation([1.0, 0.0, 0.0]); 6000];
+    let o = meshcollide::BuildOptions::default();
+    let scene = KdopScene::<9>::build(&a, &b, &o, &o, meshcollide::KdopOptions::default());
+    let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
+    gpu.capacities = Capacities {
+        front: 8,
+        leaf: 4,
+        contact: 2,
+        unsure: 2,
+        tumbled: 4,
+    };
+    gpu.max_buffer_bytes = 256 << 10;
+    let mut n = 0;
+    let stats = gpu
+        .collide_each(
+            &ctx,
+            &scene,
+            poses.iter().copied(),
+            meshcollide::Mode::All,
+            meshcollide::TumbleMethod::Approximate,
+            |i, _| {
+                assert_eq!(i, n);
+                n += 1;
+                Ok::<_, meshcollide::gpu::GpuError>(())
+            },
+        )
+        .unwrap();
+    assert_eq!(n, poses.len());
+    assert!(stats.splits > 0, "the budget must force a split");
+    let sizes: Vec<u64> = stats.batches.iter().map(|b| b.poses).collect();
+    assert!(sizes.len() > 70, "{} batches", sizes.len());
+    let late = &sizes[sizes.len() / 2..sizes.len() - 1];
+    assert!(
+        late.iter().all(|&p| p > 1),
+        "single-pose batches late in the run: {sizes:?}"
+    );
+}

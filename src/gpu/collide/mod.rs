@@ -214,8 +214,8 @@ fn groups(n: u64) -> (u32, u32) {
 
 const PAIR: u64 = std::mem::size_of::<FrontPair>() as u64;
 
-/// Default of [`GpuScene::max_batch_poses`]: above the batches the memory budget allows on
-/// the shared models (about 1,500 bunny poses), so it rarely binds.
+/// Default of [`GpuScene::max_batch_poses`]: poses held at once with their frames (a few
+/// MB). Batches with contacts stop earlier at the memory budget (about 1,500 bunny poses).
 pub const MAX_BATCH_POSES: usize = 1 << 14;
 
 impl<const H: usize> GpuScene<H> {
@@ -406,19 +406,27 @@ impl<const H: usize> GpuScene<H> {
             self.uploaded = true;
         }
         let mut poses = poses.into_iter();
-        // Poses read but not yet run; `start` is the index of the first.
+        // Poses read ahead: `pending[head..]` are not yet run, `start` is the index of the
+        // first. Topped up (and the run ones dropped) once fewer than half are left, so
+        // each pose is moved at most once even when batches are small.
+        let ahead = self.max_batch_poses.max(1);
         let mut pending: Vec<Pose> = Vec::new();
+        let mut head = 0;
         let mut start = 0;
         let mut cut: Option<usize> = None;
         loop {
-            let room = self.max_batch_poses.max(1).saturating_sub(pending.len());
-            pending.extend(poses.by_ref().take(room));
-            let left = pending.len();
+            if 2 * (pending.len() - head) < ahead {
+                pending.drain(..head);
+                head = 0;
+                let room = ahead - pending.len();
+                pending.extend(poses.by_ref().take(room));
+            }
+            let left = pending.len() - head;
             if left == 0 {
                 break;
             }
             let (p, mut caps) = self.plan(cut.map_or(left, |c| c.clamp(1, left)), dense);
-            let chunk = &pending[..p];
+            let chunk = &pending[head..head + p];
             let frames = scene.fly().pose_frames(scene.env().frame(), chunk);
             let mut work = BatchWork {
                 poses: p as u64,
@@ -465,7 +473,8 @@ impl<const H: usize> GpuScene<H> {
                 cut = Some(p / 2);
                 continue;
             };
-            cut = cut.map(|c| c * 2);
+            // Doubling past usize::MAX wrapped to 0: every later batch one pose.
+            cut = cut.and_then(|c| c.checked_mul(2));
             self.learn(p, &counters);
             self.last_poses = p;
             self.capacities = caps;
@@ -494,7 +503,7 @@ impl<const H: usize> GpuScene<H> {
             {
                 sink(start + i, r)?;
             }
-            pending.drain(..p);
+            head += p;
             start += p;
         }
         Ok(stats)
