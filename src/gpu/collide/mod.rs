@@ -37,6 +37,7 @@ use crate::tumble::{FlyingHierarchy, TumbleMethod};
 
 mod batch;
 mod plan;
+mod resume;
 mod stats;
 
 use batch::BatchBuffers;
