@@ -7,7 +7,9 @@
 //! restricted boxtree, Figueiredo's R-tree) and its options; [`Collider::collide_batch`]
 //! answers many poses in parallel, [`Collider::collide_batch_gpu`] on the GPU (feature
 //! `gpu`). Meshes come from [`mesh::load()`] (OBJ, STL, PLY, optionally gzipped) or
-//! [`mesh::generate`]; poses from [`pose::read_poses`] or [`Pose::new`].
+//! [`mesh::generate`]; poses from [`pose::read_poses`] or [`Pose::new`]. For many poses,
+//! [`Collider::collide_stream`] hands each pose's contacts to a closure instead of keeping
+//! them, with poses streamed from [`pose::PoseReader`].
 //!
 //! ```
 //! use meshcollide::{BvKind, Collider, mesh::generate, pose::tumbling_poses};
