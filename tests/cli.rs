@@ -18,17 +18,6 @@ fn tmp_dir(name: &str) -> PathBuf {
     d
 }
 
-fn write_obj(path: &Path, m: &Mesh) {
-    let mut s = String::new();
-    for p in &m.positions {
-        s += &format!("v {} {} {}\n", p[0], p[1], p[2]);
-    }
-    for t in &m.triangles {
-        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).unwrap();
-}
-
 fn soup(seed: u64, n: usize) -> Mesh {
     let mut rng = Rng::new(seed);
     let mut positions = Vec::new();
@@ -59,7 +48,7 @@ fn query_is_exact_on_coordinates_far_from_the_origin() {
         [1000000.12, 0.25000000000000006, 0.25],
         [1000001.0, 0.75, 0.7499999999999999],
     );
-    write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("a.obj"), &a);
     let mut stl = String::from("solid b\n");
     for i in 0..b.triangle_count() {
         stl += "facet normal 0 0 0\nouter loop\n";
@@ -119,8 +108,8 @@ fn query_is_exact_on_coordinates_far_from_the_origin() {
 fn query_writes_the_brute_force_pairs() {
     let d = tmp_dir("ok");
     let (a, b) = (soup(1, 60), soup(2, 50));
-    write_obj(&d.join("a.obj"), &a);
-    write_obj(&d.join("b.obj"), &b);
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
     let mut rng = Rng::new(3);
     let poses: Vec<Pose> = (0..20)
         .map(|_| Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.4, 0.4))))
@@ -208,7 +197,7 @@ fn expect_input_error(d: &Path, args: &[&str], needles: &[&str]) {
 #[test]
 fn bad_inputs_exit_2_with_located_messages() {
     let d = tmp_dir("bad");
-    write_obj(&d.join("ok.obj"), &soup(5, 4));
+    common::write_obj(&d.join("ok.obj"), &soup(5, 4));
     std::fs::write(d.join("poses.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n").unwrap();
     std::fs::write(
         d.join("missing.obj"),
@@ -366,8 +355,8 @@ fn gpu_and_cpu_backends_write_identical_pairs() {
 #[test]
 fn boxtree_box_tests_write_the_reference_pairs() {
     let d = tmp_dir("boxtree");
-    write_obj(&d.join("a.obj"), &soup(7, 40));
-    write_obj(&d.join("b.obj"), &soup(8, 40));
+    common::write_obj(&d.join("a.obj"), &soup(7, 40));
+    common::write_obj(&d.join("b.obj"), &soup(8, 40));
     let mut rng = Rng::new(9);
     let poses: Vec<Pose> = (0..10)
         .map(|_| Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.4, 0.4))))
@@ -508,8 +497,8 @@ fn help_cites_papers_by_author_and_title() {
 
 /// The meshes and poses of a small GPU query in `d`: two overlapping soups, three poses.
 fn small_query_inputs(d: &Path) {
-    write_obj(&d.join("a.obj"), &soup(11, 30));
-    write_obj(&d.join("b.obj"), &soup(12, 30));
+    common::write_obj(&d.join("a.obj"), &soup(11, 30));
+    common::write_obj(&d.join("b.obj"), &soup(12, 30));
     let poses: Vec<Pose> = [0.0, 0.1, 0.5]
         .iter()
         .map(|&dx| Pose::translation([dx, 0.0, 0.0]))

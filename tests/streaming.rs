@@ -7,7 +7,7 @@
 
 use meshcollide::formats::PAIRS_HEADER;
 use meshcollide::pose::{PoseReader, count_poses, format_poses, tumbling_poses};
-use meshcollide::{BvKind, Collider, Contacts, Mesh, Pose, QueryOptions, brute_force};
+use meshcollide::{BvKind, Collider, Contacts, Pose, QueryOptions, brute_force};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -24,17 +24,6 @@ fn tmp_dir(name: &str) -> PathBuf {
     d
 }
 
-fn write_obj(path: &Path, m: &Mesh) {
-    let mut s = String::new();
-    for p in &m.positions {
-        s += &format!("v {} {} {}\n", p[0], p[1], p[2]);
-    }
-    for t in &m.triangles {
-        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).unwrap();
-}
-
 /// Poses of the tumbling turn of two interlocked tori, B shifted so that some poses touch
 /// and some do not.
 const POSES: usize = 100;
@@ -43,8 +32,8 @@ const POSES: usize = 100;
 /// the poses as the command line reads them back.
 fn scene(d: &Path) -> String {
     let (a, b) = common::tori(8);
-    write_obj(&d.join("a.obj"), &a);
-    write_obj(&d.join("b.obj"), &b);
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
     let poses = tumbling_poses(POSES, [0.0; 3], [1.0, 0.0, 0.0]);
     std::fs::write(d.join("poses.csv"), format_poses(&poses)).unwrap();
     let (fa, fb) = (

@@ -156,7 +156,7 @@ pub fn rewrite(src: &str, paging: &Paging) -> String {
     let mut out = String::with_capacity(src.len() + 1024);
     for line in src.lines() {
         match paged_declaration(line) {
-            Some((binding, id)) => {
+            Some(id) => {
                 let (name, ty) = PAGED[id];
                 let (pages, shift) = paging.arrays[id];
                 out += line;
@@ -167,7 +167,7 @@ pub fn rewrite(src: &str, paging: &Paging) -> String {
                         extra_binding(id, k)
                     );
                 }
-                out += &accessor(name, ty, pages, shift, binding);
+                out += &accessor(name, ty, pages, shift);
             }
             None => {
                 out += line;
@@ -179,7 +179,7 @@ pub fn rewrite(src: &str, paging: &Paging) -> String {
 }
 
 /// The accessor of a paged array: plain indexing for one page, else a switch on the page.
-fn accessor(name: &str, ty: &str, pages: usize, shift: u32, _binding: u32) -> String {
+fn accessor(name: &str, ty: &str, pages: usize, shift: u32) -> String {
     if pages == 1 {
         return format!("fn {name}_at(i: u32) -> {ty} {{\n    return {name}[i];\n}}\n");
     }
@@ -197,16 +197,16 @@ fn accessor(name: &str, ty: &str, pages: usize, shift: u32, _binding: u32) -> St
     s
 }
 
-/// `(binding, index in PAGED)` of a read-only storage declaration of a paged array.
-fn paged_declaration(line: &str) -> Option<(u32, usize)> {
+/// The index in [`PAGED`] of a read-only storage declaration of a paged array.
+fn paged_declaration(line: &str) -> Option<usize> {
     let rest = line.trim().strip_prefix("@group(0) @binding(")?;
     let (binding, rest) = rest.split_once(')')?;
-    let binding: u32 = binding.parse().ok()?;
+    binding.parse::<u32>().ok()?;
     let rest = rest.trim().strip_prefix("var<storage, read>")?.trim();
     let (name, ty) = rest.split_once(':')?;
     let id = PAGED.iter().position(|(n, _)| *n == name.trim())?;
     let want = format!("array<{}>;", PAGED[id].1);
-    (ty.trim() == want).then_some((binding, id))
+    (ty.trim() == want).then_some(id)
 }
 
 #[cfg(test)]

@@ -54,3 +54,16 @@ pub fn tori(n: u32) -> (meshcollide::Mesh, meshcollide::Mesh) {
     let b = a.map_positions(|[x, y, z]| [x, z, y]);
     (a, b)
 }
+
+/// Writes `m` as an OBJ file (1-based faces), for the command-line tests.
+#[allow(dead_code)]
+pub fn write_obj(path: &std::path::Path, m: &meshcollide::Mesh) {
+    let mut s = String::new();
+    for p in &m.positions {
+        s += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+    }
+    for t in &m.triangles {
+        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    std::fs::write(path, s).unwrap();
+}
