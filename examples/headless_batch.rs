@@ -4,6 +4,7 @@
 //! against the CPU default").
 //!
 //! `cargo run --release --example headless_batch [poses] [triangles per torus]`
+//! (`MESHCOLLIDE_GPU_PROFILE=1` adds the device time of each kernel.)
 
 use meshcollide::mesh::generate;
 use meshcollide::pose::tumbling_poses;
@@ -69,6 +70,16 @@ fn main() -> Result<(), meshcollide::Error> {
         stats.peak_buffer_bytes as f64 / 1048576.0,
         stats.unsure
     );
+    // With MESHCOLLIDE_GPU_PROFILE=1: where the device time went.
+    let kernels = stats.kernel_ns();
+    let total: u64 = kernels.values().sum();
+    for (kernel, ns) in &kernels {
+        println!(
+            "kernel {kernel:>16}: {:8.1} ms ({:4.1} %)",
+            *ns as f64 * 1e-6,
+            100.0 * *ns as f64 / total as f64
+        );
+    }
     let pairs: usize = gpu.iter().map(|r| r.pairs.len()).sum();
     let same = gpu.iter().zip(&cpu).all(|(g, c)| {
         g.pairs == c.pairs

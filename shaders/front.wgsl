@@ -38,6 +38,8 @@ struct Counters {
     resumed: u32,
     contact_mark: u32,
     unsure_mark: u32,
+    n_fresh: atomic<u32>,
+    fresh_in: u32,
 }
 
 // `Counters::resumed`: this level's node tests (bit 1) or triangle tests (bit 2) were

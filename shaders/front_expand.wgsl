@@ -2,8 +2,8 @@
 // dispatch, the descent rule of the CPU reference (traverse.rs: Algorithm 1 of Klosowski et
 // al., "Efficient Collision Detection Using Bounding Volume Hierarchies of k-DOPs", 4.2, or
 // the k-DOP scene's default Descent::Larger); leaf pairs go to the leaf list. B's tumbled
-// k-DOP is read at the pair's slot. Appends by atomicAdd; an append beyond capacity raises `overflow` instead of
-// writing. `prepare_*` write the next dispatch sizes on the GPU (indirect dispatch), so the
+// k-DOP is read at the pair's slot. Appends by atomicAdd; an append beyond capacity raises
+// `overflow` instead of writing. `prepare_*` write the next dispatch sizes on the GPU (indirect dispatch), so the
 // host never reads back between levels.
 
 @group(0) @binding(0) var<storage, read> env_nodes: array<KdopNode>;
@@ -16,57 +16,62 @@
 @group(0) @binding(7) var<storage, read_write> nv: array<atomic<u32>>;
 @group(0) @binding(8) var<storage, read_write> done: array<atomic<u32>>;
 
-fn push_front(p: FrontPair) {
-    let k = atomicAdd(&counters.n_out, 1u);
-    if (k < counters.cap_front) {
-        front_out[k] = p;
+// Appends the two children of a pair with one atomic (both or, beyond the capacity,
+// neither: overflow bit 1; the count asked for grows by two either way).
+fn push_children(c0: FrontPair, c1: FrontPair, cap: u32) {
+    let k = atomicAdd(&counters.n_out, 2u);
+    if (k < cap && cap - k >= 2u) {
+        front_out[k] = c0;
+        front_out[k + 1u] = c1;
     } else {
         atomicOr(&counters.overflow, 1u);
     }
 }
 
-fn push_leaf(p: FrontPair) {
+fn push_leaf(p: FrontPair, cap: u32) {
     let k = atomicAdd(&counters.n_leaf, 1u);
-    if (k < counters.cap_leaf) {
+    if (k < cap) {
         leaves[k] = p;
     } else {
         atomicOr(&counters.overflow, 2u);
     }
 }
 
-// Where the tumbled k-DOP of child `b` of a pair of `pose` will be: unknown until
-// `tumble_front` places it (lazy), else its dense index.
-fn child_slot(pose: u32, b: u32) -> u32 {
-    if (counters.lazy != 0u) {
-        return NO_SLOT;
-    }
-    return pose * counters.n_fly + b;
-}
-
 // The descent of a pair whose volumes overlap, the rule of traverse::descend: A while its
 // node is internal and B's is a leaf or A is preferred (always by Algorithm 1; by
 // Descent::Larger when A's k-DOP is at least as large as B's tumbled `kb`), else B, else a
-// leaf pair. Children of A keep B's slot; children of B get theirs from `tumble_front`.
+// leaf pair. Children of A keep B's slot; children of B get theirs from `tumble_front`
+// (lazy) or at their dense index. One append site for both children and one for the leaf:
+// lavapipe runs every branch of a SIMD group under a mask, so each site costs every pair.
 fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
+    let caps = vec2<u32>(counters.cap_front, counters.cap_leaf);
+    let lazy = counters.lazy != 0u;
+    let larger = counters.descent_larger != 0u;
+    let n_fly = counters.n_fly;
     let nb = fly_nodes_at(p.b);
-    if (na.count == 0u && (nb.count != 0u || counters.descent_larger == 0u || kdop_size(na.bv) >= kdop_size(kb))) {
-        push_front(FrontPair(p.pose, na.first, p.b, p.slot));
-        push_front(FrontPair(p.pose, na.first + 1u, p.b, p.slot));
+    var c0 = p;
+    var c1 = p;
+    if (na.count == 0u && (nb.count != 0u || !larger || kdop_size(na.bv) >= kdop_size(kb))) {
+        c0.a = na.first;
+        c1.a = na.first + 1u;
+    } else if (nb.count == 0u) {
+        c0.b = nb.first;
+        c1.b = nb.first + 1u;
+        c0.slot = select(p.pose * n_fly + nb.first, NO_SLOT, lazy);
+        c1.slot = select(p.pose * n_fly + nb.first + 1u, NO_SLOT, lazy);
+    } else {
+        push_leaf(p, caps.y);
         return;
     }
-    if (nb.count == 0u) {
-        push_front(FrontPair(p.pose, p.a, nb.first, child_slot(p.pose, nb.first)));
-        push_front(FrontPair(p.pose, p.a, nb.first + 1u, child_slot(p.pose, nb.first + 1u)));
-        return;
-    }
-    push_leaf(p);
+    push_children(c0, c1, caps.x);
 }
 
-// The start of every invocation: true to skip it (beyond the input; after a full tumbling
-// table, whose pairs' slots are unknown; a pose already done in first-contact mode), else
-// the pair is counted in `nv` unless this level was counted before a resume.
+// The start of every invocation: true to skip it (beyond the input; a pose already done in
+// first-contact mode), else the pair is counted in `nv` unless this level was counted
+// before a resume. (After a full tumbling table, whose pairs' slots are unknown,
+// `prepare_tumble` sizes this dispatch to nothing.)
 fn enter_skips(i: u32) -> bool {
-    if (i >= counters.n_in || (atomicLoad(&counters.overflow) & OVERFLOW_TABLE) != 0u) {
+    if (i >= counters.n_in) {
         return true;
     }
     let pose = front_in[i].pose;

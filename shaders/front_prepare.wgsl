@@ -5,7 +5,7 @@
 // and resumes it there (gpu::collide::batch).
 
 @group(0) @binding(0) var<storage, read_write> counters: Counters;
-@group(0) @binding(1) var<storage, read_write> args: array<u32, 6>;
+@group(0) @binding(1) var<storage, read_write> args: array<u32, 9>;
 @group(0) @binding(2) var<storage, read_write> level_sizes: array<u32>;
 
 fn groups(n: u32) -> vec2<u32> {
@@ -58,4 +58,23 @@ fn prepare_next() {
     args[0] = g.x;
     args[1] = g.y;
     args[2] = 1u;
+}
+
+// After `tumble_front`: size the `tumble_fresh` dispatch by the keys it inserted and clear
+// the append. Not frozen by an overflow: after a full table the nodes already inserted are
+// tumbled before `rehash` moves them (a frozen level inserts nothing, so this is empty);
+// but then the level's `expand` (`args[0..3]`) is sized to nothing, as its pairs without a
+// slot cannot be tested (the host resumes the level).
+// CPU twin: src/gpu/mirror/front_prepare.rs::prepare_tumble
+@compute @workgroup_size(1)
+fn prepare_tumble() {
+    if ((atomicLoad(&counters.overflow) & OVERFLOW_TABLE) != 0u) {
+        args[0] = 0u;
+    }
+    let n = atomicExchange(&counters.n_fresh, 0u);
+    counters.fresh_in = n;
+    let g = groups(n);
+    args[6] = g.x;
+    args[7] = g.y;
+    args[8] = 1u;
 }

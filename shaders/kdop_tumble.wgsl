@@ -124,14 +124,18 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
 // are tumbled, once each, like the CPU traversal's TumbleWorkspace::node_bv, so Nu equals
 // the CPU's. `tumbled` is then an open-addressing hash table of `hash_mask + 1` slots keyed
 // by `pose · n_fly + node + 1` (0 = empty; the host clears the keys per batch and keeps
-// `n_poses · n_fly < 2^32 - 1`). For every front pair without a slot, the invocation that
-// inserts the key tumbles the node into the key's slot; every pair learns its slot. The
-// k-DOP is read by `expand` in a later dispatch, after every write of this one.
+// `n_poses · n_fly < 2^32 - 1`). For every front pair without a slot, `tumble_front` finds
+// or inserts its key and gives the pair the key's slot; the invocation that inserted a key
+// appends the slot to `fresh`. `tumble_fresh` then tumbles the listed nodes into their
+// slots, one node per invocation: in `tumble_front` a node would keep a whole SIMD group
+// busy for the one lane in eight that inserted (lavapipe runs a branch under a mask; a GPU
+// idles the warp the same way). The k-DOPs are read by `expand` in a later dispatch.
 
 @group(0) @binding(9) var<storage, read_write> front: array<FrontPair>;
 @group(0) @binding(10) var<storage, read_write> counters: Counters;
 @group(0) @binding(11) var<storage, read_write> hash_keys: array<atomic<u32>>;
 @group(0) @binding(12) var<storage, read_write> nu: array<atomic<u32>>;
+@group(0) @binding(15) var<storage, read_write> fresh: array<u32>;
 
 // Probes before a key gives up and the batch runs again with a larger table: a full table
 // must not cost a pass over it per pair.
@@ -165,33 +169,57 @@ fn tumble_front(@builtin(global_invocation_id) gid: vec3<u32>) {
     var h = hash_slot(key, mask);
     // At most MAX_PROBES slots (the host keeps the load at most one half, where linear
     // probing averages under three); a weak exchange may fail spuriously (old value 0):
-    // then the same slot is tried again.
-    for (var tries = 0u; tries < MAX_PROBES; tries = tries + 1u) {
+    // then the same slot is tried again. The loop only finds the slot (1: inserted here,
+    // 2: inserted by another pair); the tumbling comes after it, once: lavapipe runs a
+    // loop's whole body under a mask for as long as any lane of the SIMD group probes.
+    var state = 0u;
+    for (var tries = 0u; tries < MAX_PROBES && state == 0u; tries = tries + 1u) {
         let r = atomicCompareExchangeWeak(&hash_keys[h], 0u, key);
         if (r.exchanged) {
-            if (p.b == 0u) {
-                tumbled[h] = frames[p.pose].root;
-            } else {
-                tumbled[h] = tumble_points(p.pose, p.b);
-            }
-            atomicAdd(&counters.n_tumbled, 1u);
-            atomicAdd(&nu[p.pose], 1u);
-            front[i].slot = h;
-            return;
-        }
-        if (r.old_value == key) {
-            front[i].slot = h;
-            return;
-        }
-        if (r.old_value != 0u) {
+            state = 1u;
+        } else if (r.old_value == key) {
+            state = 2u;
+        } else if (r.old_value != 0u) {
             h = (h + 1u) & mask;
         }
     }
-    // The table is (nearly) full: the pair keeps NO_SLOT and the batch stops here; the host
-    // moves the table into a larger one (`rehash`, `reslot`) and runs this level again
-    // (counted, so the host knows how many nodes asked for a slot).
-    atomicAdd(&counters.n_tumbled, 1u);
-    atomicOr(&counters.overflow, OVERFLOW_TABLE);
+    if (state == 0u) {
+        // The table is (nearly) full: the pair keeps NO_SLOT and the batch stops here; the
+        // host moves the table into a larger one (`rehash`, `reslot`) and runs this level
+        // again (counted, so the host knows how many nodes asked for a slot).
+        atomicAdd(&counters.n_tumbled, 1u);
+        atomicOr(&counters.overflow, OVERFLOW_TABLE);
+        return;
+    }
+    front[i].slot = h;
+    if (state == 1u) {
+        // At most one insert per slot and level: `fresh` (one entry per slot) has room.
+        fresh[atomicAdd(&counters.n_fresh, 1u)] = h;
+        atomicAdd(&counters.n_tumbled, 1u);
+        atomicAdd(&nu[p.pose], 1u);
+    }
+}
+
+// The nodes `tumble_front` inserted (`fresh[0..fresh_in]`, set by `prepare_tumble`): each
+// slot's key names the pose and node; the root's k-DOP is the host's exact one.
+// CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble_fresh
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn tumble_fresh(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= counters.fresh_in) {
+        return;
+    }
+    let h = fresh[i];
+    let key = atomicLoad(&hash_keys[h]) - 1u;
+    let pose = key / counters.n_fly;
+    let node = key % counters.n_fly;
+    var k: Kdop;
+    if (node == 0u) {
+        k = frames[pose].root;
+    } else {
+        k = tumble_points(pose, node);
+    }
+    tumbled[h] = k;
 }
 
 // Growing a full table: every key of the old table (`old_keys`, bound to its exact size)

@@ -229,11 +229,11 @@ fn grow_table<const H: usize>(
     assert_eq!(g_k, sorted(old_keys), "rehash H={H}: every key moved");
 }
 
-/// `tumble_front` (lazy tumbling into a hash table) against its twin: every pair's slot
-/// holds the same k-DOP on both sides (slots may differ where keys collide, as insertion
-/// order does), the same keys are inserted, the same nodes counted per pose; a table too
-/// small overflows on both. Then `tumble_exact_leaves` and `tumble_exact_merge`, bit for
-/// bit after every dispatch.
+/// `tumble_front`, `prepare_tumble` and `tumble_fresh` (lazy tumbling into a hash table)
+/// against their twins: every pair's slot holds the same k-DOP on both sides (slots may
+/// differ where keys collide, as insertion order does), the same keys are inserted and
+/// listed as fresh, the same nodes counted per pose; a table too small overflows on both.
+/// Then `tumble_exact_leaves` and `tumble_exact_merge`, bit for bit after every dispatch.
 fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
     let fly = &scene.fly;
     let frames = fly.pose_frames(scene.env.frame(), poses);
@@ -268,22 +268,21 @@ fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
             hash_mask: table - 1,
             ..Default::default()
         };
-        let (tumbled_b, front_b, c_b, keys_b, nu_b) = (
+        let (tumbled_b, front_b, c_b, keys_b, nu_b, fresh_b, args_b) = (
             gpu.buf(&vec![Kdop::<H>::EMPTY; table as usize]),
             gpu.buf(&front),
             gpu.buf(&[c0]),
             gpu.buf(&vec![0u32; table as usize]),
             gpu.buf(&vec![0u32; p as usize]),
+            gpu.buf(&vec![0u32; table as usize]),
+            gpu.buf(&[0u32; 9]),
         );
         let b = [
-            (0, &frames_b),
-            (1, &offsets),
-            (2, &points),
-            (3, &tumbled_b),
             (9, &front_b),
             (10, &c_b),
             (11, &keys_b),
             (12, &nu_b),
+            (15, &fresh_b),
         ];
         gpu.run(
             "kdop_tumble.wgsl",
@@ -292,22 +291,65 @@ fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
             &b,
             front.len() as u64,
         );
+        gpu.run(
+            "front_prepare.wgsl",
+            "prepare_tumble",
+            H,
+            &[(0, &c_b), (1, &args_b)],
+            1,
+        );
+        let b = [
+            (0, &frames_b),
+            (1, &offsets),
+            (2, &points),
+            (3, &tumbled_b),
+            (10, &c_b),
+            (11, &keys_b),
+            (15, &fresh_b),
+        ];
+        gpu.run("kdop_tumble.wgsl", "tumble_fresh", H, &b, table as u64);
         let mut cpu_tumbled = vec![Kdop::<H>::EMPTY; table as usize];
         let mut cpu_front = front.clone();
         let mut c = c0;
         let mut keys = vec![0u32; table as usize];
         let mut nu = vec![0u32; p as usize];
-        kdop_tumble::tumble_front(
+        let mut fresh = vec![0u32; table as usize];
+        let mut args = [0u32; 9];
+        kdop_tumble::tumble_front(&mut cpu_front, &mut c, &mut keys, &mut nu, &mut fresh);
+        front_prepare::prepare_tumble(&mut c, &mut args);
+        kdop_tumble::tumble_fresh(
             &frames,
             &fly.offsets,
             &fly.points,
             &mut cpu_tumbled,
-            &mut cpu_front,
-            &mut c,
-            &mut keys,
-            &mut nu,
+            &c,
+            &keys,
+            &fresh,
         );
         let g_c: GpuCounters = gpu.read(&c_b, 1)[0];
+        assert_eq!(
+            (g_c.n_fresh, g_c.fresh_in),
+            (c.n_fresh, c.fresh_in),
+            "prepare_tumble H={H}"
+        );
+        assert_eq!(
+            gpu.read::<u32>(&args_b, 9)[6..],
+            args[6..],
+            "prepare_tumble H={H}"
+        );
+        // On each side the fresh list names every inserted key once (full table or not).
+        let g_table: Vec<u32> = gpu.read(&keys_b, table as usize);
+        let g_fresh: Vec<u32> = gpu.read(&fresh_b, g_c.fresh_in as usize);
+        for (side, table_keys, list) in [
+            ("gpu", &g_table, &g_fresh[..]),
+            ("twin", &keys, &fresh[..c.fresh_in as usize]),
+        ] {
+            let mut listed: Vec<u32> = list.iter().map(|&h| table_keys[h as usize]).collect();
+            let mut inserted: Vec<u32> = table_keys.iter().copied().filter(|&k| k != 0).collect();
+            listed.sort_unstable();
+            inserted.sort_unstable();
+            assert_eq!(listed, inserted, "tumble_front H={H} {side}: fresh slots");
+        }
         assert_eq!(
             g_c.overflow & 16,
             c.overflow & 16,
@@ -488,7 +530,8 @@ fn refit_kernels_match_their_twins() {
     );
 }
 
-/// `prepare_tri` and `prepare_next` on hand-made counter states, bit for bit.
+/// `prepare_tri`, `prepare_next` and `prepare_tumble` on hand-made counter states, bit for
+/// bit.
 #[test]
 fn prepare_kernels_match_their_twins() {
     let Some(mut gpu) = Gpu::new() else { return };
@@ -518,7 +561,12 @@ fn prepare_kernels_match_their_twins() {
             overflow,
             ..Default::default()
         };
-        let args0 = [9u32, 9, 9, 9, 9, 9];
+        let c0 = GpuCounters {
+            n_fresh: [3, 0, big, 70, 1][i],
+            fresh_in: 5,
+            ..c0
+        };
+        let args0 = [9u32; 9];
         let sizes0 = [11u32; 4];
         let (c_b, args_b, sizes_b) = (gpu.buf(&[c0]), gpu.buf(&args0), gpu.buf(&sizes0));
         let (mut c, mut args, mut sizes) = (c0, args0, sizes0);
@@ -531,17 +579,42 @@ fn prepare_kernels_match_their_twins() {
         );
         front_prepare::prepare_tri(&mut c, &mut args);
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_tri {i}");
-        assert_eq!(gpu.read::<u32>(&args_b, 6), args, "prepare_tri {i}");
+        assert_eq!(gpu.read::<u32>(&args_b, 9), args, "prepare_tri {i}");
         let b = [(0, &c_b), (1, &args_b), (2, &sizes_b)];
         gpu.run("front_prepare.wgsl", "prepare_next", 9, &b, 1);
         front_prepare::prepare_next(&mut c, &mut args, &mut sizes);
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_next {i}");
-        assert_eq!(gpu.read::<u32>(&args_b, 6), args, "prepare_next {i}");
+        assert_eq!(gpu.read::<u32>(&args_b, 9), args, "prepare_next {i}");
         assert_eq!(gpu.read::<u32>(&sizes_b, 4), sizes, "prepare_next {i}");
         if overflow != 0 {
             assert_eq!(c, c0, "frozen: no counter changes");
             assert_eq!((args[0], args[3]), (0, 0), "frozen: no dispatch after");
-        } else {
+        }
+        // `prepare_tumble` runs after an overflow too; after a full table, no `expand`.
+        let (c_t, mut args_t) = (c, args0);
+        let (c_b, args_b) = (gpu.buf(&[c_t]), gpu.buf(&args_t));
+        gpu.run(
+            "front_prepare.wgsl",
+            "prepare_tumble",
+            9,
+            &[(0, &c_b), (1, &args_b)],
+            1,
+        );
+        let mut c_t = c_t;
+        front_prepare::prepare_tumble(&mut c_t, &mut args_t);
+        assert_eq!(
+            gpu.read::<GpuCounters>(&c_b, 1)[0],
+            c_t,
+            "prepare_tumble {i}"
+        );
+        assert_eq!(gpu.read::<u32>(&args_b, 9), args_t, "prepare_tumble {i}");
+        assert_eq!((c_t.n_fresh, c_t.fresh_in), (0, c.n_fresh));
+        assert_eq!(
+            args_t[0] == 0,
+            overflow & 16 != 0,
+            "prepare_tumble {i}: expand"
+        );
+        if overflow == 0 {
             assert_eq!(
                 (c.contact_mark, c.unsure_mark),
                 (4, 2),

@@ -72,7 +72,12 @@ impl GpuContext {
         let (device, queue) =
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("meshcollide"),
-                required_features: wgpu::Features::empty(),
+                // Timestamps only for the kernel clock (`MESHCOLLIDE_GPU_PROFILE`).
+                required_features: if crate::gpu::collide::profile::requested() {
+                    adapter.features() & crate::gpu::collide::profile::FEATURES
+                } else {
+                    wgpu::Features::empty()
+                },
                 required_limits: adapter.limits(),
                 ..Default::default()
             }))?;

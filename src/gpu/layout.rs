@@ -156,6 +156,12 @@ pub struct GpuCounters {
     /// a resumed triangle stage appends again.
     pub contact_mark: u32,
     pub unsure_mark: u32,
+    /// Appends of `tumble_front` to the `fresh` list: the slots whose keys it inserted, to
+    /// be tumbled by `tumble_fresh` (lazy tumbling).
+    pub n_fresh: u32,
+    /// Entries of the `fresh` list `tumble_fresh` tumbles (`prepare_tumble` moves
+    /// `n_fresh` here and clears it).
+    pub fresh_in: u32,
 }
 
 /// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
@@ -230,6 +236,8 @@ mod pipeline_layout_tests {
             ("resumed", offset_of!(GpuCounters, resumed)),
             ("contact_mark", offset_of!(GpuCounters, contact_mark)),
             ("unsure_mark", offset_of!(GpuCounters, unsure_mark)),
+            ("n_fresh", offset_of!(GpuCounters, n_fresh)),
+            ("fresh_in", offset_of!(GpuCounters, fresh_in)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))

@@ -1,6 +1,7 @@
 //! One batch on the device: its buffers (kept and reused while large enough) and the
 //! submission of every kernel for every level, then the readbacks.
 
+use super::profile::KernelClock;
 use super::resume::{Resume, rerun_capacities};
 use super::{BatchOutput, BatchWork, Capacities, GpuScene, PAIR, groups, seq};
 use crate::gpu::context::{GpuContext, GpuError};
@@ -19,6 +20,9 @@ pub(super) struct BatchBuffers {
     pub(super) frames: wgpu::Buffer,
     pub(super) tumbled: wgpu::Buffer,
     pub(super) hash_keys: wgpu::Buffer,
+    /// The slots `tumble_front` inserted on this level, for `tumble_fresh` (one entry per
+    /// slot of the table: a level inserts each key once).
+    pub(super) fresh: wgpu::Buffer,
     pub(super) front_a: wgpu::Buffer,
     pub(super) front_b: wgpu::Buffer,
     pub(super) leaves: wgpu::Buffer,
@@ -97,6 +101,11 @@ impl<const H: usize> GpuScene<H> {
                     U::empty(),
                 )?,
                 tumbled,
+                fresh: make(
+                    "fresh",
+                    if dense { 4 } else { table as u64 * 4 },
+                    U::empty(),
+                )?,
                 hash_keys,
                 front_a: make("front_a", caps.front as u64 * PAIR, U::empty())?,
                 front_b: make("front_b", caps.front as u64 * PAIR, U::empty())?,
@@ -117,7 +126,7 @@ impl<const H: usize> GpuScene<H> {
                     if self.dual.is_some() { 3 * per_pose } else { 4 },
                     U::empty(),
                 )?,
-                args: make("args", 24, U::INDIRECT)?,
+                args: make("args", 36, U::INDIRECT)?,
                 level_sizes: make("level_sizes", self.levels as u64 * 4, U::empty())?,
                 slices: ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("tumble_slices"),
@@ -195,22 +204,32 @@ impl<const H: usize> GpuScene<H> {
             }
         }
         let front_bg = |front: &wgpu::Buffer| {
-            let mut bufs = vec![
-                (0, &bb.frames),
-                (3, &bb.tumbled),
+            let bufs = [
                 (9, front),
                 (10, &bb.counters),
                 (11, &bb.hash_keys),
                 (12, &bb.nu),
+                (15, &bb.fresh),
             ];
-            bufs.extend(self.fly_offsets.entries(1));
-            bufs.extend(self.fly_points.entries(2));
             bind(&pl.tumble_front, &bufs)
         };
         let bg_front = if dense {
             None
         } else {
-            Some([front_bg(&bb.front_a), front_bg(&bb.front_b)])
+            let mut bufs = vec![
+                (0, &bb.frames),
+                (3, &bb.tumbled),
+                (10, &bb.counters),
+                (11, &bb.hash_keys),
+                (15, &bb.fresh),
+            ];
+            bufs.extend(self.fly_offsets.entries(1));
+            bufs.extend(self.fly_points.entries(2));
+            Some(LazyGroups {
+                front: [front_bg(&bb.front_a), front_bg(&bb.front_b)],
+                prepare: bind(&pl.prepare_tumble, &seq(&[&bb.counters, &bb.args])),
+                fresh: bind(&pl.tumble_fresh, &bufs),
+            })
         };
         let expand_pipe = match &pl.expand_dual {
             Some(pipe) => pipe,
@@ -323,18 +342,38 @@ impl<const H: usize> GpuScene<H> {
         }
     }
 
-    /// Records the batch's kernels from `from` to the last level; returns the dispatches.
+    /// Records the batch's kernels from `from` to the last level, each timed by `clock`
+    /// when there is one; returns the dispatches.
     fn record(
         &self,
         enc: &mut wgpu::CommandEncoder,
         bg: &BindGroups<'_>,
-        from: Resume,
-        p: u32,
+        (from, p): (Resume, u32),
+        mut clock: Option<&mut KernelClock>,
     ) -> u64 {
         let pl = &self.pipelines;
         let bb = self.buffers.as_ref().expect("buffers before recording");
         let mut dispatches = 0;
         let mut pass = enc.begin_compute_pass(&Default::default());
+        let mut mark = |pass: &mut wgpu::ComputePass<'_>, label: &'static str| {
+            if let Some(c) = clock.as_deref_mut() {
+                c.mark(pass, label);
+            }
+        };
+        mark(&mut pass, "start");
+        // After each `tumble_front`: size, then tumble, the nodes it inserted.
+        let fresh = |pass: &mut wgpu::ComputePass<'_>,
+                     mark: &mut dyn FnMut(&mut wgpu::ComputePass<'_>, &'static str),
+                     f: &LazyGroups| {
+            pass.set_pipeline(&pl.prepare_tumble);
+            pass.set_bind_group(0, &f.prepare, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            mark(pass, "prepare_tumble");
+            pass.set_pipeline(&pl.tumble_fresh);
+            pass.set_bind_group(0, &f.fresh, &[]);
+            pass.dispatch_workgroups_indirect(&bb.args, 24);
+            mark(pass, "tumble_fresh");
+        };
         let first = match from {
             Resume::Start => {
                 for (pipe, g, count) in &bg.tumble {
@@ -342,14 +381,17 @@ impl<const H: usize> GpuScene<H> {
                     pass.set_pipeline(pipe);
                     pass.set_bind_group(0, g, &[]);
                     pass.dispatch_workgroups(tx, ty, 1);
+                    mark(&mut pass, "tumble_exact");
                     dispatches += 1;
                 }
                 if let Some(f) = &bg.front {
                     let (gx, gy) = groups(p as u64);
                     pass.set_pipeline(&pl.tumble_front);
-                    pass.set_bind_group(0, &f[0], &[]);
+                    pass.set_bind_group(0, &f.front[0], &[]);
                     pass.dispatch_workgroups(gx, gy, 1);
-                    dispatches += 1;
+                    mark(&mut pass, "tumble_front");
+                    fresh(&mut pass, &mut mark, f);
+                    dispatches += 3;
                 }
                 0
             }
@@ -362,13 +404,17 @@ impl<const H: usize> GpuScene<H> {
                 pass.set_pipeline(&pl.rehash);
                 pass.set_bind_group(0, old, &[]);
                 pass.dispatch_workgroups(rx, ry, 1);
+                mark(&mut pass, "rehash");
                 pass.set_pipeline(&pl.reslot);
                 pass.set_bind_group(0, &bg.reslot[level as usize % 2], &[]);
                 pass.dispatch_workgroups_indirect(&bb.args, 0);
+                mark(&mut pass, "reslot");
                 pass.set_pipeline(&pl.tumble_front);
-                pass.set_bind_group(0, &f[level as usize % 2], &[]);
+                pass.set_bind_group(0, &f.front[level as usize % 2], &[]);
                 pass.dispatch_workgroups_indirect(&bb.args, 0);
-                dispatches += 3;
+                mark(&mut pass, "tumble_front");
+                fresh(&mut pass, &mut mark, f);
+                dispatches += 5;
                 level as usize
             }
             Resume::Expand(level) | Resume::Tri(level) => level as usize,
@@ -378,26 +424,32 @@ impl<const H: usize> GpuScene<H> {
                 pass.set_pipeline(bg.expand_pipe);
                 pass.set_bind_group(0, &bg.expand[level % 2], &[]);
                 pass.dispatch_workgroups_indirect(&bb.args, 0);
+                mark(&mut pass, "expand");
                 dispatches += 1;
             }
             pass.set_pipeline(&pl.prepare_tri);
             pass.set_bind_group(0, &bg.prep_tri, &[]);
             pass.dispatch_workgroups(1, 1, 1);
+            mark(&mut pass, "prepare_tri");
             pass.set_pipeline(&pl.tri_test);
             pass.set_bind_group(0, &bg.tri, &[]);
             pass.dispatch_workgroups_indirect(&bb.args, 12);
+            mark(&mut pass, "tri_test");
             pass.set_pipeline(&pl.prepare_next);
             pass.set_bind_group(0, &bg.prep_next, &[]);
             pass.dispatch_workgroups(1, 1, 1);
+            mark(&mut pass, "prepare_next");
             dispatches += 3;
             if let Some(f) = &bg.front
                 && level + 1 < self.levels as usize
             {
                 // The next level's input is this level's output.
                 pass.set_pipeline(&pl.tumble_front);
-                pass.set_bind_group(0, &f[(level + 1) % 2], &[]);
+                pass.set_bind_group(0, &f.front[(level + 1) % 2], &[]);
                 pass.dispatch_workgroups_indirect(&bb.args, 0);
-                dispatches += 1;
+                mark(&mut pass, "tumble_front");
+                fresh(&mut pass, &mut mark, f);
+                dispatches += 3;
             }
         }
         dispatches
@@ -464,11 +516,15 @@ impl<const H: usize> GpuScene<H> {
         q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
         q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
         q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
-        q.write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1]));
+        q.write_buffer(
+            &bb.args,
+            0,
+            bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1, 0, 0, 1]),
+        );
         work.bytes_uploaded += std::mem::size_of_val(frames) as u64
             + initial.len() as u64 * PAIR
             + std::mem::size_of::<GpuCounters>() as u64
-            + 24;
+            + 36;
 
         if dense {
             let slot = Self::slice_slot(ctx);
@@ -496,7 +552,13 @@ impl<const H: usize> GpuScene<H> {
                     enc.clear_buffer(&bb.hash_keys, 0, Some(caps.tumbled as u64 * 4));
                 }
             }
-            work.dispatches += self.record(&mut enc, &bgs, from, p);
+            let mut clock = if super::profile::requested() {
+                KernelClock::new(ctx)
+            } else {
+                None
+            };
+            work.dispatches += self.record(&mut enc, &bgs, (from, p), clock.as_mut());
+            let stamps = clock.as_ref().and_then(|c| c.resolve(ctx, &mut enc));
             work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
             // One readback of everything of fixed size: counters, level sizes, per-pose
             // counters.
@@ -527,6 +589,9 @@ impl<const H: usize> GpuScene<H> {
             q.submit([enc.finish()]);
             work.submissions += 1;
             let summary = ctx.map_read(&staging)?;
+            if let (Some(c), Some(st)) = (&clock, &stamps) {
+                c.read(ctx, st, &mut work.kernel_ns)?;
+            }
             work.readbacks += 1;
             work.bytes_read_back += summary_bytes;
             let c: GpuCounters = bytemuck::pod_read_unaligned(&summary[..counters_bytes as usize]);
@@ -598,11 +663,18 @@ impl<const H: usize> GpuScene<H> {
 }
 
 /// The bind groups of one submission.
+struct LazyGroups {
+    /// `tumble_front` over front A or B.
+    front: [wgpu::BindGroup; 2],
+    prepare: wgpu::BindGroup,
+    fresh: wgpu::BindGroup,
+}
+
 struct BindGroups<'a> {
     /// Exact tumbling: pipeline, bind group and nodes per pose of each level's dispatch.
     tumble: Vec<(&'a wgpu::ComputePipeline, wgpu::BindGroup, u32)>,
-    /// Lazy tumbling over front A or B.
-    front: Option<[wgpu::BindGroup; 2]>,
+    /// Lazy tumbling.
+    front: Option<LazyGroups>,
     /// Moving a full table: the bind group and the old table's slots.
     rehash: Option<(wgpu::BindGroup, u32)>,
     /// New slots for the pairs of front A or B (empty unless a table moves).

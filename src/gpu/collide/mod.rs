@@ -1,6 +1,6 @@
 //! The batch pipeline on the GPU: per batch of poses, one submission of
-//! (tumble_front → expand → prepare_tri → tri_test → prepare_next) × levels, then one
-//! readback of the counters and one of the contacts.
+//! (tumble_front → prepare_tumble → tumble_fresh → expand → prepare_tri → tri_test →
+//! prepare_next) × levels, then one readback of the counters and one of the contacts.
 //!
 //! The front is breadth first and stackless: `(pose, a, b, slot)` pairs in, child pairs out,
 //! leaf pairs to a list, appends by atomics, dispatch sizes written on the GPU. The descent
@@ -8,7 +8,8 @@
 //! the papers' settings and the dual hierarchy) and the tumbled k-DOPs are the CPU
 //! reference's, bit for bit, so the set of node pairs tested (Nv) is the same. Tumbling is
 //! lazy with the approximation method: only the (pose, node) pairs the front reaches are
-//! tumbled, once each (`tumble_front`, a hash table per batch), so Nu is the CPU's too; the
+//! tumbled, once each (`tumble_front` claims them in a hash table per batch and lists the new
+//! ones, `tumble_fresh` tumbles only those), so Nu is the CPU's too; the
 //! exact method refits every node per pose, as the CPU does. Triangle pairs the f32 filter
 //! cannot certify come back as UNSURE and are decided here with the exact test: the pairs
 //! equal the reference's.
@@ -37,6 +38,7 @@ use crate::tumble::{FlyingHierarchy, TumbleMethod};
 
 mod batch;
 mod plan;
+pub mod profile;
 mod resume;
 mod stats;
 
@@ -119,6 +121,8 @@ struct Pipelines {
     tumble_exact_leaves: wgpu::ComputePipeline,
     tumble_exact_merge: wgpu::ComputePipeline,
     tumble_front: wgpu::ComputePipeline,
+    prepare_tumble: wgpu::ComputePipeline,
+    tumble_fresh: wgpu::ComputePipeline,
     rehash: wgpu::ComputePipeline,
     reslot: wgpu::ComputePipeline,
     expand: wgpu::ComputePipeline,
@@ -287,6 +291,8 @@ impl<const H: usize> GpuScene<H> {
             tumble_exact_leaves: pipeline("kdop_tumble.wgsl", "tumble_exact_leaves"),
             tumble_exact_merge: pipeline("kdop_tumble.wgsl", "tumble_exact_merge"),
             tumble_front: pipeline("kdop_tumble.wgsl", "tumble_front"),
+            prepare_tumble: pipeline("front_prepare.wgsl", "prepare_tumble"),
+            tumble_fresh: pipeline("kdop_tumble.wgsl", "tumble_fresh"),
             rehash: pipeline("kdop_tumble.wgsl", "rehash"),
             reslot: pipeline("kdop_tumble.wgsl", "reslot"),
             expand: pipeline("front_expand.wgsl", "expand"),

@@ -113,12 +113,16 @@ impl<const H: usize> GpuScene<H> {
         }
         let tumbled = ctx.storage_empty("tumbled", slots * Self::KDOP, U::empty())?;
         let keys = ctx.storage_empty("hash_keys", slots * 4, U::empty())?;
+        // The full level's inserted nodes were tumbled before the batch froze: the list
+        // starts empty.
+        let fresh = ctx.storage_empty("fresh", slots * 4, U::empty())?;
         let bb = self.buffers.as_mut().expect("buffers before growing");
+        bb.fresh = fresh;
         let old_tumbled = std::mem::replace(&mut bb.tumbled, tumbled);
         let old_keys = std::mem::replace(&mut bb.hash_keys, keys);
         bb.old_table = Some((old_tumbled, old_keys, old_slots));
         bb.caps.tumbled = bb.caps.tumbled.max(slots as u32);
-        bb.bytes += (slots - old_slots as u64) * (Self::KDOP + 4);
+        bb.bytes += (slots - old_slots as u64) * (Self::KDOP + 8);
         let mut n = *c;
         n.overflow = 0;
         n.hash_mask = (slots - 1) as u32;

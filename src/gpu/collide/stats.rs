@@ -35,6 +35,11 @@ pub struct BatchWork {
     pub resumes: u64,
     /// Bytes of the batch buffers at the time.
     pub buffer_bytes: u64,
+    /// Device time per kernel (nanoseconds, every submission of the batch) when the kernel
+    /// clock ran (`MESHCOLLIDE_GPU_PROFILE=1` on an adapter with timestamps; see
+    /// [`super::profile`]); empty, and absent from `stats.json`, otherwise.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kernel_ns: std::collections::BTreeMap<String, u64>,
 }
 
 /// What one batch call did, for stats and benchmarks.
@@ -66,12 +71,25 @@ pub struct GpuStats {
     pub batches: Vec<BatchWork>,
 }
 
+impl GpuStats {
+    /// Device time per kernel over all batches (nanoseconds; empty unless the kernel clock
+    /// ran, see [`super::profile`]).
+    pub fn kernel_ns(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut sum = std::collections::BTreeMap::new();
+        for (k, ns) in self.batches.iter().flat_map(|b| &b.kernel_ns) {
+            *sum.entry(k.clone()).or_default() += ns;
+        }
+        sum
+    }
+}
+
 impl<const H: usize> GpuScene<H> {
     /// The work model's reads and atomics of a finished batch, from its counters (see
     /// [`BatchWork`]): per node pair tested, A's node and B's tumbled k-DOP (and B's node
-    /// when descending); per tumbled node, its bounding points and, lazily, the table probe;
-    /// per leaf pair, both nodes; atomics: one per node pair (Nv), one per append, two per
-    /// tumbled node, one per leaf pair (Np) and one per contact or unsure pair.
+    /// when descending); per tumbled node, its bounding points and, lazily, the table probe
+    /// and the `fresh` list; per leaf pair, both nodes; atomics: one per node pair (Nv), one
+    /// per two children appended, three per tumbled node (the insert, its list entry, Nu),
+    /// one per leaf pair (Np) and one per contact or unsure pair.
     pub(super) fn count_work(&self, w: &mut BatchWork, c: &GpuCounters, dense: bool) {
         let node = std::mem::size_of::<KdopNode<H>>() as u64;
         let appended: u64 = w.node_pairs.saturating_sub(w.poses); // every pair but the roots was appended
@@ -79,11 +97,11 @@ impl<const H: usize> GpuScene<H> {
         let point_bytes = (self.points_per_node * 12.0) as u64;
         w.node_bytes_read = w.node_pairs * (node + Self::KDOP + PAIR)
             + appended * 8
-            + w.nodes_tumbled * (point_bytes + if dense { 0 } else { 4 + PAIR })
+            + w.nodes_tumbled * (point_bytes + if dense { 0 } else { 12 + PAIR })
             + leaves * 2 * 8;
         w.atomics = w.node_pairs
-            + appended
-            + 2 * w.nodes_tumbled
+            + appended / 2
+            + 3 * w.nodes_tumbled
             + leaves
             + c.n_contact as u64
             + c.n_unsure as u64;

@@ -7,7 +7,7 @@ use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_p
 use super::kdop::{kdop_overlaps, kdop_size};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
-use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, OVERFLOW_TABLE, RESUMED_EXPAND};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RESUMED_EXPAND};
 use crate::tumble::PoseFrame;
 
 /// Bindings 0–8 of `shaders/front_expand.wgsl`, by their WGSL names (atomics as `u32`).
@@ -36,12 +36,14 @@ pub struct DualBindings<'a, const H: usize> {
 }
 
 impl<const H: usize> ExpandBindings<'_, H> {
-    /// `push_front`: append, or raise overflow bit 1 beyond the capacity.
-    fn push_front(&mut self, p: FrontPair) {
-        let k = self.counters.n_out;
-        self.counters.n_out = k.wrapping_add(1);
-        if k < self.counters.cap_front {
-            self.front_out[k as usize] = p;
+    /// `push_children`: append both children with one increment of two, or neither
+    /// (overflow bit 1) when both do not fit.
+    fn push_children(&mut self, c0: FrontPair, c1: FrontPair) {
+        let (k, cap) = (self.counters.n_out, self.counters.cap_front);
+        self.counters.n_out = k.wrapping_add(2);
+        if k < cap && cap - k >= 2 {
+            self.front_out[k as usize] = c0;
+            self.front_out[k as usize + 1] = c1;
         } else {
             self.counters.overflow |= 1;
         }
@@ -58,8 +60,8 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `child_slot`: a child of B has no tumbled k-DOP yet when tumbling is lazy, else
-    /// its dense index.
+    /// `child_slot` (inline in `descend`): a child of B has no tumbled k-DOP yet when
+    /// tumbling is lazy, else its dense index.
     fn child_slot(&self, pose: u32, b: u32) -> u32 {
         if self.counters.lazy != 0 {
             NO_SLOT
@@ -78,30 +80,27 @@ impl<const H: usize> ExpandBindings<'_, H> {
                 || self.counters.descent_larger == 0
                 || kdop_size(&na.bv) >= kdop_size(kb))
         {
-            self.push_front(FrontPair { a: na.first, ..p });
-            self.push_front(FrontPair {
-                a: na.first + 1,
+            let child = |a| FrontPair { a, ..p };
+            self.push_children(child(na.first), child(na.first + 1));
+        } else if nb.count == 0 {
+            let child = |b| FrontPair {
+                b,
+                slot: self.child_slot(p.pose, b),
                 ..p
-            });
-            return;
+            };
+            let (c0, c1) = (child(nb.first), child(nb.first + 1));
+            self.push_children(c0, c1);
+        } else {
+            self.push_leaf(p);
         }
-        if nb.count == 0 {
-            for b in [nb.first, nb.first + 1] {
-                let slot = self.child_slot(p.pose, b);
-                self.push_front(FrontPair { b, slot, ..p });
-            }
-            return;
-        }
-        self.push_leaf(p);
     }
 
-    /// `enter_skips`, negated: false after a full tumbling table or for a pose already done
-    /// in first-contact mode, else the pair is counted in `nv` (one node test, unless the
-    /// level was counted before a resume) and true.
+    /// `enter_skips`, negated: false for a pose already done in first-contact mode, else
+    /// the pair is counted in `nv` (one node test, unless the level was counted before a
+    /// resume) and true. (After a full tumbling table `prepare_tumble` sizes the dispatch
+    /// to nothing.)
     fn enter(&mut self, p: &FrontPair) -> bool {
-        if self.counters.overflow & OVERFLOW_TABLE != 0
-            || (self.counters.mode_first != 0 && self.done[p.pose as usize] != 0)
-        {
+        if self.counters.mode_first != 0 && self.done[p.pose as usize] != 0 {
             return false;
         }
         if self.counters.resumed & RESUMED_EXPAND == 0 {

@@ -85,23 +85,19 @@ pub fn hash_slot(key: u32, mask: u32) -> u32 {
     x & mask
 }
 
-/// `tumble_front` of `shaders/kdop_tumble.wgsl` (lazy tumbling): every pair of
-/// `front[..counters.n_in]` without a slot finds its key `pose · n_fly + b + 1` in the open
-/// addressing table `hash_keys` (linear probing from [`hash_slot`]); the first pair of a key
-/// inserts it, tumbles the node into `tumbled` at the key's slot ([`tumble_points`], the
-/// root from the frame) and counts it in `nu` and `counters.n_tumbled`. Invocations run in
-/// index order, so the slots may differ from the GPU's when keys collide; what each pair's
-/// slot holds is the same. (One argument per WGSL binding, as in the other twins.)
-#[allow(clippy::too_many_arguments)]
-pub fn tumble_front<const H: usize>(
-    frames: &[PoseFrame<H>],
-    offsets: &[u32],
-    points: &[[f32; 3]],
-    tumbled: &mut [Kdop<H>],
+/// `tumble_front` of `shaders/kdop_tumble.wgsl`: every pair without a slot finds its key
+/// `pose · n_fly + b + 1` in the table by [`hash_slot`] and linear probing (at most
+/// [`MAX_PROBES`]; a full table raises [`OVERFLOW_TABLE`] and leaves the pair without a slot),
+/// inserting it if absent: then the slot is appended to `fresh` (for [`tumble_fresh`]) and
+/// the node counted in `nu` and `counters.n_tumbled`. Invocations run in index order, so
+/// the slots may differ from the GPU's when keys collide; what each pair's slot holds is
+/// the same. (One argument per WGSL binding, as in the other twins.)
+pub fn tumble_front(
     front: &mut [FrontPair],
     counters: &mut GpuCounters,
     hash_keys: &mut [u32],
     nu: &mut [u32],
+    fresh: &mut [u32],
 ) {
     let mask = counters.hash_mask;
     for p in &mut front[..counters.n_in as usize] {
@@ -115,18 +111,10 @@ pub fn tumble_front<const H: usize>(
             let k = &mut hash_keys[h as usize];
             if *k == 0 {
                 *k = key;
-                let pose = p.pose as usize;
-                tumbled[h as usize] = if p.b == 0 {
-                    frames[pose].root
-                } else {
-                    let b = p.b as usize;
-                    tumble_points(
-                        &frames[pose],
-                        &points[offsets[b] as usize..offsets[b + 1] as usize],
-                    )
-                };
+                fresh[counters.n_fresh as usize] = h;
+                counters.n_fresh += 1;
                 counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
-                nu[pose] = nu[pose].wrapping_add(1);
+                nu[p.pose as usize] = nu[p.pose as usize].wrapping_add(1);
             }
             if *k == key {
                 p.slot = h;
@@ -139,6 +127,35 @@ pub fn tumble_front<const H: usize>(
             counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
             counters.overflow |= OVERFLOW_TABLE;
         }
+    }
+}
+
+/// `tumble_fresh` of `shaders/kdop_tumble.wgsl`: the slots `fresh[..counters.fresh_in]`
+/// get their node's k-DOP for their pose, both read from the slot's key: the root's from
+/// the frame (the host's exact one), any other node's by [`tumble_points`].
+pub fn tumble_fresh<const H: usize>(
+    frames: &[PoseFrame<H>],
+    offsets: &[u32],
+    points: &[[f32; 3]],
+    tumbled: &mut [Kdop<H>],
+    counters: &GpuCounters,
+    hash_keys: &[u32],
+    fresh: &[u32],
+) {
+    for &h in &fresh[..counters.fresh_in as usize] {
+        let key = hash_keys[h as usize].wrapping_sub(1);
+        let (pose, node) = (
+            (key / counters.n_fly) as usize,
+            (key % counters.n_fly) as usize,
+        );
+        tumbled[h as usize] = if node == 0 {
+            frames[pose].root
+        } else {
+            tumble_points(
+                &frames[pose],
+                &points[offsets[node] as usize..offsets[node + 1] as usize],
+            )
+        };
     }
 }
 

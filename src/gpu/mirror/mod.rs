@@ -72,6 +72,7 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
     };
     let mut tumbled = vec![Kdop::<H>::EMPTY; table];
     let mut hash_keys = vec![0u32; if lazy { table } else { 0 }];
+    let mut fresh = vec![0u32; hash_keys.len()];
     if !lazy {
         let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
         for (k, &(start, count)) in slices.iter().enumerate() {
@@ -121,7 +122,7 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
     let mut dual_counts = vec![0u32; if dual.is_some() { 3 * p as usize } else { 0 }];
     let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
     let mut level_sizes = vec![0u32; levels];
-    let mut args = [0u32; 6];
+    let mut args = [0u32; 9];
     let mut front_in: Vec<FrontPair> = (0..p)
         .map(|pose| FrontPair {
             slot: if lazy { NO_SLOT } else { pose * n_fly },
@@ -130,15 +131,16 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
         .collect();
     for _ in 0..levels {
         if lazy {
-            kdop_tumble::tumble_front(
+            kdop_tumble::tumble_front(&mut front_in, &mut c, &mut hash_keys, &mut nu, &mut fresh);
+            front_prepare::prepare_tumble(&mut c, &mut args);
+            kdop_tumble::tumble_fresh(
                 &frames,
                 &fly.offsets,
                 &fly.points,
                 &mut tumbled,
-                &mut front_in,
-                &mut c,
-                &mut hash_keys,
-                &mut nu,
+                &c,
+                &hash_keys,
+                &fresh,
             );
         }
         // Each input pair appends at most two children or one leaf pair.
