@@ -269,6 +269,8 @@ impl<'m> ColliderBuilder<'m> {
             BvKind::Dual18 => AnyScene::Dual18(DualScene::build(a, b, oa, ob, &self.dual)),
             BvKind::Dual26 => AnyScene::Dual26(DualScene::build(a, b, oa, ob, &self.dual)),
         };
+        // One workspace now, so that the first query costs what a later one does.
+        with_scene!(&scene, s => prepare(s));
         Ok(Collider {
             scene,
             query: self.query,
@@ -285,6 +287,13 @@ pub struct Collider {
     query: QueryOptions,
     /// [`ColliderBuilder::stream_chunk`].
     chunk: Option<usize>,
+}
+
+/// Puts a first workspace in the scene's pool, if it keeps one.
+fn prepare<S: PairScene>(s: &S) {
+    if let Some(pool) = s.pool() {
+        pool.prepare(s);
+    }
 }
 
 /// One pose of any [`PairScene`], its sub-counters made [`AnySub`].

@@ -176,10 +176,18 @@ pub trait PairScene: Sync + std::fmt::Debug {
     /// Depths of A's and B's hierarchies (a single leaf has depth 1).
     fn depths(&self) -> [u32; 2];
 
-    /// One pose with its own workspace.
+    /// Workspaces kept between calls, if the scene keeps any: batches and single poses
+    /// take theirs from it, so only the first call of a thread pays for one.
+    fn pool(&self) -> Option<&WorkspacePool<Self::Workspace>> {
+        None
+    }
+
+    /// One pose, sequentially, with a pooled workspace (or its own without a pool).
     fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<Self::Sub> {
-        let mut ws = self.workspace();
-        collide_with(self, pose, opts, &mut ws)
+        match self.pool() {
+            Some(pool) => pool.collide(self, pose, opts),
+            None => collide_with(self, pose, opts, &mut self.workspace()),
+        }
     }
 }
 
@@ -220,7 +228,10 @@ pub fn collide_batch<S: PairScene>(
     opts: &QueryOptions,
     progress: Option<Progress<'_>>,
 ) -> Vec<PoseResult<S::Sub>> {
-    collide_pooled(s, poses, opts, progress, &WorkspacePool::default())
+    match s.pool() {
+        Some(pool) => collide_pooled(s, poses, opts, progress, pool),
+        None => collide_pooled(s, poses, opts, progress, &WorkspacePool::default()),
+    }
 }
 
 /// [`collide_batch`] with workspaces taken from, and given back to, `pool`.
@@ -231,6 +242,18 @@ fn collide_pooled<S: PairScene>(
     progress: Option<Progress<'_>>,
     pool: &WorkspacePool<S::Workspace>,
 ) -> Vec<PoseResult<S::Sub>> {
+    if poses.len() <= POSE_CHUNK {
+        // One chunk: on the caller's thread. Handing it to the pool would cost a wake-up
+        // of a sleeping worker, which is most of a single query's time.
+        let mut ws = Pooled(pool, Some(pool.take().unwrap_or_else(|| s.workspace())));
+        let ws = ws.1.as_mut().expect("a workspace until dropped");
+        s.begin_chunk(ws);
+        let out = poses.iter().map(|p| one_pose(s, p, opts, ws)).collect();
+        if let Some(progress) = progress {
+            progress(poses.len());
+        }
+        return out;
+    }
     let done = AtomicUsize::new(0);
     poses
         .par_chunks(POSE_CHUNK)
@@ -284,14 +307,15 @@ pub fn collide_each<S: PairScene, E>(
     let mut buf = Vec::with_capacity(chunk);
     let mut done = 0;
     // Workspaces (per-node scratch arrays of B) outlive the chunks.
-    let pool = WorkspacePool::default();
+    let own = WorkspacePool::default();
+    let pool = s.pool().unwrap_or(&own);
     loop {
         buf.clear();
         buf.extend(poses.by_ref().take(chunk));
         if buf.is_empty() {
             return Ok(());
         }
-        for (i, r) in collide_pooled(s, &buf, opts, None, &pool)
+        for (i, r) in collide_pooled(s, &buf, opts, None, pool)
             .into_iter()
             .enumerate()
         {
@@ -301,8 +325,8 @@ pub fn collide_each<S: PairScene, E>(
     }
 }
 
-/// Workspaces kept between single-pose calls: a workspace holds per-node and per-triangle
-/// scratch arrays of B, too large to allocate for every pose.
+/// Workspaces kept between calls: a workspace holds per-node and per-triangle scratch
+/// arrays of B, too large to allocate for every pose or batch.
 #[derive(Debug)]
 pub struct WorkspacePool<W>(std::sync::Mutex<Vec<W>>);
 
@@ -320,6 +344,16 @@ impl<W> WorkspacePool<W> {
     fn put(&self, ws: W) {
         if let Ok(mut p) = self.0.lock() {
             p.push(ws);
+        }
+    }
+
+    /// Puts one workspace of `s` in the pool if it holds none, so that the scene's first
+    /// query costs what a later one does (the allocation belongs to the build).
+    pub fn prepare<S: PairScene<Workspace = W> + ?Sized>(&self, s: &S) {
+        if let Ok(mut p) = self.0.lock()
+            && p.is_empty()
+        {
+            p.push(s.workspace());
         }
     }
 

@@ -437,7 +437,9 @@ impl<const H: usize> TumbleWorkspace<H> {
         TumbleWorkspace {
             stamp: 0,
             node_stamp: vec![0; n],
-            node_bv: vec![Kdop::EMPTY; n],
+            // Zeroed, not filled: calloc hands out untouched pages, so a fresh workspace
+            // costs what a pose touches, not O(nodes) (`node_stamp` guards every read).
+            node_bv: bytemuck::zeroed_vec(n),
             leaf_stamp: vec![0; n],
             tri_world: vec![[[0.0; 3]; 3]; fly.bvh.triangle_count()],
             climb_start: Vec::with_capacity(2 * H),

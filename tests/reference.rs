@@ -231,7 +231,8 @@ fn breadth_first_mirror_equals_the_reference() {
 /// A single query's result — pairs and every counter — does not depend on the queries the
 /// collider answered before (its workspaces are pooled and reused: stamps, tumbled nodes,
 /// hill-climbing starts), and the batch's first pose of each chunk, which starts hill
-/// climbing from the same climb table, equals the single query of that pose.
+/// climbing from the same climb table, equals the single query of that pose; nor do
+/// batches.
 #[test]
 fn single_queries_do_not_depend_on_history() {
     let a = mesh::generate::torus([0.0; 3], 1.0, 0.3, 60, 24);
@@ -277,6 +278,19 @@ fn single_queries_do_not_depend_on_history() {
                     .collide(p);
                 assert_eq!(batch[i], paper, "{bv:?} pose {i}: batch");
             }
+        }
+        // Batches take their workspaces from the same pool: a used collider's batch (and a
+        // batch of one pose, run on the caller's thread) equals a fresh collider's.
+        let want = Collider::builder(&a, &b)
+            .bv(bv)
+            .build_options(o)
+            .build()
+            .unwrap()
+            .collide_batch(&poses);
+        assert_eq!(used.collide_batch(&poses), want, "{bv:?}: batch");
+        for (i, p) in poses.iter().enumerate().step_by(7) {
+            let one = used.collide_batch(std::slice::from_ref(p));
+            assert_eq!(one, [used.collide(p)], "{bv:?} pose {i}: batch of one");
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::bvh::BuildOptions;
 use crate::frame::LocalPose;
 use crate::mesh::Mesh;
 use crate::pose::Pose;
-use crate::scene::{Counters, Mode, NoSub, PairScene, PoseResult, QueryOptions, WorkspacePool};
+use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
 use crate::tri::tri_tri_intersect;
 
 /// Both boxtrees of a scene: A the environment, B the flying object.
@@ -243,9 +243,8 @@ impl PairScene for BoxtreeScene {
         [self.env.depth, self.fly.depth]
     }
 
-    /// One pose with a pooled workspace.
-    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
-        self.pool.collide(self, pose, opts)
+    fn pool(&self) -> Option<&WorkspacePool<Self::Workspace>> {
+        Some(&self.pool)
     }
 }
 

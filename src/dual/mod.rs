@@ -34,9 +34,7 @@ use crate::bvh::{BuildOptions, Bvh};
 use crate::frame::LocalPose;
 use crate::mesh::Mesh;
 use crate::pose::Pose;
-use crate::scene::{
-    Counters, Mode, PairScene, PoseResult, QueryOptions, SubCounters, WorkspacePool,
-};
+use crate::scene::{Counters, Mode, PairScene, QueryOptions, SubCounters, WorkspacePool};
 use crate::traverse::{NodeTest, descend};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use rayon::prelude::*;
@@ -200,7 +198,7 @@ impl<const H: usize> DualWorkspace<H> {
                 t32: [0.0; 3],
                 t_err: 0.0,
                 sym_stamp: vec![0; n_sym],
-                sym: vec![Kdop::EMPTY; n_sym],
+                sym: bytemuck::zeroed_vec(n_sym),
                 count: 0,
             },
         }
@@ -355,9 +353,8 @@ impl<const H: usize> PairScene for DualScene<H> {
         [self.env.depth, self.fly.bvh.depth]
     }
 
-    /// One pose, sequentially, with a pooled workspace.
-    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<DualCounters> {
-        self.pool.collide(self, pose, opts)
+    fn pool(&self) -> Option<&WorkspacePool<Self::Workspace>> {
+        Some(&self.pool)
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::bvh::{BuildOptions, Bvh};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
-use crate::scene::{Counters, Mode, NoSub, PairScene, PoseResult, QueryOptions, WorkspacePool};
+use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
 use crate::traverse::{NodeTest, descend};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 
@@ -199,8 +199,7 @@ impl<const H: usize> PairScene for KdopScene<H> {
         [self.env.depth, self.fly.bvh.depth]
     }
 
-    /// One pose, sequentially, with a pooled workspace.
-    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult {
-        self.pool.collide(self, pose, opts)
+    fn pool(&self) -> Option<&WorkspacePool<Self::Workspace>> {
+        Some(&self.pool)
     }
 }

@@ -1,0 +1,66 @@
+//! Single queries: what the first pose of a fresh [`Collider`] costs against a warm pose
+//! (the mean pose of a batch of 20 copies of it on the same collider). Nested spheres (B = A scaled by
+//! 1 − α, one query, as in the CPU-speed issue) and interlocked tori, one thread.
+//!
+//! `cargo run --release --example first_pose [rounds]` prints, per scene, the median over
+//! `rounds` fresh colliders of the first pose, the median warm pose, and their ratio.
+
+use meshcollide::mesh::generate;
+use meshcollide::*;
+use std::time::Instant;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .map(|s| s.parse().expect("rounds: a number"))
+        .unwrap_or(15);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global()
+        .expect("one thread");
+    let sphere = generate::sphere_with_triangles([0.0; 3], 1.0, 20_000);
+    let torus = generate::torus([0.0; 3], 1.0, 0.3, 100, 40);
+    let mut scenes: Vec<(String, Mesh, Mesh, Pose)> = [0.1, 0.01, 0.001]
+        .into_iter()
+        .map(|alpha| {
+            let b = sphere.map_positions(|p| p.map(|c| c * (1.0 - alpha)));
+            (
+                format!("nested spheres 20k, α = {alpha}"),
+                sphere.clone(),
+                b,
+                Pose::IDENTITY,
+            )
+        })
+        .collect();
+    scenes.push((
+        "interlocked tori 8k".into(),
+        torus.clone(),
+        torus.map_positions(|[x, y, z]| [x, z, y]),
+        Pose::new([1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+    ));
+    println!("| scene | first pose (ms) | warm pose (ms) | first ÷ warm |");
+    println!("|---|---:|---:|---:|");
+    for (name, a, b, pose) in &scenes {
+        let mut first = Vec::new();
+        let mut warm = Vec::new();
+        for _ in 0..rounds {
+            let col = Collider::builder(a, b).build().expect("a collider");
+            let t = Instant::now();
+            let r = col.collide_batch(std::slice::from_ref(pose));
+            first.push(t.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box(r);
+            let batch = vec![*pose; 20];
+            let t = Instant::now();
+            let r = col.collide_batch(&batch);
+            warm.push(t.elapsed().as_secs_f64() * 1e3 / batch.len() as f64);
+            std::hint::black_box(r);
+        }
+        let (f, w) = (median(first), median(warm));
+        println!("| {name} | {f:.3} | {w:.3} | {:.2} |", f / w);
+    }
+}
