@@ -333,9 +333,7 @@ fn main() -> Result<(), meshcollide::Error> {
                 .bv(BvKind::Kdop18)
                 .build_options_a(opt_a)
                 .build_options_b(opt_b)
-                .kdop(KdopOptions {
-                    descent: args.descent,
-                })
+                .kdop(KdopOptions::with_descent(args.descent))
                 .build()?;
             let ours_build = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();

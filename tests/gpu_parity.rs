@@ -145,7 +145,7 @@ fn compare<const H: usize>(
     };
     let mut total = 0;
     for descent in [Descent::Environment, Descent::Larger] {
-        let scene = KdopScene::<H>::build(a, b, &o, &o, KdopOptions { descent });
+        let scene = KdopScene::<H>::build(a, b, &o, &o, KdopOptions::with_descent(descent));
         let label = &format!("{label} {descent:?}");
         total += compare_scene(ctx, a, b, poses, &scene, caps, label);
     }

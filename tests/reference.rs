@@ -51,7 +51,7 @@ fn configs() -> Vec<(BvKind, BuildOptions)> {
 
 /// Sets the k-DOP traversal's descent rule (the other hierarchies have none).
 fn set_descent(c: &mut Collider, descent: Descent) {
-    let o = KdopOptions { descent };
+    let o = KdopOptions::with_descent(descent);
     match c.scene_mut() {
         AnyScene::Kdop6(s) => s.options = o,
         AnyScene::Kdop14(s) => s.options = o,

@@ -166,7 +166,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .bv(bv)
         .build_options_a(opt_a)
         .build_options_b(opt_b)
-        .kdop(crate::KdopOptions { descent })
+        .kdop(crate::KdopOptions::with_descent(descent))
         .boxtree(crate::BoxtreeOptions { test: a.box_test })
         .rtree(rtree_options)
         .dual(dual)

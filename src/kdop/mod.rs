@@ -9,6 +9,9 @@ use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
 use crate::traverse::{NodeTest, descend};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
+use pretest::BoxPretest;
+
+pub mod pretest;
 
 /// Which hierarchy a node pair descends when both k-DOPs overlap.
 ///
@@ -41,18 +44,39 @@ option_names! {
     }
 }
 
-/// Options of the k-DOP scene's CPU traversal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Options of the k-DOP scene's traversal (both backends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KdopOptions {
     /// The descent rule (same contacts, different Nv), on both backends.
     pub descent: Descent,
+    /// B's posed box against A's box before anything is tumbled
+    /// ([`pretest::BoxPretest`]); counted as one test (Nv) per pose. On by default.
+    pub pretest: bool,
+}
+
+impl Default for KdopOptions {
+    fn default() -> Self {
+        KdopOptions {
+            descent: Descent::default(),
+            pretest: true,
+        }
+    }
 }
 
 impl KdopOptions {
-    /// Algorithm 1's descent (Klosowski et al. 1998, 4.2).
+    /// Algorithm 1's descent from the roots (Klosowski et al. 1998, 4.2), no pretest.
     pub const PAPER: KdopOptions = KdopOptions {
         descent: Descent::Environment,
+        pretest: false,
     };
+
+    /// The default options with another descent rule.
+    pub fn with_descent(descent: Descent) -> Self {
+        KdopOptions {
+            descent,
+            ..Default::default()
+        }
+    }
 }
 
 /// Per-thread scratch state of the traversal.
@@ -134,6 +158,8 @@ pub struct KdopScene<const H: usize> {
     pub fly: FlyingHierarchy<H>,
     /// The traversal's options.
     pub options: KdopOptions,
+    /// B's and A's boxes ([`KdopOptions::pretest`]); `None` for an empty mesh.
+    pub boxes: Option<BoxPretest>,
     pool: WorkspacePool<Workspace<H>>,
 }
 
@@ -147,12 +173,23 @@ impl<const H: usize> KdopScene<H> {
         options: KdopOptions,
     ) -> Self {
         let (env, fly) = rayon::join(|| Bvh::build(a, opt_a), || Bvh::build(b, opt_b));
+        Self::from_hierarchies(env, fly, options)
+    }
+
+    /// The scene of two built hierarchies.
+    pub fn from_hierarchies(env: Bvh<H>, fly: Bvh<H>, options: KdopOptions) -> Self {
         KdopScene {
+            boxes: BoxPretest::new(&env, &fly),
             env,
             fly: FlyingHierarchy::new(fly),
             options,
             pool: Default::default(),
         }
+    }
+
+    /// The pretest, if on and possible.
+    pub fn pretest(&self) -> Option<&BoxPretest> {
+        self.boxes.as_ref().filter(|_| self.options.pretest)
     }
 }
 
@@ -176,7 +213,14 @@ impl<const H: usize> PairScene for KdopScene<H> {
         ws: &mut Workspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        collide_pose(
+        let pretest = self.pretest();
+        if pretest.is_some_and(|t| t.separated(pose)) {
+            return Counters {
+                bv_tests: 1,
+                ..Default::default()
+            };
+        }
+        let mut c = collide_pose(
             &self.env,
             &self.fly,
             pose,
@@ -185,7 +229,9 @@ impl<const H: usize> PairScene for KdopScene<H> {
             self.options.descent,
             ws,
             out,
-        )
+        );
+        c.bv_tests += pretest.is_some() as u64;
+        c
     }
 
     fn hierarchy_sizes(&self) -> [(usize, usize); 2] {

@@ -31,6 +31,7 @@ use crate::Pose;
 use crate::bvh::Bvh;
 use crate::dual::DualCounters;
 use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
+use crate::kdop::pretest::BoxPretest;
 use crate::kdop::{Descent, KdopScene};
 use crate::scene::{Counters, Mode, NoSub, PoseResult, Progress, SubCounters};
 use crate::tri::tri_tri_intersect;
@@ -69,6 +70,11 @@ pub trait GpuHierarchies<const H: usize> {
     fn descent_larger(&self) -> bool {
         false
     }
+    /// The host's pose-level pretest ([`crate::kdop::pretest`]), if the scene runs one:
+    /// rejected poses are left out of the batch, and every pose that ran it counts it in Nv.
+    fn pretest(&self) -> Option<&BoxPretest> {
+        None
+    }
 }
 
 impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
@@ -84,6 +90,9 @@ impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
     }
     fn descent_larger(&self) -> bool {
         self.options.descent == Descent::Larger
+    }
+    fn pretest(&self) -> Option<&BoxPretest> {
+        KdopScene::pretest(self)
     }
 }
 
@@ -433,7 +442,35 @@ impl<const H: usize> GpuScene<H> {
                 break;
             }
             let (p, mut caps) = self.plan(cut.map_or(left, |c| c.clamp(1, left)), dense);
-            let chunk = &pending[head..head + p];
+            let all = &pending[head..head + p];
+            // Poses the host's pretest rejects never reach the device.
+            let rejected: Vec<bool> = all
+                .iter()
+                .map(|pose| scene.pretest().is_some_and(|t| t.separated(pose)))
+                .collect();
+            let kept: Vec<Pose>;
+            let chunk = if rejected.contains(&true) {
+                kept = all
+                    .iter()
+                    .zip(&rejected)
+                    .filter(|(_, r)| !**r)
+                    .map(|(pose, _)| *pose)
+                    .collect();
+                &kept[..]
+            } else {
+                all
+            };
+            let pretest_nv = scene.pretest().is_some() as u64;
+            if chunk.is_empty() {
+                for i in 0..p {
+                    sink(start + i, rejected_pose(pretest_nv))?;
+                }
+                head += p;
+                start += p;
+                continue;
+            }
+            let p_all = p;
+            let p = chunk.len();
             let frames = scene.fly().pose_frames(scene.env().frame(), chunk);
             let mut work = BatchWork {
                 poses: p as u64,
@@ -504,16 +541,32 @@ impl<const H: usize> GpuScene<H> {
             stats.bytes_read_back += work.bytes_read_back;
             stats.peak_buffer_bytes = stats.peak_buffer_bytes.max(work.buffer_bytes);
             stats.batches.push(work);
-            for (i, r) in finish(scene, chunk, out, mode, dense, &mut stats)
-                .into_iter()
-                .enumerate()
-            {
-                sink(start + i, r)?;
+            let mut ran = finish(scene, chunk, out, mode, dense, &mut stats).into_iter();
+            for (i, &r) in rejected.iter().enumerate() {
+                let result = if r {
+                    rejected_pose(pretest_nv)
+                } else {
+                    let mut result = ran.next().expect("one result per pose run");
+                    result.counters.bv_tests += pretest_nv;
+                    result
+                };
+                sink(start + i, result)?;
             }
-            head += p;
-            start += p;
+            head += p_all;
+            start += p_all;
         }
         Ok(stats)
+    }
+}
+
+/// The result of a pose the host's pretest rejected: no contact, the pretest's one test.
+fn rejected_pose<S: SubCounters>(nv: u64) -> PoseResult<S> {
+    PoseResult {
+        pairs: Vec::new(),
+        counters: Counters {
+            bv_tests: nv,
+            ..Default::default()
+        },
     }
 }
 

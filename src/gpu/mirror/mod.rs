@@ -54,6 +54,53 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
     mode: Mode,
     tumble: TumbleMethod,
 ) -> (Vec<PoseResult<S::Sub>>, GpuStats) {
+    // The host's pretest, as `GpuScene::collide_each` runs it: rejected poses stay off the
+    // device, every pose counts the test.
+    let Some(pretest) = scene.pretest() else {
+        return mirror_batch(scene, poses, mode, tumble);
+    };
+    let rejected: Vec<bool> = poses.iter().map(|p| pretest.separated(p)).collect();
+    let kept: Vec<Pose> = poses
+        .iter()
+        .zip(&rejected)
+        .filter(|(_, r)| !**r)
+        .map(|(p, _)| *p)
+        .collect();
+    let (ran, stats) = if kept.is_empty() {
+        let levels = (scene.env().depth + scene.fly().bvh.depth - 1) as usize;
+        let stats = GpuStats {
+            level_sizes: vec![0; levels],
+            ..Default::default()
+        };
+        (Vec::new(), stats)
+    } else {
+        mirror_batch(scene, &kept, mode, tumble)
+    };
+    let mut ran = ran.into_iter();
+    let results = rejected
+        .iter()
+        .map(|&r| {
+            let mut result = if r {
+                PoseResult {
+                    pairs: Vec::new(),
+                    counters: Default::default(),
+                }
+            } else {
+                ran.next().expect("one result per pose run")
+            };
+            result.counters.bv_tests += 1;
+            result
+        })
+        .collect();
+    (results, stats)
+}
+
+fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
+    scene: &S,
+    poses: &[Pose],
+    mode: Mode,
+    tumble: TumbleMethod,
+) -> (Vec<PoseResult<S::Sub>>, GpuStats) {
     let env = scene.env();
     let fly = scene.fly();
     let frames = fly.pose_frames(env.frame(), poses);
