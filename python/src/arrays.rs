@@ -9,10 +9,7 @@ use pyo3::prelude::*;
 use std::path::Path;
 
 /// A mesh as float64 vertices `(n, 3)` and int64 triangles `(m, 3)`.
-pub fn mesh_to_arrays<'py>(
-    py: Python<'py>,
-    mesh: &Mesh,
-) -> (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>) {
+pub fn mesh_to_arrays<'py>(py: Python<'py>, mesh: &Mesh) -> crate::MeshArrays<'py> {
     let v: Vec<f64> = mesh.positions.iter().flatten().copied().collect();
     let t: Vec<i64> = mesh.triangles.iter().flatten().map(|&i| i as i64).collect();
     (table(py, v, 3), table(py, t, 3))
