@@ -4,7 +4,29 @@ The Python face of the ``meshcollide`` Rust library: meshes and poses are NumPy 
 results are ``pairs.csv`` rows. See ``help(Collider)`` and the README's "Python" section.
 """
 
-from ._meshcollide import Collider, GpuError, InputError, load_mesh, load_poses
+import os as _os
+
+
+def _runtime_dir():
+    """A valid XDG_RUNTIME_DIR before wgpu probes Vulkan, as the command line ensures:
+    without one, Mesa's drivers make libwayland print `error: XDG_RUNTIME_DIR is invalid`."""
+    cur = _os.environ.get("XDG_RUNTIME_DIR", "")
+    if _os.name != "posix" or (_os.path.isabs(cur) and _os.path.isdir(cur)):
+        return
+    import tempfile
+
+    d = _os.path.join(tempfile.gettempdir(), "meshcollide-runtime-%d" % _os.getuid())
+    try:
+        _os.makedirs(d, mode=0o700, exist_ok=True)
+        if _os.stat(d).st_uid == _os.getuid():
+            _os.environ["XDG_RUNTIME_DIR"] = d
+    except OSError:
+        pass
+
+
+_runtime_dir()
+
+from ._meshcollide import Collider, GpuError, InputError, load_mesh, load_poses  # noqa: E402
 
 __all__ = ["Collider", "GpuError", "InputError", "load_mesh", "load_poses", "write_pairs"]
 
