@@ -224,6 +224,12 @@ impl<R: BufRead> Iterator for PoseReader<R> {
 
 /// One data row (trimmed, not blank) of `poses.csv`; the error says what is wrong.
 fn parse_row(row: &str) -> Result<Pose, String> {
+    pose_from_row(parse_fields(row)?)
+}
+
+/// The seven numbers of a data row (trimmed, not blank) of `poses.csv`, as written (the
+/// quaternion not yet checked nor normalized: [`pose_from_row`] does that).
+pub fn parse_fields(row: &str) -> Result<[f64; 7], String> {
     let field = |k: usize| POSES_HEADER.split(',').nth(k).unwrap_or("?");
     let fields: Vec<&str> = row.split(',').map(str::trim).collect();
     if fields.len() != 7 {
@@ -237,6 +243,17 @@ fn parse_row(row: &str) -> Result<Pose, String> {
         if !v[k].is_finite() {
             return Err(format!("field {} is not finite", field(k)));
         }
+    }
+    Ok(v)
+}
+
+/// A pose from the seven numbers of a `poses.csv` row (`qw,qx,qy,qz,tx,ty,tz`), checked as
+/// the file's rows are: finite, translation in the supported range, quaternion norm within
+/// [`QUAT_NORM_TOLERANCE`] of 1. The error says what is wrong (the caller says where).
+pub fn pose_from_row(v: [f64; 7]) -> Result<Pose, String> {
+    let field = |k: usize| POSES_HEADER.split(',').nth(k).unwrap_or("?");
+    if let Some(k) = (0..7).find(|&k| !v[k].is_finite()) {
+        return Err(format!("field {} is not finite", field(k)));
     }
     if let Some(k) = (4..7).find(|&k| !crate::mesh::in_supported_range(v[k])) {
         return Err(format!(

@@ -1,0 +1,95 @@
+"""Type stubs of ``meshcollide`` (the native module ``meshcollide._meshcollide``)."""
+
+from os import PathLike
+from typing import Any, Literal, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Path = Union[str, PathLike[str]]
+_Bv = Literal[
+    "kdop6", "kdop14", "kdop18", "kdop26", "boxtree", "rtree",
+    "dual6", "dual14", "dual18", "dual26",
+]
+
+PAIRS_HEADER: str
+
+class InputError(ValueError):
+    """Bad input (a mesh, poses, an option); the message names the file and line or row."""
+
+class GpuError(RuntimeError):
+    """The GPU pipeline failed (no adapter, device lost, out of memory, validation)."""
+
+def load_mesh(path: _Path) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Vertices float64 ``(n, 3)`` and triangles int64 ``(m, 3)`` (FORMATS.md numbering)."""
+
+def load_poses(path: _Path) -> npt.NDArray[np.float64]:
+    """``poses.csv`` as float64 ``(P, 7)`` rows ``qw,qx,qy,qz,tx,ty,tz``, checked."""
+
+def write_pairs(path: _Path, pairs: npt.NDArray[np.int64]) -> None:
+    """Writes ``pairs.csv`` atomically (temporary file, then rename)."""
+
+class Collider:
+    """Both hierarchies of a scene: A the environment, B the flying mesh."""
+
+    def __init__(
+        self,
+        vertices_a: npt.ArrayLike,
+        triangles_a: npt.ArrayLike,
+        vertices_b: npt.ArrayLike,
+        triangles_b: npt.ArrayLike,
+        *,
+        bv: _Bv = "kdop18",
+        box_test: Literal["align", "satlite", "sat", "lut"] = "satlite",
+        dual_symmetric: bool = False,
+        dual_order: Literal["pair", "fixed"] = "pair",
+        split: Literal["splatter", "longest", "minsum", "minmax"] = "splatter",
+        split_point: Literal["mean", "median"] = "mean",
+        leaf_size: int = 1,
+        leaf_size_b: Optional[int] = None,
+        tumble: Literal["auto", "approx", "exact"] = "auto",
+        descent: Optional[Literal["larger", "env"]] = None,
+        gpu_memory: Optional[int] = None,
+        rtree_collide: Literal["v1", "v2"] = "v2",
+        rtree_min: int = 4,
+        rtree_max: int = 8,
+        chunk_poses: Optional[int] = None,
+    ) -> None: ...
+    @staticmethod
+    def from_files(
+        path_a: _Path,
+        path_b: _Path,
+        *,
+        bv: _Bv = "kdop18",
+        box_test: Literal["align", "satlite", "sat", "lut"] = "satlite",
+        dual_symmetric: bool = False,
+        dual_order: Literal["pair", "fixed"] = "pair",
+        split: Literal["splatter", "longest", "minsum", "minmax"] = "splatter",
+        split_point: Literal["mean", "median"] = "mean",
+        leaf_size: int = 1,
+        leaf_size_b: Optional[int] = None,
+        tumble: Literal["auto", "approx", "exact"] = "auto",
+        descent: Optional[Literal["larger", "env"]] = None,
+        gpu_memory: Optional[int] = None,
+        rtree_collide: Literal["v1", "v2"] = "v2",
+        rtree_min: int = 4,
+        rtree_max: int = 8,
+        chunk_poses: Optional[int] = None,
+    ) -> "Collider": ...
+    def query(
+        self,
+        poses: npt.ArrayLike,
+        mode: Literal["all", "first"] = "all",
+        backend: Literal["auto", "cpu", "gpu"] = "auto",
+        first_pose: int = 0,
+    ) -> npt.NDArray[np.int64]:
+        """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order."""
+    @property
+    def last_stats(self) -> Optional[dict[str, Any]]:
+        """The last query's ``stats.json`` fields, or ``None`` before the first query."""
+    @property
+    def bv(self) -> str: ...
+    @property
+    def build_ms(self) -> float: ...
+    @property
+    def triangles(self) -> Tuple[int, int]: ...

@@ -1,0 +1,255 @@
+//! `meshcollide.Collider`: both hierarchies built once, then queried with poses arrays on
+//! the CPU or the GPU, pairs returned as an int64 `(K, 3)` array in `pairs.csv` order.
+
+use crate::arrays;
+use crate::errors;
+use crate::options::Options;
+use crate::stats::{Run, Totals};
+use meshcollide::gpu::{GpuContext, GpuError};
+use meshcollide::{Contacts, Mesh, Mode, Pose, QueryOptions};
+use numpy::IntoPyArray;
+use numpy::PyArray2;
+use numpy::ndarray::Array2;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Both hierarchies of a scene: A the environment, B the flying mesh the poses move.
+#[pyclass(module = "meshcollide", frozen)]
+pub struct Collider {
+    inner: meshcollide::Collider,
+    options: Options,
+    triangles: [usize; 2],
+    load_ms: f64,
+    build_ms: f64,
+    /// The last query's `stats.json` object, serialized.
+    last_stats: Mutex<Option<String>>,
+}
+
+/// `--backend`: auto (a hardware GPU, else the CPU), cpu or gpu.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Backend {
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+fn backend(s: &str) -> PyResult<Backend> {
+    match s {
+        "auto" => Ok(Backend::Auto),
+        "cpu" => Ok(Backend::Cpu),
+        "gpu" => Ok(Backend::Gpu),
+        _ => Err(errors::input(format!(
+            "unknown backend `{s}` (expected one of: auto, cpu, gpu)"
+        ))),
+    }
+}
+
+/// The GPU context for `backend`, or `None` for the CPU, as `meshcollide query` chooses:
+/// `auto` takes a hardware adapter only (a software one such as lavapipe is slower than
+/// the CPU path) and falls back to the CPU without one; `gpu` takes any adapter or fails.
+/// The second value says why `auto` chose the CPU.
+fn choose_backend(b: Backend) -> Result<(Option<GpuContext>, Option<String>), GpuError> {
+    if b == Backend::Cpu {
+        return Ok((None, None));
+    }
+    match GpuContext::new() {
+        Ok(ctx) if b == Backend::Gpu => Ok((Some(ctx), None)),
+        Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok((Some(ctx), None)),
+        Ok(ctx) => Ok((
+            None,
+            Some(format!(
+                "only a software GPU adapter ({}) found; using the faster CPU path (backend=\"gpu\" forces it)",
+                ctx.info.name
+            )),
+        )),
+        Err(e) if b == Backend::Gpu => Err(e),
+        Err(e) => Ok((None, Some(format!("{e}; falling back to the CPU")))),
+    }
+}
+
+impl Collider {
+    /// Builds both hierarchies with the GIL released.
+    fn build(py: Python<'_>, a: Mesh, b: Mesh, options: Options, load_ms: f64) -> PyResult<Self> {
+        let t = Instant::now();
+        let inner = py.detach(|| options.build(&a, &b)).map_err(errors::to_py)?;
+        Ok(Collider {
+            inner,
+            triangles: [a.triangle_count(), b.triangle_count()],
+            options,
+            load_ms,
+            build_ms: t.elapsed().as_secs_f64() * 1e3,
+            last_stats: Mutex::new(None),
+        })
+    }
+
+    /// Runs the poses (no GIL): `(pose, tri_a, tri_b)` rows, flat, and the statistics.
+    fn run(
+        &self,
+        poses: Vec<Pose>,
+        mode: Mode,
+        b: Backend,
+        first_pose: usize,
+    ) -> Result<(Vec<i64>, Run), meshcollide::Error> {
+        let bv = self.inner.kind();
+        let b = match b {
+            Backend::Auto if !bv.on_gpu() => Backend::Cpu,
+            Backend::Gpu if !bv.on_gpu() => {
+                return Err(GpuError::Unsupported { bv: bv.name() }.into());
+            }
+            b => b,
+        };
+        let (gpu, note) = choose_backend(b)?;
+        let gpu = gpu.map(|ctx| match self.options.gpu_memory {
+            Some(mib) => ctx.with_batch_memory(mib << 20),
+            None => ctx,
+        });
+        let opts = QueryOptions {
+            mode,
+            ..self.inner.query_options()
+        };
+        let mut rows = Vec::new();
+        let mut totals = Totals::default();
+        let sink = |i: usize, r: Contacts| {
+            totals.add(&r);
+            for &(a, b) in &r.pairs {
+                rows.extend([(first_pose + i) as i64, a as i64, b as i64]);
+            }
+            Ok(())
+        };
+        let t = Instant::now();
+        let gpu_stats = match &gpu {
+            Some(ctx) => Some(self.inner.collide_stream_gpu(ctx, poses, &opts, sink)?),
+            None => {
+                self.inner.collide_stream(poses, &opts, sink)?;
+                None
+            }
+        };
+        let run = Run {
+            backend: match &gpu {
+                Some(ctx) => format!("gpu: {}", ctx.adapter_name()),
+                None => "cpu".into(),
+            },
+            note,
+            mode,
+            tumble: opts.tumble,
+            query_ms: t.elapsed().as_secs_f64() * 1e3,
+            load_ms: self.load_ms,
+            build_ms: self.build_ms,
+            triangles: self.triangles,
+            totals,
+            gpu: gpu_stats,
+        };
+        Ok((rows, run))
+    }
+}
+
+#[pymethods]
+impl Collider {
+    /// Builds the hierarchies of A (`vertices_a`, `triangles_a`) and B from arrays; the
+    /// keyword arguments are `meshcollide query`'s build options.
+    #[new]
+    #[pyo3(signature = (vertices_a, triangles_a, vertices_b, triangles_b, **options))]
+    fn new(
+        py: Python<'_>,
+        vertices_a: &Bound<'_, PyAny>,
+        triangles_a: &Bound<'_, PyAny>,
+        vertices_b: &Bound<'_, PyAny>,
+        triangles_b: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let options = Options::from_kwargs(options)?;
+        let a = arrays::mesh_from_arrays(vertices_a, triangles_a, "mesh A")?;
+        let b = arrays::mesh_from_arrays(vertices_b, triangles_b, "mesh B")?;
+        Collider::build(py, a, b, options, 0.0)
+    }
+
+    /// Loads A and B from mesh files (errors name the file and line) and builds.
+    #[staticmethod]
+    #[pyo3(signature = (path_a, path_b, **options))]
+    fn from_files(
+        py: Python<'_>,
+        path_a: PathBuf,
+        path_b: PathBuf,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let options = Options::from_kwargs(options)?;
+        let t = Instant::now();
+        let (a, b) = py
+            .detach(|| {
+                let a = meshcollide::mesh::load(&path_a)?;
+                Ok::<_, meshcollide::MeshError>((a, meshcollide::mesh::load(&path_b)?))
+            })
+            .map_err(|e| errors::to_py(e.into()))?;
+        let load_ms = t.elapsed().as_secs_f64() * 1e3;
+        Collider::build(py, a, b, options, load_ms)
+    }
+
+    /// Every intersecting pair at each pose: an int64 `(K, 3)` array of `pose, tri_a, tri_b`
+    /// rows sorted as `pairs.csv`, pose numbers offset by `first_pose`.
+    #[pyo3(signature = (poses, mode = "all", backend = "auto", first_pose = 0))]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        poses: &Bound<'py, PyAny>,
+        mode: &str,
+        backend: &str,
+        first_pose: usize,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let poses = arrays::poses_from_array(poses, first_pose)?;
+        let mode: Mode = mode
+            .parse()
+            .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
+        let b = self::backend(backend)?;
+        let (rows, run) = py
+            .detach(|| self.run(poses, mode, b, first_pose))
+            .map_err(errors::to_py)?;
+        let json = run.stats_json(&self.inner, &self.options);
+        if let Ok(mut s) = self.last_stats.lock() {
+            *s = Some(json);
+        }
+        let k = rows.len() / 3;
+        Ok(Array2::from_shape_vec((k, 3), rows)
+            .map_err(|e| errors::internal(e.to_string()))?
+            .into_pyarray(py))
+    }
+
+    /// The last query's statistics: the fields of `meshcollide query --stats` (`backend`,
+    /// `bv`, `poses`, `build_ms`, `query_ms`, `pairs`, `bv_tests`, `tri_tests`,
+    /// `bv_updates`, …), or `None` before the first query.
+    #[getter]
+    fn last_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let json = self.last_stats.lock().ok().and_then(|s| s.clone());
+        json.map(|j| py.import("json")?.call_method1("loads", (j,)))
+            .transpose()
+    }
+
+    /// The bounding volume (`"kdop18"`, …).
+    #[getter]
+    fn bv(&self) -> &'static str {
+        self.inner.kind().name()
+    }
+
+    /// Milliseconds spent building both hierarchies.
+    #[getter]
+    fn build_ms(&self) -> f64 {
+        self.build_ms
+    }
+
+    /// Triangles of A and of B.
+    #[getter]
+    fn triangles(&self) -> (usize, usize) {
+        (self.triangles[0], self.triangles[1])
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Collider(bv={:?}, triangles_a={}, triangles_b={})",
+            self.bv(),
+            self.triangles[0],
+            self.triangles[1]
+        )
+    }
+}

@@ -1,0 +1,48 @@
+//! `meshcollide._meshcollide`: the Python bindings of `meshcollide` (re-exported by the
+//! `meshcollide` package). Meshes and poses are NumPy arrays; every library error becomes a
+//! typed Python exception ([`errors`]), and the GIL is released while hierarchies are built
+//! and poses are queried.
+
+mod arrays;
+mod collider;
+mod errors;
+mod options;
+mod stats;
+
+use numpy::PyArray2;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// Vertices `(n, 3)` and triangles `(m, 3)` as NumPy arrays.
+type MeshArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
+
+/// Loads a mesh (OBJ, STL, PLY, optionally `.gz`): float64 vertices `(n, 3)` and int64
+/// triangles `(m, 3)`, triangle `i` the file's i-th after the fan split (FORMATS.md).
+#[pyfunction]
+fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
+    let mesh = py
+        .detach(|| meshcollide::mesh::load(&path))
+        .map_err(|e| errors::to_py(e.into()))?;
+    Ok(arrays::mesh_to_arrays(py, &mesh))
+}
+
+/// Reads `poses.csv`: float64 `(P, 7)` rows `qw,qx,qy,qz,tx,ty,tz` as written, every row
+/// checked as the command line checks it (errors name the file, line and pose).
+#[pyfunction]
+fn load_poses(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyArray2<f64>>> {
+    let rows = py
+        .detach(|| arrays::read_pose_rows(&path))
+        .map_err(errors::to_py)?;
+    Ok(arrays::rows_to_array(py, rows))
+}
+
+#[pymodule]
+fn _meshcollide(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("InputError", py.get_type::<errors::InputError>())?;
+    m.add("GpuError", py.get_type::<errors::GpuError>())?;
+    m.add_function(wrap_pyfunction!(load_mesh, m)?)?;
+    m.add_function(wrap_pyfunction!(load_poses, m)?)?;
+    m.add_class::<collider::Collider>()?;
+    Ok(())
+}

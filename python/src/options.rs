@@ -1,0 +1,184 @@
+//! The build options of `Collider(...)` and `Collider.from_files(...)`: the keyword
+//! arguments of the command line's `query` (`--bv`, `--leaf-size`, …, same names with `_`),
+//! option enums parsed from their command-line names.
+
+use crate::errors;
+use meshcollide::dual::SlabOrder;
+use meshcollide::rtree::RtreeCollide;
+use meshcollide::{
+    BoxTest, BoxtreeOptions, BuildOptions, BvKind, Collider, Descent, DualOptions, KdopOptions,
+    Mesh, QueryOptions, RtreeOptions, SplitPoint, SplitRule, TumbleMethod,
+};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Every keyword argument, with the command line's defaults.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub bv: BvKind,
+    pub box_test: BoxTest,
+    pub dual_symmetric: bool,
+    pub dual_order: SlabOrder,
+    pub split: SplitRule,
+    pub split_point: SplitPoint,
+    pub leaf_size: u32,
+    pub leaf_size_b: Option<u32>,
+    pub tumble: TumbleMethod,
+    pub descent: Option<Descent>,
+    pub gpu_memory: Option<u64>,
+    pub rtree_collide: RtreeCollide,
+    pub rtree_min: u32,
+    pub rtree_max: u32,
+    pub chunk_poses: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            bv: BvKind::Kdop18,
+            box_test: BoxTest::SatLite,
+            dual_symmetric: false,
+            dual_order: SlabOrder::PerPair,
+            split: SplitRule::Splatter,
+            split_point: SplitPoint::Mean,
+            leaf_size: 1,
+            leaf_size_b: None,
+            tumble: TumbleMethod::Approximate,
+            descent: None,
+            gpu_memory: None,
+            rtree_collide: RtreeCollide::V2,
+            rtree_min: 4,
+            rtree_max: 8,
+            chunk_poses: None,
+        }
+    }
+}
+
+/// An option enum from its command-line name; an unknown name is an `InputError` listing
+/// the valid ones.
+pub fn name<T: std::str::FromStr<Err = meshcollide::option_names::UnknownName>>(
+    v: &Bound<'_, PyAny>,
+) -> PyResult<T> {
+    let s: String = v.extract()?;
+    s.parse::<T>().map_err(|e| errors::input(e.to_string()))
+}
+
+/// A count of at least `min`.
+fn count(key: &str, v: &Bound<'_, PyAny>, min: u64) -> PyResult<u64> {
+    let n: i64 = v.extract()?;
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n >= min)
+        .ok_or_else(|| errors::input(format!("invalid option: {key} = {n} (at least {min})")))
+}
+
+fn small(key: &str, v: &Bound<'_, PyAny>, min: u64) -> PyResult<u32> {
+    u32::try_from(count(key, v, min)?)
+        .map_err(|_| errors::input(format!("invalid option: {key} is too large")))
+}
+
+impl Options {
+    /// Reads the keyword arguments; an unknown keyword is a `TypeError`, as in Python.
+    pub fn from_kwargs(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+        let mut o = Options::default();
+        let Some(kw) = kw else { return Ok(o) };
+        for (k, v) in kw.iter() {
+            let key: String = k.extract()?;
+            if v.is_none()
+                && matches!(
+                    key.as_str(),
+                    "leaf_size_b" | "descent" | "gpu_memory" | "chunk_poses"
+                )
+            {
+                continue;
+            }
+            match key.as_str() {
+                "bv" => o.bv = name(&v)?,
+                "box_test" => o.box_test = name(&v)?,
+                "dual_symmetric" => o.dual_symmetric = v.extract()?,
+                "dual_order" => o.dual_order = name(&v)?,
+                "split" => o.split = name(&v)?,
+                "split_point" => o.split_point = name(&v)?,
+                "leaf_size" => o.leaf_size = small(&key, &v, 1)?,
+                "leaf_size_b" => o.leaf_size_b = Some(small(&key, &v, 1)?),
+                "tumble" => {
+                    let s: String = v.extract()?;
+                    o.tumble = match s.as_str() {
+                        "auto" => TumbleMethod::Approximate,
+                        _ => name(&v)?,
+                    }
+                }
+                "descent" => o.descent = Some(name(&v)?),
+                "gpu_memory" => o.gpu_memory = Some(count(&key, &v, 1)?),
+                "rtree_collide" => o.rtree_collide = name(&v)?,
+                "rtree_min" => o.rtree_min = small(&key, &v, 0)?,
+                "rtree_max" => o.rtree_max = small(&key, &v, 0)?,
+                "chunk_poses" => o.chunk_poses = Some(count(&key, &v, 1)? as usize),
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "Collider() got an unexpected keyword argument '{key}'"
+                    )));
+                }
+            }
+        }
+        Ok(o)
+    }
+
+    /// A's and B's build options.
+    pub fn build_options(&self) -> [BuildOptions; 2] {
+        let a = BuildOptions {
+            rule: self.split,
+            point: self.split_point,
+            leaf_size: self.leaf_size,
+        };
+        let b = BuildOptions {
+            leaf_size: self.leaf_size_b.unwrap_or(self.leaf_size),
+            ..a
+        };
+        [a, b]
+    }
+
+    /// The R-tree's options.
+    pub fn rtree(&self) -> RtreeOptions {
+        RtreeOptions {
+            min_children: self.rtree_min,
+            max_children: self.rtree_max,
+            collide: self.rtree_collide,
+        }
+    }
+
+    /// The dual hierarchy's options.
+    pub fn dual(&self) -> DualOptions {
+        DualOptions {
+            symmetric: self.dual_symmetric,
+            order: self.dual_order,
+        }
+    }
+
+    /// Builds the collider as `meshcollide query` does.
+    pub fn build(&self, a: &Mesh, b: &Mesh) -> meshcollide::Result<Collider> {
+        let [oa, ob] = self.build_options();
+        let mut builder = Collider::builder(a, b);
+        if let Some(n) = self.chunk_poses {
+            builder = builder.stream_chunk(n);
+        }
+        builder
+            .bv(self.bv)
+            .build_options_a(oa)
+            .build_options_b(ob)
+            .kdop(KdopOptions {
+                descent: self.descent.unwrap_or_default(),
+            })
+            .boxtree(BoxtreeOptions {
+                test: self.box_test,
+            })
+            .rtree(self.rtree())
+            .dual(self.dual())
+            .query(QueryOptions {
+                mode: meshcollide::Mode::All,
+                tumble: self.tumble,
+            })
+            .build()
+    }
+}

@@ -1,0 +1,67 @@
+"""Collider.query against the command line (`meshcollide query`) on the same files."""
+
+import numpy as np
+import pytest
+
+import meshcollide
+from conftest import csv_rows, fan, run_cli
+
+COUNTERS = ["poses", "pairs", "bv_tests", "tri_tests", "bv_updates", "poses_in_contact", "bv", "mode",
+            "split", "split_point", "leaf_size_a", "leaf_size_b", "tumble", "descent", "triangles_a",
+            "triangles_b", "nodes_a", "nodes_b", "node_bytes", "hierarchy_bytes_a", "hierarchy_bytes_b",
+            "depth_a", "depth_b", "box_test", "dual"]
+
+CONFIGS = [
+    ({}, []),
+    ({"bv": "kdop6", "leaf_size": 4, "leaf_size_b": 2, "split": "longest", "split_point": "median"},
+     ["--bv", "kdop6", "--leaf-size", "4", "--leaf-size-b", "2", "--split", "longest", "--split-point", "median"]),
+    ({"bv": "kdop26", "tumble": "exact", "descent": "env"}, ["--bv", "kdop26", "--tumble", "exact", "--descent", "env"]),
+    ({"bv": "dual14", "dual_symmetric": True}, ["--bv", "dual14", "--dual-symmetric"]),
+    ({"bv": "boxtree", "box_test": "sat", "leaf_size": 3}, ["--bv", "boxtree", "--box-test", "sat", "--leaf-size", "3"]),
+    ({"bv": "rtree", "rtree_collide": "v1"}, ["--bv", "rtree", "--rtree-collide", "v1"]),
+]
+
+
+@pytest.mark.parametrize("options,args", CONFIGS, ids=lambda x: str(x) if isinstance(x, dict) else None)
+def test_pairs_and_counters_equal_the_command_line(scene, cli, tmp_path, options, args):
+    data, stats = run_cli(cli, scene["a"], scene["b"], scene["poses"], tmp_path, "--backend", "cpu", *args)
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], **options)
+    pairs = c.query(poses, backend="cpu")
+    assert pairs.dtype == np.int64 and pairs.shape[1] == 3
+    np.testing.assert_array_equal(pairs, csv_rows(data))
+    assert len(pairs) > 0  # the scene has contacts
+    s = c.last_stats
+    assert s["backend"] == "cpu"
+    for k in COUNTERS:
+        assert s.get(k) == stats.get(k), k
+    for k in ["build_ms", "query_ms", "load_ms", "threads"]:
+        assert k in s
+
+
+def test_arrays_equal_files_and_shards_keep_global_pose_numbers(scene):
+    poses = meshcollide.load_poses(scene["poses"])
+    from_files = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    whole = from_files.query(poses)
+    arrays = meshcollide.Collider(scene["va"], fan(scene["qa"]), scene["vb"], fan(scene["qb"]).astype(np.uint32))
+    np.testing.assert_array_equal(arrays.query(poses), whole)
+    parts = [arrays.query(poses[s:e], first_pose=s) for s, e in [(0, 10), (10, 11), (11, 40), (40, len(poses))]]
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+    assert arrays.query(poses[:0]).shape == (0, 3)
+    assert arrays.last_stats["poses"] == 0
+
+
+def test_first_mode_reports_one_true_contact_per_pose_in_contact(scene):
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    every = {tuple(r) for r in c.query(poses).tolist()}
+    first = c.query(poses, mode="first")
+    assert c.last_stats["mode"] == "first"
+    assert sorted({p for p, _, _ in every}) == first[:, 0].tolist()
+    assert all(tuple(r) in every for r in first.tolist())
+
+
+def test_auto_backend_runs_and_matches_cpu(scene):
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    np.testing.assert_array_equal(c.query(poses, backend="auto"), c.query(poses, backend="cpu"))
