@@ -167,9 +167,7 @@ impl Options {
             .bv(self.bv)
             .build_options_a(oa)
             .build_options_b(ob)
-            .kdop(KdopOptions {
-                descent: self.descent.unwrap_or_default(),
-            })
+            .kdop(KdopOptions::with_descent(self.descent.unwrap_or_default()))
             .boxtree(BoxtreeOptions {
                 test: self.box_test,
             })
