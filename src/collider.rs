@@ -23,6 +23,7 @@ use crate::kdop::{KdopOptions, KdopScene};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::rtree::{RtreeOptions, RtreeScene};
+use crate::saved::KdopHierarchy;
 use crate::scene::{
     Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, STREAM_CHUNK, SubCounters,
     collide_batch, collide_each,
@@ -175,9 +176,25 @@ pub struct ColliderBuilder<'m> {
     dual: DualOptions,
     query: QueryOptions,
     chunk: Option<usize>,
+    /// Hierarchies given ready-made (loaded from `.mch` files), used instead of a build.
+    pre: [Option<KdopHierarchy>; 2],
 }
 
 impl<'m> ColliderBuilder<'m> {
+    /// A's hierarchy ready-made (for example [`crate::saved::SavedHierarchy`] of A), used
+    /// instead of building one: [`ColliderBuilder::build`] checks that it was built over A
+    /// and is of the chosen `bv`, and takes its build options.
+    pub fn hierarchy_a(mut self, h: KdopHierarchy) -> Self {
+        self.build_a = h.options();
+        self.pre[0] = Some(h);
+        self
+    }
+    /// B's hierarchy ready-made, as [`ColliderBuilder::hierarchy_a`].
+    pub fn hierarchy_b(mut self, h: KdopHierarchy) -> Self {
+        self.build_b = h.options();
+        self.pre[1] = Some(h);
+        self
+    }
     /// The bounding volume and hierarchy.
     pub fn bv(mut self, bv: BvKind) -> Self {
         self.bv = bv;
@@ -254,20 +271,42 @@ impl<'m> ColliderBuilder<'m> {
         a.validate(std::path::Path::new("mesh A"))?;
         b.validate(std::path::Path::new("mesh B"))?;
         let (oa, ob) = (&self.build_a, &self.build_b);
+        // A saved k-DOP tree serves its k-DOP kind and the dual hierarchy of the same k.
+        let fits = |h: &KdopHierarchy| {
+            h.kind() == self.bv || (self.bv.is_dual() && h.kind().half_k() == self.bv.half_k())
+        };
+        if let Some(h) = self.pre.iter().flatten().find(|h| !fits(h)) {
+            return Err(crate::Error::InvalidOption(format!(
+                "a ready-made {} hierarchy cannot serve {} (saved hierarchies are used as they are)",
+                h.kind().name(),
+                self.bv.name()
+            )));
+        }
+        for (h, m, name) in [(&self.pre[0], a, "A"), (&self.pre[1], b, "B")] {
+            if let Some(h) = h {
+                h.check_mesh(m).map_err(|e| {
+                    crate::Error::InvalidOption(format!(
+                        "the hierarchy given for mesh {name} was not built over it: {e}"
+                    ))
+                })?;
+            }
+        }
+        let [pa, pb] = self.pre;
+        let k = self.kdop;
         let scene = match self.bv {
-            BvKind::Kdop6 => AnyScene::Kdop6(KdopScene::build(a, b, oa, ob, self.kdop)),
-            BvKind::Kdop14 => AnyScene::Kdop14(KdopScene::build(a, b, oa, ob, self.kdop)),
-            BvKind::Kdop18 => AnyScene::Kdop18(KdopScene::build(a, b, oa, ob, self.kdop)),
-            BvKind::Kdop26 => AnyScene::Kdop26(KdopScene::build(a, b, oa, ob, self.kdop)),
+            BvKind::Kdop6 => AnyScene::Kdop6(kdop_scene(a, b, oa, ob, pa, pb, k)),
+            BvKind::Kdop14 => AnyScene::Kdop14(kdop_scene(a, b, oa, ob, pa, pb, k)),
+            BvKind::Kdop18 => AnyScene::Kdop18(kdop_scene(a, b, oa, ob, pa, pb, k)),
+            BvKind::Kdop26 => AnyScene::Kdop26(kdop_scene(a, b, oa, ob, pa, pb, k)),
             BvKind::Boxtree => AnyScene::Boxtree(BoxtreeScene::build(a, b, oa, ob, self.boxtree)),
             BvKind::Rtree => {
                 self.rtree.validate()?;
                 AnyScene::Rtree(RtreeScene::build(a, b, &self.rtree)?)
             }
-            BvKind::Dual6 => AnyScene::Dual6(DualScene::build(a, b, oa, ob, &self.dual)),
-            BvKind::Dual14 => AnyScene::Dual14(DualScene::build(a, b, oa, ob, &self.dual)),
-            BvKind::Dual18 => AnyScene::Dual18(DualScene::build(a, b, oa, ob, &self.dual)),
-            BvKind::Dual26 => AnyScene::Dual26(DualScene::build(a, b, oa, ob, &self.dual)),
+            BvKind::Dual6 => AnyScene::Dual6(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
+            BvKind::Dual14 => AnyScene::Dual14(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
+            BvKind::Dual18 => AnyScene::Dual18(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
+            BvKind::Dual26 => AnyScene::Dual26(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
         };
         // One workspace now, so that the first query costs what a later one does.
         with_scene!(&scene, s => prepare(s));
@@ -277,6 +316,57 @@ impl<'m> ColliderBuilder<'m> {
             chunk: self.chunk,
         })
     }
+}
+
+/// A's k-DOP tree and B's flying hierarchy, each ready-made (its kind checked by the
+/// caller) or built, in parallel.
+fn sides<const H: usize>(
+    a: &Mesh,
+    b: &Mesh,
+    oa: &BuildOptions,
+    ob: &BuildOptions,
+    pa: Option<KdopHierarchy>,
+    pb: Option<KdopHierarchy>,
+) -> (crate::bvh::Bvh<H>, crate::tumble::FlyingHierarchy<H>) {
+    use crate::tumble::FlyingHierarchy;
+    rayon::join(
+        || match pa.and_then(KdopHierarchy::into_bvh) {
+            Some((bvh, _)) => bvh,
+            None => crate::bvh::Bvh::build(a, oa),
+        },
+        || match pb.and_then(KdopHierarchy::into_bvh) {
+            Some((bvh, points)) => FlyingHierarchy::with_points(bvh, points),
+            None => FlyingHierarchy::new(crate::bvh::Bvh::build(b, ob)),
+        },
+    )
+}
+
+/// The k-DOP scene of [`sides`].
+fn kdop_scene<const H: usize>(
+    a: &Mesh,
+    b: &Mesh,
+    oa: &BuildOptions,
+    ob: &BuildOptions,
+    pa: Option<KdopHierarchy>,
+    pb: Option<KdopHierarchy>,
+    options: KdopOptions,
+) -> KdopScene<H> {
+    let (env, fly) = sides(a, b, oa, ob, pa, pb);
+    KdopScene::from_hierarchies(env, fly, options)
+}
+
+/// The dual k-DOP–sphere scene of [`sides`] (spheres computed, not saved).
+fn dual_scene<const H: usize>(
+    a: &Mesh,
+    b: &Mesh,
+    oa: &BuildOptions,
+    ob: &BuildOptions,
+    pa: Option<KdopHierarchy>,
+    pb: Option<KdopHierarchy>,
+    options: &DualOptions,
+) -> DualScene<H> {
+    let (env, fly) = sides(a, b, oa, ob, pa, pb);
+    DualScene::from_hierarchies(env, fly, options)
 }
 
 /// Both hierarchies of a scene (A the environment, B the flying object) for a bounding
@@ -352,6 +442,7 @@ impl Collider {
             dual: DualOptions::default(),
             query: QueryOptions::default(),
             chunk: None,
+            pre: [None, None],
         }
     }
 

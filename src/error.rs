@@ -129,6 +129,74 @@ pub enum PoseError {
     },
 }
 
+/// Errors while reading a saved hierarchy (`.mch`, [`crate::saved`]). Each names the file;
+/// none comes from a panic or from an allocation larger than the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The `.mch` file.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file does not start with the `.mch` magic bytes.
+    #[error("{path}: not a saved hierarchy (wrong magic bytes)")]
+    Magic {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file was written by another format version.
+    #[error("{path}: saved hierarchy format version {found}, this build reads version {supported}")]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// The version in the file.
+        found: u32,
+        /// The version this build reads and writes.
+        supported: u32,
+    },
+    /// The file is shorter (truncated) or longer than its header says.
+    #[error("{path}: {len} bytes, but its header describes {expected} bytes ({what})")]
+    Length {
+        /// The file.
+        path: PathBuf,
+        /// Bytes in the file.
+        len: u64,
+        /// Bytes the header's counts require (saturated on overflow).
+        expected: u64,
+        /// `truncated` or `trailing bytes`.
+        what: &'static str,
+    },
+    /// A checksum does not match: the file is corrupt.
+    #[error(
+        "{path}: {what} checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is corrupt"
+    )]
+    Checksum {
+        /// The file.
+        path: PathBuf,
+        /// `mesh` or `payload`.
+        what: &'static str,
+        /// The stored CRC-32.
+        stored: u32,
+        /// The CRC-32 of the bytes read.
+        computed: u32,
+    },
+    /// A header field or the hierarchy's structure is invalid.
+    #[error("{path}: invalid saved hierarchy: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The stored mesh is invalid (an index out of range, a coordinate out of range).
+    #[error(transparent)]
+    Mesh(#[from] MeshError),
+}
+
 /// The library's error type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -138,6 +206,9 @@ pub enum Error {
     /// Reading poses failed.
     #[error(transparent)]
     Pose(#[from] PoseError),
+    /// Reading a saved hierarchy (`.mch`) failed.
+    #[error(transparent)]
+    Saved(#[from] SavedError),
     /// The GPU pipeline failed: no adapter, device or readback failure, a buffer over the
     /// device limit, or a CPU-only hierarchy (feature `gpu`).
     #[cfg(feature = "gpu")]

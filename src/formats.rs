@@ -59,6 +59,15 @@ pub struct Stats {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub box_test: Option<String>,
     pub poses: usize,
+    /// `--pose-range START:END`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pose_range: Option<[usize; 2]>,
+    /// The `.mch` file A's (B's) hierarchy was loaded from instead of built (`build_ms` is
+    /// then its load).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_a: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub saved_b: Option<String>,
     pub build_ms: f64,
     pub query_ms: f64,
     pub pairs: usize,

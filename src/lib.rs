@@ -50,6 +50,7 @@ pub mod kdop;
 pub mod mesh;
 pub mod pose;
 pub mod rtree;
+pub mod saved;
 pub mod scene;
 
 // Internals: public only for the integration tests, benches, examples and the command
@@ -81,10 +82,11 @@ pub use bv::BvKind;
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts};
 pub use dual::{DualCounters, DualOptions, SlabOrder};
-pub use error::{Error, Location, MeshError, PoseError, Result};
+pub use error::{Error, Location, MeshError, PoseError, Result, SavedError};
 pub use kdop::{Descent, KdopOptions};
 pub use mesh::Mesh;
 pub use pose::Pose;
 pub use rtree::{RtreeCollide, RtreeOptions};
+pub use saved::{KdopHierarchy, SavedHierarchy};
 pub use scene::{Counters, Mode, PoseResult, QueryOptions, brute_force};
 pub use tumble::TumbleMethod;

@@ -241,8 +241,39 @@ pub struct FlyingHierarchy<const H: usize> {
     pub scale: f64,
 }
 
-impl<const H: usize> FlyingHierarchy<H> {
-    pub fn new(bvh: Bvh<H>) -> FlyingHierarchy<H> {
+/// The bounding points of every node of a hierarchy (the approximation method's input):
+/// node `i`'s are `points[offsets[i] .. offsets[i + 1]]`. The costliest part of preparing a
+/// flying hierarchy (the polytope of every node), so saved hierarchies store it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundingPoints {
+    pub offsets: Vec<u32>,
+    pub points: Vec<[f32; 3]>,
+}
+
+impl BoundingPoints {
+    /// Checks the layout against a hierarchy of `nodes` nodes: one range per node, in order,
+    /// ending at the last point; every coordinate finite.
+    pub fn check(&self, nodes: usize) -> Result<(), String> {
+        if self.offsets.len() != nodes + 1 || self.offsets[0] != 0 {
+            return Err(format!(
+                "{} point offsets for {nodes} nodes",
+                self.offsets.len()
+            ));
+        }
+        if let Some(i) = self.offsets.windows(2).position(|w| w[1] < w[0]) {
+            return Err(format!("point offsets of node {i} are out of order"));
+        }
+        if self.offsets[nodes] as usize != self.points.len() {
+            return Err("point offsets do not end at the last point".into());
+        }
+        if self.points.iter().flatten().any(|c| !c.is_finite()) {
+            return Err("a bounding point is not finite".into());
+        }
+        Ok(())
+    }
+
+    /// The bounding points of every node of `bvh` (see the module docs), in parallel.
+    pub fn of<const H: usize>(bvh: &Bvh<H>) -> BoundingPoints {
         // Every subtree covers one contiguous range of the reordered triangles; children
         // follow their parents, so a reverse sweep sees children first.
         let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
@@ -296,6 +327,21 @@ impl<const H: usize> FlyingHierarchy<H> {
             offsets.push(total);
         }
         let points: Vec<[f32; 3]> = per_node.into_iter().flatten().collect();
+        BoundingPoints { offsets, points }
+    }
+}
+
+impl<const H: usize> FlyingHierarchy<H> {
+    /// Prepares `bvh` for tumbling: its bounding points, its hull.
+    pub fn new(bvh: Bvh<H>) -> FlyingHierarchy<H> {
+        let points = BoundingPoints::of(&bvh);
+        FlyingHierarchy::with_points(bvh, points)
+    }
+
+    /// [`FlyingHierarchy::new`] with bounding points computed before (by
+    /// [`BoundingPoints::of`] on this hierarchy: a saved hierarchy's).
+    pub fn with_points(bvh: Bvh<H>, bp: BoundingPoints) -> FlyingHierarchy<H> {
+        let BoundingPoints { offsets, points } = bp;
         let scale = points
             .iter()
             .flatten()

@@ -1,7 +1,9 @@
 //! Subcommands and their arguments.
 
 mod bench;
+mod build;
 mod demo;
+mod inputs;
 mod output;
 mod query;
 mod report;
@@ -28,6 +30,8 @@ struct Cli {
 enum Command {
     /// Every intersecting triangle pair of meshes A and B at each pose of B.
     Query(query::QueryArgs),
+    /// Builds a mesh's k-DOP hierarchy once and saves it with the mesh (.mch), for `query`.
+    Build(build::BuildArgs),
     /// Runs the main job on generated meshes (no files needed) and prints what it found.
     Demo(demo::DemoArgs),
     /// Writes a poses.csv of Zachmann's tumbling protocol (one turn about z and x).
@@ -162,6 +166,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Query(a) => query::run(&a),
+        Command::Build(a) => build::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Poses(a) => poses(&a),
         Command::Info => info(),

@@ -100,6 +100,8 @@ pub struct PairsOut {
     /// Bytes and poses on disk.
     disk_bytes: u64,
     disk_poses: usize,
+    /// The file's first pose number (`--pose-range`), for the partial-output message.
+    first: usize,
 }
 
 impl PairsOut {
@@ -114,7 +116,14 @@ impl PairsOut {
             poses: 0,
             disk_bytes: 0,
             disk_poses: 0,
+            first: 0,
         })
+    }
+
+    /// Numbers the poses of the message of [`PairsOut::keep_partial`] from `first`.
+    pub fn first_pose(mut self, first: usize) -> Self {
+        self.first = first;
+        self
     }
 
     /// Appends the pairs of the next pose (`pose` is its index).
@@ -155,20 +164,22 @@ impl PairsOut {
     pub fn keep_partial(mut self, total: usize) -> String {
         let out = self.file.path.clone();
         let _ = self.flush();
-        let n = self.disk_poses;
+        let (n, f) = (self.disk_poses, self.first);
         if n == 0 {
             return format!("{} was not written", out.display());
         }
         let partial = partial_path(&out);
         match self.file.persist(&partial) {
             Ok(()) => format!(
-                "{} was not written; the pairs of poses 0..{n} (of {total}) are in {}",
+                "{} was not written; the pairs of poses {f}..{} (of {total}) are in {}",
                 out.display(),
+                f + n,
                 partial.display()
             ),
             Err(e) => format!(
-                "{} was not written; the pairs of poses 0..{n} could not be kept in {}: {e}",
+                "{} was not written; the pairs of poses {f}..{} could not be kept in {}: {e}",
                 out.display(),
+                f + n,
                 partial.display()
             ),
         }

@@ -1,5 +1,6 @@
 //! `meshcollide query`.
 
+use super::inputs::{self, PoseRange};
 use super::output::{AtomicFile, PairsOut, partial_path};
 use super::{BackendArg, Failure, TumbleArg};
 use crate::dual::SlabOrder;
@@ -17,13 +18,23 @@ use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct QueryArgs {
-    /// Mesh A, the environment (OBJ, STL, PLY; optionally .gz).
+    /// Mesh A, the environment (OBJ, STL, PLY; optionally .gz), or a saved hierarchy from
+    /// `meshcollide build` (recognized by its magic bytes, whatever the extension), loaded
+    /// instead of built. A saved hierarchy's --bv, --split, --split-point and leaf size must
+    /// equal the query's (a kdopK file also serves --bv dualK): a difference is an error
+    /// (exit 2) naming the file and the option.
     pub a: PathBuf,
-    /// Mesh B, the flying object moved by the poses.
+    /// Mesh B, the flying object moved by the poses (or a saved hierarchy, as for A; its
+    /// leaf size is compared with --leaf-size-b).
     pub b: PathBuf,
     /// poses.csv: one rigid transform of B per row.
     #[arg(long)]
     pub poses: PathBuf,
+    /// Only the data rows START..END of poses.csv (0-based, END exclusive); pairs.csv keeps
+    /// the file's pose numbers, so the outputs of consecutive ranges concatenate (after the
+    /// header) to the whole run's.
+    #[arg(long = "pose-range", value_name = "START:END", value_parser = inputs::parse_pose_range)]
+    pub pose_range: Option<PoseRange>,
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "kdop18")]
     pub bv: BvKind,
@@ -121,21 +132,24 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     rtree_options.validate()?;
     // Inputs first: a bad file is reported before the GPU probe (and any driver's noise).
     let t0 = Instant::now();
-    let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
-    let (ma, mb) = (
-        ma.map_err(crate::Error::from)?,
-        mb.map_err(crate::Error::from)?,
-    );
+    let (ia, ib) = rayon::join(|| inputs::load(&a.a), || inputs::load(&a.b));
+    let (ia, ib) = (ia?, ib?);
     // One pass that checks every row and keeps none: bad input is reported before any
     // work, then the poses are streamed.
-    let n_poses = crate::pose::count_poses(&a.poses).map_err(crate::Error::from)?;
+    let n_file = crate::pose::count_poses(&a.poses).map_err(crate::Error::from)?;
+    let range = a.pose_range.unwrap_or(PoseRange {
+        start: 0,
+        end: n_file,
+    });
+    inputs::check_pose_range(range, n_file, &a.poses)?;
+    let n_poses = range.end - range.start;
     let load_ms = ms(t0);
     let gpu = choose_backend(backend)?.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
     // Check the outputs can be created before spending time on the query.
-    let mut out = PairsOut::create(&a.out)?;
+    let mut out = PairsOut::create(&a.out)?.first_pose(range.start);
     let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
 
     let opt_a = BuildOptions {
@@ -148,6 +162,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ..opt_a
     };
     let t1 = Instant::now();
+    // A saved hierarchy's load replaces its build: it is timed as the build.
+    let (ra, rb) = rayon::join(
+        || inputs::resolve(ia, &a.a, bv, &opt_a, "--leaf-size"),
+        || inputs::resolve(ib, &a.b, bv, &opt_b, "--leaf-size-b"),
+    );
+    let ((ma, ha), (mb, hb)) = (ra?, rb?);
+    let saved = [ha.is_some(), hb.is_some()];
     let dual = crate::dual::DualOptions {
         symmetric: a.dual_symmetric,
         order: a.dual_order,
@@ -161,6 +182,12 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let mut builder = Collider::builder(&ma, &mb);
     if let Some(n) = a.chunk_poses {
         builder = builder.stream_chunk(n as usize);
+    }
+    if let Some(h) = ha {
+        builder = builder.hierarchy_a(h);
+    }
+    if let Some(h) = hb {
+        builder = builder.hierarchy_b(h);
     }
     let collider = builder
         .bv(bv)
@@ -200,12 +227,19 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let timed = |t: Instant| io.set(io.get() + t.elapsed());
     let mut reader = PoseReader::open(&a.poses).map_err(crate::Error::from)?;
     let mut read_error = None;
+    // Rows before the range are read and dropped, one at a time.
+    let mut skip = range.start;
     let poses = std::iter::from_fn(|| {
         let t = Instant::now();
-        let r = reader.next();
+        let mut r = reader.next();
+        while skip > 0 && matches!(r, Some(Ok(_))) {
+            skip -= 1;
+            r = reader.next();
+        }
         timed(t);
         r?.map_err(|e| read_error = Some(e)).ok()
-    });
+    })
+    .take(n_poses);
     let mut totals = Totals::default();
     let write_error = |source| crate::Error::Write {
         path: a.out.clone(),
@@ -213,6 +247,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     let sink = |i: usize, r: Contacts| {
         let t = Instant::now();
+        let i = i + range.start;
         if a.fail_at_pose == Some(i) {
             return Err(write_error(std::io::Error::other(
                 "stopped by --fail-at-pose",
@@ -260,6 +295,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         bv: bv.name().into(),
         box_test: (bv == BvKind::Boxtree).then(|| a.box_test.name().into()),
         poses: totals.poses,
+        pose_range: a.pose_range.map(|r| [r.start, r.end]),
+        saved_a: saved[0].then(|| a.a.display().to_string()),
+        saved_b: saved[1].then(|| a.b.display().to_string()),
         build_ms,
         query_ms,
         pairs: totals.pairs,

@@ -126,8 +126,19 @@ impl<const H: usize> DualScene<H> {
         opt_b: &BuildOptions,
         options: &DualOptions,
     ) -> Self {
-        let (mut env, fly) = rayon::join(|| Bvh::build(a, opt_a), || Bvh::build(b, opt_b));
-        let (env_spheres, fly_spheres) = rayon::join(|| node_spheres(&env), || node_spheres(&fly));
+        let (env, fly) = rayon::join(|| Bvh::build(a, opt_a), || Bvh::build(b, opt_b));
+        DualScene::from_hierarchies(env, FlyingHierarchy::new(fly), options)
+    }
+
+    /// The scene of two k-DOP hierarchies already built (or loaded from `.mch` files): the
+    /// node spheres are computed, A's k-DOPs symmetrized when [`DualOptions::symmetric`].
+    pub fn from_hierarchies(
+        mut env: Bvh<H>,
+        fly: FlyingHierarchy<H>,
+        options: &DualOptions,
+    ) -> Self {
+        let (env_spheres, fly_spheres) =
+            rayon::join(|| node_spheres(&env), || node_spheres(&fly.bvh));
         if options.symmetric {
             for n in &mut env.nodes {
                 n.bv = slabs::symmetrize(&n.bv);
@@ -136,7 +147,7 @@ impl<const H: usize> DualScene<H> {
         DualScene {
             env,
             env_spheres,
-            fly: FlyingHierarchy::new(fly),
+            fly,
             fly_spheres,
             options: *options,
             inv_norm: slabs::inv_norms(),

@@ -173,15 +173,16 @@ impl<const H: usize> KdopScene<H> {
         options: KdopOptions,
     ) -> Self {
         let (env, fly) = rayon::join(|| Bvh::build(a, opt_a), || Bvh::build(b, opt_b));
-        Self::from_hierarchies(env, fly, options)
+        KdopScene::from_hierarchies(env, FlyingHierarchy::new(fly), options)
     }
 
-    /// The scene of two built hierarchies.
-    pub fn from_hierarchies(env: Bvh<H>, fly: Bvh<H>, options: KdopOptions) -> Self {
+    /// The scene of two hierarchies already built (or loaded from `.mch` files, B's with
+    /// its bounding points: [`FlyingHierarchy::with_points`]); neither is rebuilt.
+    pub fn from_hierarchies(env: Bvh<H>, fly: FlyingHierarchy<H>, options: KdopOptions) -> Self {
         KdopScene {
-            boxes: BoxPretest::new(&env, &fly),
+            boxes: BoxPretest::new(&env, &fly.bvh),
             env,
-            fly: FlyingHierarchy::new(fly),
+            fly,
             options,
             pool: Default::default(),
         }
