@@ -93,6 +93,22 @@ pub enum MeshError {
         /// The mesh file.
         path: PathBuf,
     },
+    /// The file, or its gzip stream once unzipped, holds more bytes than may be read into
+    /// memory (see [`crate::mesh::input_limit`]): a decompression bomb, or a model the machine
+    /// cannot hold. Refused before the memory runs out rather than killed by it.
+    #[error(
+        "{path}: holds more than {limit} bytes{unzipped}, more than this machine can read safely \
+         (the limit is half the available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)",
+        unzipped = if *gz { " once unzipped" } else { "" }
+    )]
+    TooLarge {
+        /// The mesh file.
+        path: PathBuf,
+        /// The limit in bytes that was exceeded.
+        limit: u64,
+        /// Whether the limit was exceeded while unzipping.
+        gz: bool,
+    },
 }
 
 /// Errors while reading poses.

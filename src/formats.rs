@@ -3,6 +3,9 @@
 use crate::scene::PoseResult;
 use std::io::Write;
 
+mod stats;
+pub use stats::{RunFacts, Totals, descent_used};
+
 /// The header of `pairs.csv`.
 pub const PAIRS_HEADER: &str = "pose,tri_a,tri_b";
 

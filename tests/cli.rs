@@ -564,3 +564,75 @@ fn bad_input_is_reported_before_the_gpu_probe() {
         );
     }
 }
+
+/// A mesh bigger than the input limit, plain or as a gzip bomb, is refused with exit 2 and a
+/// message naming the file and the limit, before its bytes are held in memory.
+#[test]
+fn oversized_and_bomb_inputs_are_refused() {
+    use std::io::Write;
+    let d = tmp_dir("oversized");
+    let big = soup(7, 400);
+    common::write_obj(&d.join("big.obj"), &big);
+    // The OBJ and then a megabyte of comment: a stream that unzips to hundreds of times its size.
+    let text = std::fs::read(d.join("big.obj")).unwrap();
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    z.write_all(&text).unwrap();
+    z.write_all(b"#").unwrap();
+    z.write_all(&vec![b' '; 1 << 20]).unwrap();
+    z.write_all(b"\n").unwrap();
+    std::fs::write(d.join("bomb.obj.gz"), z.finish().unwrap()).unwrap();
+    std::fs::write(d.join("poses.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n").unwrap();
+    let limit = (text.len() + 1000).to_string();
+    for (a, needles) in [
+        (
+            "bomb.obj.gz",
+            vec!["bomb.obj.gz", "once unzipped", limit.as_str()],
+        ),
+        ("big.obj", vec!["big.obj", "holds more than 100 bytes"]),
+    ] {
+        let lim = if a == "big.obj" {
+            "100"
+        } else {
+            limit.as_str()
+        };
+        let out = bin()
+            .args([
+                "query",
+                a,
+                "big.obj",
+                "--poses",
+                "poses.csv",
+                "--out",
+                "pairs.csv",
+            ])
+            .env("MESHCOLLIDE_MAX_INPUT_BYTES", lim)
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{a}: {err}");
+        for n in needles {
+            assert!(err.contains(n), "{a}: `{err}` lacks `{n}`");
+        }
+        assert!(!d.join("pairs.csv").exists());
+    }
+    // Under the default limit (half the available memory) both read and query normally.
+    let out = bin()
+        .args([
+            "query",
+            "bomb.obj.gz",
+            "big.obj",
+            "--poses",
+            "poses.csv",
+            "--out",
+            "pairs.csv",
+        ])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

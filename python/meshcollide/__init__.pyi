@@ -21,7 +21,9 @@ class GpuError(RuntimeError):
     """The GPU pipeline failed (no adapter, device lost, out of memory, validation)."""
 
 def load_mesh(path: _Path) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """Vertices float64 ``(n, 3)`` and triangles int64 ``(m, 3)`` (FORMATS.md numbering)."""
+    """Vertices float64 ``(n, 3)`` and triangles int64 ``(m, 3)`` (FORMATS.md numbering).
+
+    A ``.mch`` file (``meshcollide build``) gives the mesh it holds."""
 
 def load_poses(path: _Path) -> npt.NDArray[np.float64]:
     """``poses.csv`` as float64 ``(P, 7)`` rows ``qw,qx,qy,qz,tx,ty,tz``, checked."""
@@ -75,7 +77,10 @@ class Collider:
         rtree_min: int = 4,
         rtree_max: int = 8,
         chunk_poses: Optional[int] = None,
-    ) -> "Collider": ...
+    ) -> "Collider":
+        """Loads A and B (mesh files, or ``.mch`` files of ``meshcollide build``, whose saved
+        hierarchy is used without rebuilding; one built with other options raises
+        ``InputError`` naming the file and each difference)."""
     def query(
         self,
         poses: npt.ArrayLike,

@@ -4,8 +4,10 @@
 use crate::arrays;
 use crate::errors;
 use crate::options::Options;
-use crate::stats::{Run, Totals};
+use crate::stats::Run;
+use meshcollide::formats::Totals;
 use meshcollide::gpu::{GpuContext, GpuError};
+use meshcollide::saved::KdopHierarchy;
 use meshcollide::{Contacts, Mesh, Mode, Pose, QueryOptions};
 use numpy::IntoPyArray;
 use numpy::PyArray2;
@@ -24,6 +26,8 @@ pub struct Collider {
     triangles: [usize; 2],
     load_ms: f64,
     build_ms: f64,
+    /// The `.mch` files A's and B's hierarchies were loaded from, if they were.
+    saved_from: [Option<String>; 2],
     /// The last query's `stats.json` object, serialized.
     last_stats: Mutex<Option<String>>,
 }
@@ -72,15 +76,30 @@ fn choose_backend(b: Backend) -> Result<(Option<GpuContext>, Option<String>), Gp
 
 impl Collider {
     /// Builds both hierarchies with the GIL released.
-    fn build(py: Python<'_>, a: Mesh, b: Mesh, options: Options, load_ms: f64) -> PyResult<Self> {
+    fn build(
+        py: Python<'_>,
+        (a, b): (Mesh, Mesh),
+        saved: [Option<(KdopHierarchy, String)>; 2],
+        options: Options,
+        load_ms: f64,
+    ) -> PyResult<Self> {
+        let [sa, sb] = saved;
+        let saved_from = [
+            sa.as_ref().map(|s| s.1.clone()),
+            sb.as_ref().map(|s| s.1.clone()),
+        ];
+        let saved = [sa.map(|s| s.0), sb.map(|s| s.0)];
         let t = Instant::now();
-        let inner = py.detach(|| options.build(&a, &b)).map_err(errors::to_py)?;
+        let inner = py
+            .detach(|| options.build(&a, &b, saved))
+            .map_err(errors::to_py)?;
         Ok(Collider {
             inner,
             triangles: [a.triangle_count(), b.triangle_count()],
             options,
             load_ms,
             build_ms: t.elapsed().as_secs_f64() * 1e3,
+            saved_from,
             last_stats: Mutex::new(None),
         })
     }
@@ -139,6 +158,7 @@ impl Collider {
             load_ms: self.load_ms,
             build_ms: self.build_ms,
             triangles: self.triangles,
+            saved: self.saved_from.clone(),
             totals,
             gpu: gpu_stats,
         };
@@ -163,10 +183,11 @@ impl Collider {
         let options = Options::from_kwargs(options)?;
         let a = arrays::mesh_from_arrays(vertices_a, triangles_a, "mesh A")?;
         let b = arrays::mesh_from_arrays(vertices_b, triangles_b, "mesh B")?;
-        Collider::build(py, a, b, options, 0.0)
+        Collider::build(py, (a, b), [None, None], options, 0.0)
     }
 
-    /// Loads A and B from mesh files (errors name the file and line) and builds.
+    /// Loads A and B from mesh files (errors name the file and line) and builds; a saved
+    /// hierarchy (`.mch` of `meshcollide build`) stands for its mesh and is used as saved.
     #[staticmethod]
     #[pyo3(signature = (path_a, path_b, **options))]
     fn from_files(
@@ -177,14 +198,16 @@ impl Collider {
     ) -> PyResult<Self> {
         let options = Options::from_kwargs(options)?;
         let t = Instant::now();
-        let (a, b) = py
+        let ((a, ha), (b, hb)) = py
             .detach(|| {
-                let a = meshcollide::mesh::load(&path_a)?;
-                Ok::<_, meshcollide::MeshError>((a, meshcollide::mesh::load(&path_b)?))
+                let a = options.load_input(&path_a, 0)?;
+                Ok::<_, meshcollide::Error>((a, options.load_input(&path_b, 1)?))
             })
-            .map_err(|e| errors::to_py(e.into()))?;
+            .map_err(errors::to_py)?;
         let load_ms = t.elapsed().as_secs_f64() * 1e3;
-        Collider::build(py, a, b, options, load_ms)
+        let named = |h: Option<KdopHierarchy>, p: &PathBuf| h.map(|h| (h, p.display().to_string()));
+        let saved = [named(ha, &path_a), named(hb, &path_b)];
+        Collider::build(py, (a, b), saved, options, load_ms)
     }
 
     /// Every intersecting pair at each pose: an int64 `(K, 3)` array of `pose, tri_a, tri_b`

@@ -16,13 +16,20 @@ use std::path::PathBuf;
 /// Vertices `(n, 3)` and triangles `(m, 3)` as NumPy arrays.
 type MeshArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
 
-/// Loads a mesh (OBJ, STL, PLY, optionally `.gz`): float64 vertices `(n, 3)` and int64
-/// triangles `(m, 3)`, triangle `i` the file's i-th after the fan split (FORMATS.md).
+/// Loads a mesh (OBJ, STL, PLY, optionally `.gz`, or the mesh a `.mch` file holds):
+/// float64 vertices `(n, 3)` and int64 triangles `(m, 3)`, triangle `i` the file's i-th
+/// after the fan split (FORMATS.md).
 #[pyfunction]
 fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
     let mesh = py
-        .detach(|| meshcollide::mesh::load(&path))
-        .map_err(|e| errors::to_py(e.into()))?;
+        .detach(|| {
+            if meshcollide::saved::is_saved_file(&path) {
+                Ok(meshcollide::saved::SavedHierarchy::load(&path)?.mesh)
+            } else {
+                meshcollide::mesh::load(&path).map_err(meshcollide::Error::from)
+            }
+        })
+        .map_err(errors::to_py)?;
     Ok(arrays::mesh_to_arrays(py, &mesh))
 }
 

@@ -5,6 +5,7 @@
 use crate::errors;
 use meshcollide::dual::SlabOrder;
 use meshcollide::rtree::RtreeCollide;
+use meshcollide::saved::{KdopHierarchy, SavedHierarchy, is_saved_file};
 use meshcollide::{
     BoxTest, BoxtreeOptions, BuildOptions, BvKind, Collider, Descent, DualOptions, KdopOptions,
     Mesh, QueryOptions, RtreeOptions, SplitPoint, SplitRule, TumbleMethod,
@@ -12,6 +13,7 @@ use meshcollide::{
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::Path;
 
 /// Every keyword argument, with the command line's defaults.
 #[derive(Debug, Clone)]
@@ -139,6 +141,40 @@ impl Options {
         [a, b]
     }
 
+    /// A mesh file, or a saved hierarchy (`.mch`, by its magic bytes) with its mesh, for side
+    /// `side` (0 = A, 1 = B): a `.mch` built with other options than these is an input error
+    /// naming the file and each difference by its keyword, never rebuilt silently.
+    pub fn load_input(
+        &self,
+        path: &Path,
+        side: usize,
+    ) -> meshcollide::Result<(Mesh, Option<KdopHierarchy>)> {
+        if !is_saved_file(path) {
+            return Ok((meshcollide::mesh::load(path)?, None));
+        }
+        let saved = SavedHierarchy::load(path)?;
+        let diff: Vec<String> = saved
+            .differences(self.bv, &self.build_options()[side])
+            .into_iter()
+            .map(|(flag, was, asked)| {
+                let mut key = flag.replace('-', "_");
+                if key == "leaf_size" && side == 1 {
+                    key.push_str("_b");
+                }
+                format!("{key}={was} (the query asks for {asked})")
+            })
+            .collect();
+        if !diff.is_empty() {
+            return Err(meshcollide::Error::InvalidOption(format!(
+                "{}: the saved hierarchy was built with {}; pass the same options or rebuild it with `meshcollide build`",
+                path.display(),
+                diff.join(", ")
+            )));
+        }
+        let (mesh, h) = saved.into_parts();
+        Ok((mesh, Some(h)))
+    }
+
     /// The R-tree's options.
     pub fn rtree(&self) -> RtreeOptions {
         RtreeOptions {
@@ -157,9 +193,21 @@ impl Options {
     }
 
     /// Builds the collider as `meshcollide query` does.
-    pub fn build(&self, a: &Mesh, b: &Mesh) -> meshcollide::Result<Collider> {
+    pub fn build(
+        &self,
+        a: &Mesh,
+        b: &Mesh,
+        saved: [Option<KdopHierarchy>; 2],
+    ) -> meshcollide::Result<Collider> {
         let [oa, ob] = self.build_options();
         let mut builder = Collider::builder(a, b);
+        let [ha, hb] = saved;
+        if let Some(h) = ha {
+            builder = builder.hierarchy_a(h);
+        }
+        if let Some(h) = hb {
+            builder = builder.hierarchy_b(h);
+        }
         if let Some(n) = self.chunk_poses {
             builder = builder.stream_chunk(n);
         }

@@ -35,36 +35,18 @@ pub fn resolve(
 ) -> Result<(Mesh, Option<KdopHierarchy>), Failure> {
     let Input::Mesh(m) = input else {
         let saved = SavedHierarchy::load(path).map_err(crate::Error::from)?;
-        let (kind, o) = (saved.hierarchy.kind(), saved.hierarchy.options());
-        let mut diff = Vec::new();
-        // A k-DOP tree also serves the dual hierarchy of the same k (spheres are computed).
-        if kind != bv && !(bv.is_dual() && kind.half_k() == bv.half_k()) {
-            diff.push(format!(
-                "--bv {} (the query asks for {})",
-                kind.name(),
-                bv.name()
-            ));
-        }
-        if o.rule != options.rule {
-            diff.push(format!(
-                "--split {} (query: {})",
-                o.rule.name(),
-                options.rule.name()
-            ));
-        }
-        if o.point != options.point {
-            diff.push(format!(
-                "--split-point {} (query: {})",
-                o.point.name(),
-                options.point.name()
-            ));
-        }
-        if o.leaf_size != options.leaf_size {
-            diff.push(format!(
-                "{leaf_flag} {} (query: {})",
-                o.leaf_size, options.leaf_size
-            ));
-        }
+        let diff: Vec<String> = saved
+            .differences(bv, options)
+            .into_iter()
+            .map(|(flag, was, asked)| {
+                let flag = if flag == "leaf-size" {
+                    leaf_flag.to_string()
+                } else {
+                    format!("--{flag}")
+                };
+                format!("{flag} {was} (the query asks for {asked})")
+            })
+            .collect();
         if !diff.is_empty() {
             return Err(Failure::Input(format!(
                 "{}: the saved hierarchy was built with {}; give the query the same options or rebuild it with `meshcollide build`",

@@ -4,12 +4,12 @@ use super::inputs::{self, PoseRange};
 use super::output::{AtomicFile, PairsOut, partial_path};
 use super::{BackendArg, Failure, TumbleArg};
 use crate::dual::SlabOrder;
-use crate::formats::Stats;
+use crate::formats::{Stats, Totals};
 use crate::pose::PoseReader;
 use crate::rtree::RtreeCollide;
 use crate::{
-    AnySub, BoxTest, BuildOptions, BvKind, Collider, Contacts, Counters, Descent, Mode,
-    QueryOptions, SplitPoint, SplitRule,
+    BoxTest, BuildOptions, BvKind, Collider, Contacts, Descent, Mode, QueryOptions, SplitPoint,
+    SplitRule,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use std::cell::Cell;
@@ -285,67 +285,29 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         }
     };
     let c = totals.counters;
-    let [(nodes_a, bytes_a), (nodes_b, bytes_b)] = collider.hierarchy_sizes();
-    let [depth_a, depth_b] = collider.depths();
-    let stats = Stats {
+    let run = crate::formats::RunFacts {
         backend: match &gpu {
             Some(ctx) => format!("gpu: {}", ctx.adapter_name()),
             None => "cpu".into(),
         },
-        bv: bv.name().into(),
-        box_test: (bv == BvKind::Boxtree).then(|| a.box_test.name().into()),
-        poses: totals.poses,
-        pose_range: a.pose_range.map(|r| [r.start, r.end]),
-        saved_a: saved[0].then(|| a.a.display().to_string()),
-        saved_b: saved[1].then(|| a.b.display().to_string()),
+        build: [opt_a, opt_b],
+        box_test: a.box_test,
+        dual,
+        descent,
+        mode: a.mode,
+        tumble: opts.tumble,
+        triangles: [ma.triangle_count(), mb.triangle_count()],
+        load_ms,
         build_ms,
         query_ms,
-        pairs: totals.pairs,
-        bv_tests: c.bv_tests,
-        tri_tests: c.tri_tests,
-        bv_updates: c.bv_updates,
-        mode: a.mode.name().into(),
-        split: a.split.name().into(),
-        split_point: a.split_point.name().into(),
-        leaf_size_a: opt_a.leaf_size,
-        leaf_size_b: opt_b.leaf_size,
-        tumble: opts.tumble.name().into(),
-        descent: descent_used(bv, descent).into(),
-        threads: rayon::current_num_threads(),
-        triangles_a: ma.triangle_count(),
-        triangles_b: mb.triangle_count(),
-        nodes_a,
-        nodes_b,
-        node_bytes: bytes_a / nodes_a.max(1),
-        hierarchy_bytes_a: bytes_a,
-        hierarchy_bytes_b: bytes_b,
-        depth_a,
-        depth_b,
-        poses_in_contact: totals.in_contact,
-        load_ms,
-        dual: bv.is_dual().then(|| crate::formats::DualStatsJson {
-            symmetric: dual.symmetric,
-            slab_order: dual.order.name().into(),
-            sphere_rejects: c.dual().sphere_rejects,
-            slab_rejects: c.dual().slab_rejects,
-            accepted: c.bv_tests - c.dual().sphere_rejects - c.dual().slab_rejects,
-            slab_tests: c.dual().slab_tests,
-        }),
-        gpu: gpu_stats.map(|g| crate::formats::GpuStatsJson {
-            dispatches: g.dispatches,
-            bytes_uploaded: g.bytes_uploaded,
-            submissions: g.submissions,
-            reruns: g.reruns,
-            resumes: g.resumes,
-            splits: g.splits,
-            unsure_pairs: g.unsure,
-            readbacks: g.readbacks,
-            bytes_read_back: g.bytes_read_back,
-            peak_buffer_bytes: g.peak_buffer_bytes,
-            front_sizes_per_level: g.level_sizes,
-            batches: g.batches,
-        }),
+        pose_range: a.pose_range.map(|r| [r.start, r.end]),
+        saved: [
+            saved[0].then(|| a.a.display().to_string()),
+            saved[1].then(|| a.b.display().to_string()),
+        ],
+        gpu: gpu_stats.map(Into::into),
     };
+    let stats = Stats::new(&collider, run, &totals);
     // The statistics are ready before either file is renamed into place.
     let stats_file = match stats_file {
         Some(mut f) => {
@@ -377,24 +339,6 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// What `stats.json` sums over the poses, added up as they stream by.
-#[derive(Default)]
-struct Totals {
-    poses: usize,
-    pairs: usize,
-    in_contact: usize,
-    counters: Counters<AnySub>,
-}
-
-impl Totals {
-    fn add(&mut self, r: &Contacts) {
-        self.poses += 1;
-        self.pairs += r.pairs.len();
-        self.in_contact += !r.pairs.is_empty() as usize;
-        self.counters += r.counters;
-    }
-}
-
 /// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
 fn choose_backend(backend: BackendArg) -> Result<Option<crate::gpu::GpuContext>, Failure> {
     if backend == BackendArg::Cpu {
@@ -420,17 +364,4 @@ fn choose_backend(backend: BackendArg) -> Result<Option<crate::gpu::GpuContext>,
 
 pub fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
-}
-
-/// The descent rule the query really used, for `stats.json`: the k-DOPs follow `--descent`,
-/// the dual hierarchy always descends by Algorithm 1 (`env`), the boxtree and the R-tree
-/// have traversals of their own (`own`).
-fn descent_used(bv: BvKind, descent: Descent) -> &'static str {
-    if BvKind::ALL.contains(&bv) {
-        descent.name()
-    } else if bv.is_dual() {
-        Descent::Environment.name()
-    } else {
-        "own"
-    }
 }

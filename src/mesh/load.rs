@@ -50,11 +50,67 @@ pub fn load(path: &Path) -> Result<Mesh, MeshError> {
     format_of(path).ok_or_else(|| MeshError::UnknownExtension {
         path: path.to_path_buf(),
     })?;
-    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+    let io = |source| MeshError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let limit = input_limit();
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > limit {
+        return Err(MeshError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+            gz: false,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
     load_bytes(path, &bytes)
+}
+
+/// The most bytes a mesh file may hold in memory, read or unzipped: half the memory the
+/// system reports available (Linux `MemAvailable`; 64 GiB where it cannot be read), or
+/// `MESHCOLLIDE_MAX_INPUT_BYTES` when set. Why half: the parsed mesh and its hierarchies need
+/// memory of the same order as the text they come from, so a file above it could not be
+/// queried anyway, and a gzip stream (up to 1032 bytes out per byte in) is cut off with an
+/// error instead of exhausting the memory.
+pub fn input_limit() -> u64 {
+    if let Some(n) = std::env::var("MESHCOLLIDE_MAX_INPUT_BYTES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        return n;
+    }
+    available_memory().map_or(64 << 30, |m| m / 2)
+}
+
+/// `MemAvailable` of `/proc/meminfo` in bytes, where the system has it.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Unzips `bytes` (one or more gzip members), refusing to produce more than `limit` bytes.
+fn gunzip(path: &Path, bytes: &[u8], limit: u64) -> Result<Vec<u8>, MeshError> {
+    let mut out = Vec::new();
+    // A corrupt or truncated gzip stream has no line to name, so it is an Io error
+    // ("cannot read: …") rather than a Parse error.
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(|source| MeshError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if out.len() as u64 > limit {
+        return Err(MeshError::TooLarge {
+            path: path.to_path_buf(),
+            limit,
+            gz: true,
+        });
+    }
+    Ok(out)
 }
 
 /// Parses the contents of a mesh file already in memory. `path` chooses the format by its
@@ -65,16 +121,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Mesh, MeshError> {
     })?;
     let unzipped;
     let bytes = if gz {
-        let mut out = Vec::new();
-        // A corrupt or truncated gzip stream has no line to name, so it is an Io error
-        // ("cannot read: …") rather than a Parse error.
-        flate2::read::MultiGzDecoder::new(bytes)
-            .read_to_end(&mut out)
-            .map_err(|source| MeshError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        unzipped = out;
+        unzipped = gunzip(path, bytes, input_limit())?;
         &unzipped[..]
     } else {
         bytes
@@ -182,6 +229,29 @@ mod tests {
         assert_eq!(f("x.gz"), None);
         assert_eq!(f("x.off"), None);
         assert_eq!(f("obj"), None);
+    }
+
+    /// A gzip bomb (a megabyte of zeros in about a kilobyte) is cut off at the limit with a
+    /// typed error, and a stream that fits the limit exactly still reads whole.
+    #[test]
+    fn gzip_streams_stop_at_the_limit() {
+        use std::io::Write;
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&vec![0u8; 1 << 20]).unwrap();
+        let bomb = z.finish().unwrap();
+        assert!(bomb.len() < 4096, "{} bytes", bomb.len());
+        let path = Path::new("bomb.obj.gz");
+        match gunzip(path, &bomb, (1 << 20) - 1) {
+            Err(e @ MeshError::TooLarge { gz: true, .. }) => {
+                let text = e.to_string();
+                assert!(
+                    text.starts_with("bomb.obj.gz: holds more than 1048575 bytes once unzipped"),
+                    "{text}"
+                );
+            }
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        assert_eq!(gunzip(path, &bomb, 1 << 20).unwrap().len(), 1 << 20);
     }
 
     #[test]

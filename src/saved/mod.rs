@@ -182,6 +182,36 @@ impl SavedHierarchy {
         format::decode(path, bytes)
     }
 
+    /// The build options in which this file differs from what a query asks for, as
+    /// `(option, saved, asked)` with the option named as the command line's flag without
+    /// dashes (`bv`, `split`, `split-point`, `leaf-size`). Empty when the file serves the
+    /// query; a k-DOP tree also serves the dual hierarchy of the same k (its spheres are
+    /// computed on load). Callers refuse a file that differs rather than rebuild silently.
+    pub fn differences(
+        &self,
+        bv: BvKind,
+        options: &BuildOptions,
+    ) -> Vec<(&'static str, String, String)> {
+        let (kind, o) = (self.hierarchy.kind(), self.hierarchy.options());
+        let mut diff = Vec::new();
+        if kind != bv && !(bv.is_dual() && kind.half_k() == bv.half_k()) {
+            diff.push(("bv", kind.name().to_string(), bv.name().to_string()));
+        }
+        if o.rule != options.rule {
+            let names = (o.rule.name().to_string(), options.rule.name().to_string());
+            diff.push(("split", names.0, names.1));
+        }
+        if o.point != options.point {
+            let names = (o.point.name().to_string(), options.point.name().to_string());
+            diff.push(("split-point", names.0, names.1));
+        }
+        if o.leaf_size != options.leaf_size {
+            let sizes = (o.leaf_size.to_string(), options.leaf_size.to_string());
+            diff.push(("leaf-size", sizes.0, sizes.1));
+        }
+        diff
+    }
+
     /// Splits into the mesh and the hierarchy (for [`crate::ColliderBuilder::hierarchy_a`]).
     pub fn into_parts(self) -> (Mesh, KdopHierarchy) {
         (self.mesh, self.hierarchy)
