@@ -17,59 +17,15 @@
 //! does), then `query::intersection_test` (GJK on two `Triangle`s) on each candidate.
 //! Every difference is decided by our exact oracle `tri::tri_tri_intersect`.
 
+#[path = "common/parry.rs"]
+mod parry;
 use meshcollide::mesh::generate;
 use meshcollide::mesh::load;
 use meshcollide::pose::{quat_mul, tumbling_poses};
 use meshcollide::{BuildOptions, BvKind, Collider, Descent, KdopOptions, Mesh, Pose, QueryOptions};
-use parry3d_f64::bounding_volume::BoundingVolume;
-use parry3d_f64::math::{Pose as PPose, Rotation, Vector};
-use parry3d_f64::partitioning::BvhNode;
-use parry3d_f64::query;
-use parry3d_f64::shape::{TriMesh, TriMeshFlags};
+use parry::{parry_collide, parry_pose, to_parry};
+use parry3d_f64::shape::TriMesh;
 use std::time::Instant;
-
-fn to_parry(m: &Mesh) -> TriMesh {
-    let v: Vec<Vector> = m
-        .positions
-        .iter()
-        .map(|p| Vector::new(p[0], p[1], p[2]))
-        .collect();
-    let t =
-        TriMesh::with_flags(v, m.triangles.clone(), TriMeshFlags::empty()).expect("parry TriMesh");
-    assert_eq!(
-        t.num_triangles(),
-        m.triangle_count(),
-        "parry dropped triangles"
-    );
-    assert_eq!(t.indices(), &m.triangles[..], "parry reordered triangles");
-    t
-}
-
-fn parry_pose(p: &Pose) -> PPose {
-    let [w, x, y, z] = p.q;
-    PPose::from_parts(
-        Vector::new(p.t[0], p.t[1], p.t[2]),
-        Rotation::from_xyzw(x, y, z, w),
-    )
-}
-
-/// All intersecting triangle pairs `(tri_a, tri_b)` by parry, sorted.
-fn parry_collide(a: &TriMesh, b: &TriMesh, pos12: &PPose) -> Vec<(u32, u32)> {
-    let mut pairs: Vec<(u32, u32)> = a
-        .bvh()
-        .leaf_pairs(b.bvh(), |n1: &BvhNode, n2: &BvhNode| {
-            n1.aabb().intersects(&n2.aabb().transform_by(pos12))
-        })
-        .filter(|&(i, j)| {
-            query::intersection_test(&PPose::IDENTITY, &a.triangle(i), pos12, &b.triangle(j))
-                .expect("triangle-triangle supported")
-                .intersecting
-        })
-        .collect();
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs
-}
 
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -337,8 +293,8 @@ fn main() -> Result<(), meshcollide::Error> {
                 .build()?;
             let ours_build = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
-            let pa = to_parry(&spec.a);
-            let pb = to_parry(&spec.b);
+            let pa = to_parry(&spec.a).expect("parry TriMesh");
+            let pb = to_parry(&spec.b).expect("parry TriMesh");
             let parry_build = t.elapsed().as_secs_f64() * 1e3;
             build_lines.push(format!(
                 "{}: {} + {} triangles: ours 18-DOP {ours_build:.1} ms, parry TriMesh+BVH {parry_build:.1} ms",
