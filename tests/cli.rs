@@ -636,3 +636,83 @@ fn oversized_and_bomb_inputs_are_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Ctrl-C in the middle of a query: exit 130, no `pairs.csv` and no temporary file left,
+/// a message that says so, and the whole poses done kept in `pairs.csv.partial`, equal to
+/// the library's pairs for those poses.
+#[cfg(unix)]
+#[test]
+fn interrupted_query_leaves_no_output_and_keeps_whole_poses() {
+    let d = tmp_dir("interrupt");
+    let (a, b) = common::tori(40);
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
+    let poses = meshcollide::pose::tumbling_poses(40_000, [0.0; 3], [1.0, 0.0, 0.0]);
+    std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
+    let mut child = bin()
+        .args([
+            "query",
+            "a.obj",
+            "b.obj",
+            "--poses",
+            "poses.csv",
+            "--out",
+            "pairs.csv",
+        ])
+        .args(["--backend", "cpu", "--threads", "1"])
+        .current_dir(&d)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first block of pairs on disk: the query is streaming.
+    let started = std::time::Instant::now();
+    let tmp = d.join(format!(".pairs.csv.{}.tmp", child.id()));
+    while std::fs::metadata(&tmp).map_or(true, |m| m.len() == 0) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the query ended before Ctrl-C"
+        );
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "no pairs after 2 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let mut left: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["a.obj", "b.obj", "pairs.csv.partial", "poses.csv"],
+        "{err}"
+    );
+    // "the pairs of poses 0..N (of 40000) are in pairs.csv.partial"
+    let n: usize = err
+        .split("the pairs of poses 0..")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no pose count in `{err}`"));
+    assert!(n > 0 && n < poses.len(), "{err}");
+    let text = std::fs::read_to_string(d.join("pairs.csv.partial")).unwrap();
+    let got = parse_pairs(&text).unwrap();
+    let col = meshcollide::Collider::builder(&a, &b).build().unwrap();
+    let want: Vec<(u32, u32, u32)> = col
+        .collide_batch(&poses[..n])
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.pairs.into_iter().map(move |(x, y)| (i as u32, x, y)))
+        .collect();
+    assert_eq!(got, want);
+}

@@ -4,6 +4,7 @@ mod bench;
 mod build;
 mod demo;
 mod inputs;
+mod interrupt;
 mod output;
 mod query;
 mod report;
@@ -135,6 +136,8 @@ pub enum BackendArg {
 pub enum Failure {
     Input(String),
     Internal(String),
+    /// Stopped by Ctrl-C or SIGTERM ([`interrupt`]): exit 130.
+    Interrupted(String),
 }
 
 impl Failure {
@@ -143,6 +146,7 @@ impl Failure {
         match self {
             Failure::Input(m) => Failure::Input(format!("{m}; {note}")),
             Failure::Internal(m) => Failure::Internal(format!("{m}; {note}")),
+            Failure::Interrupted(m) => Failure::Interrupted(format!("{m}; {note}")),
         }
     }
 }
@@ -164,6 +168,7 @@ pub fn run() -> ExitCode {
     // First, while single-threaded: the environment variable is set here if at all.
     runtime_dir::ensure();
     let cli = Cli::parse();
+    interrupt::install();
     let result = match cli.command {
         Command::Query(a) => query::run(&a),
         Command::Build(a) => build::run(&a),
@@ -181,6 +186,10 @@ pub fn run() -> ExitCode {
         Err(Failure::Internal(m)) => {
             eprintln!("error: {m}");
             ExitCode::from(1)
+        }
+        Err(Failure::Interrupted(m)) => {
+            eprintln!("interrupted: {m}");
+            ExitCode::from(interrupt::EXIT_CODE)
         }
     }
 }

@@ -31,6 +31,7 @@ impl AtomicFile {
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         // The name holds our process id: a file by that name is a dead process's leftover.
         let file = File::create(&tmp).map_err(|e| cannot_write(path, e))?;
+        super::interrupt::register(&tmp);
         Ok(AtomicFile {
             path: path.to_path_buf(),
             tmp,
@@ -58,6 +59,7 @@ impl AtomicFile {
         self.file.sync_all()?;
         std::fs::rename(&self.tmp, to)?;
         self.persisted = true;
+        super::interrupt::unregister(&self.tmp);
         // The rename itself is durable once the directory is synced (best effort).
         if let Some(dir) = to.parent() {
             let dir = if dir.as_os_str().is_empty() {
@@ -75,6 +77,7 @@ impl Drop for AtomicFile {
     fn drop(&mut self) {
         if !self.persisted {
             let _ = std::fs::remove_file(&self.tmp);
+            super::interrupt::unregister(&self.tmp);
         }
     }
 }

@@ -248,6 +248,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let sink = |i: usize, r: Contacts| {
         let t = Instant::now();
         let i = i + range.start;
+        if super::interrupt::requested() {
+            return Err(write_error(std::io::ErrorKind::Interrupted.into()));
+        }
         if a.fail_at_pose == Some(i) {
             return Err(write_error(std::io::Error::other(
                 "stopped by --fail-at-pose",
@@ -260,18 +263,21 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         Ok(())
     };
     let t2 = Instant::now();
-    let run = match &gpu {
+    let run = super::interrupt::streaming(|| match &gpu {
         Some(ctx) => collider
             .collide_stream_gpu(ctx, poses, &opts, sink)
             .map(Some),
         None => collider.collide_stream(poses, &opts, sink).map(|()| None),
-    };
+    });
     let query_ms = ms(t2) - io.get().as_secs_f64() * 1e3;
     bar.finish_and_clear();
     let gpu_stats = match (run, read_error) {
         (Ok(s), None) if totals.poses == n_poses => s,
         (run, read_error) => {
             let failure = match (run, read_error) {
+                (Err(_), _) if super::interrupt::requested() => {
+                    Failure::Interrupted(format!("stopped after {} poses", totals.poses))
+                }
                 (Err(e), _) => Failure::from(e),
                 (Ok(_), Some(e)) => Failure::from(crate::Error::from(e)),
                 (Ok(_), None) => Failure::Input(format!(
