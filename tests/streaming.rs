@@ -363,6 +363,8 @@ fn batches_grow_back_after_a_split() {
             .take(12)
             .collect::<Vec<_>>()
     );
+    let per_batch: u64 = stats.batches.iter().map(|b| b.reruns).sum();
+    assert_eq!(per_batch, stats.reruns, "re-runs are attributed to batches");
     let sizes: Vec<u64> = stats.batches.iter().map(|b| b.poses).collect();
     assert!(sizes.len() > 70, "{} batches", sizes.len());
     let late = &sizes[sizes.len() / 2..sizes.len() - 1];

@@ -430,6 +430,8 @@ impl<const H: usize> GpuScene<H> {
         let mut head = 0;
         let mut start = 0;
         let mut cut: Option<usize> = None;
+        // Re-runs of attempts not yet completed (a split batch's go to its first half).
+        let mut reruns = 0;
         loop {
             if 2 * (pending.len() - head) < ahead {
                 pending.drain(..head);
@@ -493,6 +495,7 @@ impl<const H: usize> GpuScene<H> {
                     Ok(Ok(out)) => break Some(out),
                     Ok(Err(needed)) => {
                         stats.reruns += 1;
+                        reruns += 1;
                         if p == 1 && !self.fits(&needed) {
                             at_limit = Some(caps);
                         }
@@ -517,6 +520,7 @@ impl<const H: usize> GpuScene<H> {
                 cut = Some(p / 2);
                 continue;
             };
+            work.reruns = std::mem::take(&mut reruns);
             // Doubling past usize::MAX wrapped to 0: every later batch one pose.
             cut = cut.and_then(|c| c.checked_mul(2));
             self.learn(p, &counters);

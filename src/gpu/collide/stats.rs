@@ -33,6 +33,9 @@ pub struct BatchWork {
     pub submissions: u64,
     /// Overflows handled by growing the buffers and resuming at the frozen level.
     pub resumes: u64,
+    /// Whole-batch re-runs before this batch completed, those of attempts that were then
+    /// split into smaller batches included (they sum to `reruns` of `stats.json`).
+    pub reruns: u64,
     /// Bytes of the batch buffers at the time.
     pub buffer_bytes: u64,
     /// Device time per kernel (nanoseconds, every submission of the batch) when the kernel
