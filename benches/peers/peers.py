@@ -631,23 +631,34 @@ def run_one(cmd, timeout, log_path):
     return ("ok" if r.returncode == 0 else f"failed (exit {r.returncode}, see {log_path})"), time.time() - t
 
 
-def run_scene(scene, peers, mc_bin, parry_bin, venv_py, timeout):
+def ours_key(bv):
+    """The result key of meshcollide with `--bv bv` (None: its defaults)."""
+    return OURS if bv is None else f"{OURS}-{bv}"
+
+
+def run_scene(scene, peers, mc_bin, parry_bin, venv_py, timeout, ours_bv=()):
     d = Path(scene["dir"])
     res = {}
     a, b, poses = scene["a"], scene["b"], scene["poses_csv"]
-    # meshcollide
-    out = d / OURS
-    out.mkdir(exist_ok=True)
-    cmd = [str(mc_bin), "query", a, b, "--poses", poses, "--backend", "cpu", "--threads", "1"]
-    cmd += ["--out", str(out / "pairs.csv"), "--stats", str(out / "stats.json")]
-    status, wall = run_one(cmd, timeout, out / "log.txt")
-    r = {"status": status, "wall_s": wall}
-    if status == "ok":
-        st = json.loads((out / "stats.json").read_text())
-        r.update(ms=st["query_ms"] / max(1, st["poses"]), pairs=st["pairs"], build_ms=st["build_ms"])
-        r["tris"] = (st.get("triangles_a"), st.get("triangles_b"))
-    res[OURS] = r
-    log(f"  {OURS:12s} {fmt_status(r)}")
+    # meshcollide, with its defaults and then with each --ours-bv (pairs must be the same)
+    for bv in [None, *ours_bv]:
+        key = ours_key(bv)
+        out = d / key
+        out.mkdir(exist_ok=True)
+        cmd = [str(mc_bin), "query", a, b, "--poses", poses, "--backend", "cpu", "--threads", "1"]
+        cmd += ["--out", str(out / "pairs.csv"), "--stats", str(out / "stats.json")]
+        cmd += ["--bv", bv] if bv else []
+        status, wall = run_one(cmd, timeout, out / "log.txt")
+        r = {"status": status, "wall_s": wall}
+        if status == "ok":
+            st = json.loads((out / "stats.json").read_text())
+            r.update(ms=st["query_ms"] / max(1, st["poses"]), pairs=st["pairs"], build_ms=st["build_ms"])
+            r["tris"] = (st.get("triangles_a"), st.get("triangles_b"))
+            if bv and res[OURS]["status"] == "ok":
+                same = (out / "pairs.csv").read_bytes() == (d / OURS / "pairs.csv").read_bytes()
+                r["verdict"] = "exact" if same else "differs"
+        res[key] = r
+        log(f"  {key:12s} {fmt_status(r)}")
     for key in peers:
         out = d / key
         out.mkdir(exist_ok=True)
@@ -901,7 +912,7 @@ def cell(r):
         return "timeout"
     if r["status"] != "ok":
         return "failed"
-    mark = {"exact": "", "tolerance": " ≈", "wrong": " ✗"}.get(r.get("verdict"), "")
+    mark = {"exact": "", "tolerance": " ≈", "wrong": " ✗", "differs": " ✗"}.get(r.get("verdict"), "")
     return fmt_ms(r["ms"]) + mark
 
 
@@ -915,7 +926,7 @@ def fastest_correct(res, peers):
     return best
 
 
-def write_table(out, scenes, results, peers, skipped, missing, versions, args, started):
+def write_table(out, scenes, results, peers, skipped, missing, versions, args, started, ours_bv=()):
     label = {k: lab for k, lab, _ in PEERS}
     lines = ["# meshcollide against its peers", ""]
     lines.append(f"Command: `{' '.join(sys.argv)}`" + (" (quick: smoke test, few poses)" if args.quick else ""))
@@ -936,16 +947,24 @@ def write_table(out, scenes, results, peers, skipped, missing, versions, args, s
         "no mark: the same pairs. Ratio = meshcollide / fastest correct peer (below 1: meshcollide is faster)."
     )
     lines.append("")
-    head = ["scene", "poses", "pairs", "meshcollide"] + [label[k] for k in peers] + ["fastest correct peer", "ours / fastest"]
+    extra = [ours_key(bv) for bv in ours_bv]
+    head = ["scene", "poses", "pairs", "meshcollide"] + [f"meshcollide --bv {bv}" for bv in ours_bv]
+    head += [label[k] for k in peers] + ["fastest correct peer", "ours / fastest"]
+    if extra:
+        head.append("best --bv / fastest")
     lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "---|" * 3 + "---:|" * (1 + len(peers)) + "---|---:|")
+    lines.append("|" + "---|" * 3 + "---:|" * (1 + len(extra) + len(peers)) + "---|---:|" + "---:|" * bool(extra))
     for s in scenes:
         res = results[s["name"]]
         o = res[OURS]
         best = fastest_correct(res, peers)
-        ratio = f"{o['ms'] / res[best]['ms']:.2f}" if best and o["status"] == "ok" and res[best]["ms"] > 0 else "—"
-        row = [s["name"], str(s["poses"]), str(o.get("pairs", "—")), cell(o)] + [cell(res.get(k)) for k in peers]
-        row += [label[best] if best else "none", ratio]
+        ok = best and res[best]["ms"] > 0
+        ratio = f"{o['ms'] / res[best]['ms']:.2f}" if ok and o["status"] == "ok" else "—"
+        row = [s["name"], str(s["poses"]), str(o.get("pairs", "—")), cell(o)] + [cell(res.get(k)) for k in extra]
+        row += [cell(res.get(k)) for k in peers] + [label[best] if best else "none", ratio]
+        if extra:
+            mine = [res[k]["ms"] for k in [OURS, *extra] if res.get(k, {}).get("status") == "ok" and res[k].get("verdict", "exact") == "exact"]
+            row.append(f"{min(mine) / res[best]['ms']:.2f}" if ok and mine else "—")
         lines.append("| " + " | ".join(row) + " |")
     for name, why in skipped:
         lines.append(f"| {name} | skipped: {why} |" + " |" * (4 + len(peers)))
@@ -1012,10 +1031,11 @@ def write_table(out, scenes, results, peers, skipped, missing, versions, args, s
     (out / "table.md").write_text("\n".join(lines))
 
 
-def write_svg(out, scenes, results, peers):
-    libs = [OURS] + list(peers)
-    label = {OURS: "meshcollide", **{k: lab for k, lab, _ in PEERS}}
-    colors = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#ff7f0e", "#17becf"]
+def write_svg(out, scenes, results, peers, ours_bv=()):
+    libs = [OURS] + [ours_key(bv) for bv in ours_bv] + list(peers)
+    label = {OURS: "meshcollide", **{ours_key(bv): f"meshcollide --bv {bv}" for bv in ours_bv}}
+    label.update({k: lab for k, lab, _ in PEERS})
+    colors = ["#d62728", "#e377c2", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#ff7f0e", "#17becf", "#bcbd22"]
     vals = [results[s["name"]][k]["ms"] for s in scenes for k in libs if results[s["name"]].get(k, {}).get("status") == "ok" and results[s["name"]][k]["ms"] > 0]
     if not vals:
         return
@@ -1102,6 +1122,8 @@ def main():
     ap.add_argument("--bunny", default=str(DEFAULT_BUNNY), help="the Stanford bunny OBJ (default ../shared/meshes)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per library and scene (default 3600)")
     ap.add_argument("--no-build", action="store_true", help="skip cargo build (binaries must exist)")
+    ap.add_argument("--ours-bv", default="", help="also run meshcollide with these --bv values (comma-separated, e.g. obb); "
+                    "their pairs must equal the default's")
     args = ap.parse_args()
 
     venv = Path(args.venv).resolve()
@@ -1133,14 +1155,15 @@ def main():
         if pkg and k in peers:
             versions[k] = peer_version(pkg)
 
+    ours_bv = [b for b in args.ours_bv.split(",") if b]
     scenes, skipped = make_scenes(args, out, mc_bin)
     results = {}
     for s in scenes:
         log(f"scene {s['name']}: {s['tris_a']} × {s['tris_b']} triangles, {s['poses']} poses")
-        results[s["name"]] = run_scene(s, peers, mc_bin, parry_bin, sys.executable, args.timeout)
+        results[s["name"]] = run_scene(s, peers, mc_bin, parry_bin, sys.executable, args.timeout, ours_bv)
         compare(s, peers, results[s["name"]])
-    write_table(out, scenes, results, peers, skipped, missing, versions, args, started)
-    write_svg(out, scenes, results, peers)
+    write_table(out, scenes, results, peers, skipped, missing, versions, args, started, ours_bv)
+    write_svg(out, scenes, results, peers, ours_bv)
     (out / "results.json").write_text(
         json.dumps({"started_utc": started, "argv": sys.argv, "versions": versions, "missing": missing,
                     "skipped": skipped, "scenes": scenes, "results": results}, indent=1) + "\n"
