@@ -27,7 +27,7 @@ pub struct HierarchiesArgs {
 }
 
 /// The default set of `bench hierarchies`: every family and k the papers compare.
-const HIERARCHIES: [BvKind; 9] = [
+const HIERARCHIES: [BvKind; 11] = [
     BvKind::Kdop6,
     BvKind::Kdop14,
     BvKind::Kdop18,
@@ -37,6 +37,8 @@ const HIERARCHIES: [BvKind; 9] = [
     BvKind::Dual26,
     BvKind::Boxtree,
     BvKind::Rtree,
+    BvKind::Obb,
+    BvKind::Sphere,
 ];
 
 fn median(v: &mut [f64]) -> f64 {

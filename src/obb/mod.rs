@@ -1,0 +1,225 @@
+//! The lecture's remaining volumes (`004_d8337bc93db14070.txt`): the OBB tree of Gottschalk,
+//! Lin and Manocha (`--bv obb`) and the sphere tree (`--bv sphere`), CPU only.
+//!
+//! Both reuse the k-DOP builder's topology: a [`Bvh<3>`] (the kdop6 tree; with the default
+//! splatter rule the splits read only the triangles' centroids, so it is the kdop18 tree's
+//! topology too) carries the node ranges and the reordered triangles, and a flat `Vec` of
+//! volumes beside it holds one volume per node, fitted to the node's triangles in the
+//! hierarchy's local frame ([`crate::frame`]). The volumes move with the object: the node
+//! test poses B's volume per node pair (no tumbling, Nu = 0), conservatively in f64:
+//! - [`Obb`]: principal axes of the area-weighted covariance ([`fit`]), the 15-axis
+//!   separating axis test with proved slack ([`sat::disjoint`]);
+//! - [`Sphere`]: the smallest enclosing sphere of the dual hierarchy
+//!   ([`crate::dual::node_spheres`], radius proved to contain the real corners), posed by
+//!   [`Sphere::posed`] and tested by [`crate::dual::sphere::disjoint`] (both proved there).
+//!
+//! Counters: Nv = node pairs tested (one OBB or sphere test each), Np = triangle pairs, Nu =
+//! 0 (each test transforms B's volume on the fly and keeps nothing).
+
+mod descend;
+pub mod fit;
+pub mod sat;
+
+use crate::bvh::{BuildOptions, Bvh};
+use crate::dual::node_spheres;
+use crate::dual::sphere::{self, Sphere};
+use crate::frame::LocalPose;
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::scene::{Counters, NoSub, PairScene, QueryOptions, WorkspacePool};
+pub use descend::Workspace;
+use descend::{PairTest, descend};
+pub use fit::Obb;
+use rayon::prelude::*;
+use sat::PoseCheck;
+
+/// A bounding volume of a volume tree: fitted per node, posed per node pair.
+pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
+    /// One volume per node of `bvh`, indexed like its nodes (local frame).
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Self>;
+    /// Whether A's `a` and B's `b` at the pose are certainly disjoint.
+    fn disjoint(a: &Self, b: &Self, pose: &PoseCheck) -> bool;
+    /// Size for the descent rule (larger descends first).
+    fn size(&self) -> f64;
+}
+
+impl Volume for Obb {
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Obb> {
+        node_ranges(bvh)
+            .par_iter()
+            .map(|&(s, e)| {
+                let tris: Vec<[[f64; 3]; 3]> = (s as usize..e as usize)
+                    .map(|p| bvh.tris.corners_local_f64(p))
+                    .collect();
+                Obb::fit(&tris)
+            })
+            .collect()
+    }
+
+    #[inline]
+    fn disjoint(a: &Obb, b: &Obb, pose: &PoseCheck) -> bool {
+        sat::disjoint(a, b, pose)
+    }
+
+    #[inline]
+    fn size(&self) -> f64 {
+        Obb::size(self)
+    }
+}
+
+impl Volume for Sphere {
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Sphere> {
+        node_spheres(bvh)
+    }
+
+    /// The dual hierarchy's f64 sphere test: B's sphere posed with the local pose's error
+    /// ([`Sphere::posed`]), then [`sphere::disjoint`]. Both proofs assume a rotation, which
+    /// [`PoseCheck`] checks.
+    #[inline]
+    fn disjoint(a: &Sphere, b: &Sphere, pose: &PoseCheck) -> bool {
+        pose.rotation && sphere::disjoint(&a.as_f64(), &b.posed(&pose.lp))
+    }
+
+    #[inline]
+    fn size(&self) -> f64 {
+        self.r as f64
+    }
+}
+
+/// Each node's range of the reordered triangles (children after parents: a reverse sweep).
+fn node_ranges(bvh: &Bvh<3>) -> Vec<(u32, u32)> {
+    let n = bvh.nodes.len();
+    let mut range = vec![(0u32, 0u32); n];
+    for i in (0..n).rev() {
+        let node = &bvh.nodes[i];
+        range[i] = if node.is_leaf() {
+            (node.first, node.first + node.count)
+        } else {
+            let (l, r) = (range[node.first as usize], range[node.first as usize + 1]);
+            (l.0.min(r.0), l.1.max(r.1))
+        };
+    }
+    range
+}
+
+/// Both volume trees of a scene: A's and B's topology and triangles, and their volumes.
+#[derive(Debug)]
+pub struct VolumeScene<V: Volume> {
+    /// A's tree (topology, triangles, frame; its 6-DOPs are not used by the query).
+    pub env: Bvh<3>,
+    /// A's volumes, indexed like `env.nodes`.
+    pub env_bv: Vec<V>,
+    /// B's tree.
+    pub fly: Bvh<3>,
+    /// B's volumes, indexed like `fly.nodes`.
+    pub fly_bv: Vec<V>,
+    pool: WorkspacePool<Workspace>,
+}
+
+/// The OBB tree scene (`--bv obb`).
+pub type ObbScene = VolumeScene<Obb>;
+/// The sphere tree scene (`--bv sphere`).
+pub type SphereScene = VolumeScene<Sphere>;
+
+impl<V: Volume> VolumeScene<V> {
+    /// Builds both trees and their volumes (in parallel).
+    pub fn build(a: &Mesh, b: &Mesh, opt_a: &BuildOptions, opt_b: &BuildOptions) -> Self {
+        let side = |m: &Mesh, o: &BuildOptions| {
+            let bvh = Bvh::<3>::build(m, o);
+            let bv = V::fit_nodes(&bvh);
+            (bvh, bv)
+        };
+        let ((env, env_bv), (fly, fly_bv)) = rayon::join(|| side(a, opt_a), || side(b, opt_b));
+        VolumeScene {
+            env,
+            env_bv,
+            fly,
+            fly_bv,
+            pool: Default::default(),
+        }
+    }
+
+    /// Bytes of one node: the volume and the topology (`first`, `count`).
+    pub const NODE_BYTES: usize = std::mem::size_of::<V>() + 8;
+}
+
+/// The node test of one pose.
+struct Test<'s, V: Volume> {
+    s: &'s VolumeScene<V>,
+    pose: PoseCheck,
+}
+
+impl<V: Volume> PairTest for Test<'_, V> {
+    #[inline]
+    fn disjoint(&self, e: usize, f: usize) -> bool {
+        V::disjoint(&self.s.env_bv[e], &self.s.fly_bv[f], &self.pose)
+    }
+
+    #[inline]
+    fn prefer_a(&self, e: usize, f: usize) -> bool {
+        self.s.env_bv[e].size() >= self.s.fly_bv[f].size()
+    }
+}
+
+impl<V: Volume> PairScene for VolumeScene<V> {
+    type Workspace = Workspace;
+    type Sub = NoSub;
+
+    fn workspace(&self) -> Workspace {
+        Workspace::new(&self.fly)
+    }
+
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let lp = LocalPose::new(pose, self.env.frame(), self.fly.frame());
+        let test = Test {
+            s: self,
+            pose: PoseCheck::new(lp),
+        };
+        descend(&self.env, &self.fly, pose, opts.mode, &test, ws, out)
+    }
+
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        [&self.env, &self.fly].map(|t| (t.nodes.len(), t.nodes.len() * Self::NODE_BYTES))
+    }
+
+    fn depths(&self) -> [u32; 2] {
+        [self.env.depth, self.fly.depth]
+    }
+
+    fn pool(&self) -> Option<&WorkspacePool<Workspace>> {
+        Some(&self.pool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::generate;
+
+    #[test]
+    fn node_boxes_contain_their_subtrees_triangles() {
+        let m = generate::torus([0.1, 0.2, 0.3], 1.0, 0.3, 24, 10);
+        let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
+        let boxes = Obb::fit_nodes(&bvh);
+        for (i, &(s, e)) in node_ranges(&bvh).iter().enumerate() {
+            for p in s..e {
+                for x in bvh.tris.corners_local_f64(p as usize) {
+                    assert!(boxes[i].contains_approx(x), "node {i}");
+                }
+            }
+        }
+        // Tighter than the node's axis-aligned box, in volume, at the root.
+        let vol = |b: &Obb| 8.0 * b.h[0] * b.h[1] * b.h[2];
+        let k = &bvh.nodes[0].bv;
+        let aabb = (0..3)
+            .map(|a| (k.max[a] - k.min[a]) as f64)
+            .product::<f64>();
+        assert!(vol(&boxes[0]) <= aabb * 1.001, "{} {aabb}", vol(&boxes[0]));
+    }
+}
