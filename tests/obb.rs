@@ -296,3 +296,64 @@ fn cli_query_with_obb_and_sphere() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Touching only through the truth's rounding: B (one equilateral triangle near its own
+/// origin) is posed by a random rotation and a translation of 10⁶ or 10¹⁵, where
+/// `Pose::apply` rounds its vertices by up to half an ulp (0.06 at 10¹⁵); A's triangle has
+/// one vertex exactly at B's posed vertex (the truth) and opens away from B. The pair
+/// touches in one point of the truth while the *real* posed triangle misses A's by up to
+/// the rounding: a volume test that ignores the local pose's error (`abs_err`) culls it.
+#[test]
+fn volumes_keep_contacts_made_by_the_pose_rounding() {
+    let mut rng = Rng::new(0x70C4);
+    let h = 3f64.sqrt() / 2.0;
+    let b = Mesh::new(
+        vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, h, 0.0]],
+        vec![[0, 1, 2]],
+    )
+    .unwrap();
+    let mut contacts = 0;
+    for case in 0..200 {
+        let off = if case % 2 == 0 { 1e6 } else { 1e15 };
+        let t = [0; 3].map(|_| off * rng.range(0.5, 1.0));
+        let p = Pose::new(rng.unit_quaternion(), t);
+        let tb = b.triangle(0).map(|x| p.apply(x));
+        let k = case % 3;
+        let w = tb[k];
+        let g: [f64; 3] = std::array::from_fn(|i| (tb[0][i] + tb[1][i] + tb[2][i]) / 3.0);
+        let u: [f64; 3] = std::array::from_fn(|i| w[i] - g[i]);
+        let n = {
+            let (e1, e2) = (
+                [0, 1, 2].map(|i| tb[1][i] - tb[0][i]),
+                [0, 1, 2].map(|i| tb[2][i] - tb[0][i]),
+            );
+            [
+                e1[1] * e2[2] - e1[2] * e2[1],
+                e1[2] * e2[0] - e1[0] * e2[2],
+                e1[0] * e2[1] - e1[1] * e2[0],
+            ]
+        };
+        // A's triangle: w, and two points beyond w along u, spread across B's plane.
+        let a = Mesh::new(
+            vec![
+                w,
+                std::array::from_fn(|i| w[i] + 3.0 * u[i] + n[i]),
+                std::array::from_fn(|i| w[i] + 3.0 * u[i] - n[i]),
+            ],
+            vec![[0, 1, 2]],
+        )
+        .unwrap();
+        let truth = brute_force(&a, &b, &p);
+        assert_eq!(
+            truth,
+            vec![(0, 0)],
+            "case {case}: the shared vertex touches"
+        );
+        contacts += 1;
+        for bv in [BvKind::Obb, BvKind::Sphere, BvKind::Kdop18] {
+            let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
+            assert_eq!(c.collide(&p).pairs, truth, "case {case} {bv:?}");
+        }
+    }
+    assert_eq!(contacts, 200);
+}
