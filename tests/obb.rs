@@ -35,7 +35,8 @@ fn float_pose(rng: &mut Rng) -> Pose {
     Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.5, 0.5)))
 }
 
-/// Every pose in both modes against brute force and kdop18; Nu is 0. Returns the contacts.
+/// Every pose in both modes against brute force and kdop18; Nu (B's volumes posed) is at
+/// least 1 and at most B's nodes. Returns the contacts.
 fn check(a: &Mesh, b: &Mesh, poses: &[Pose], bv: BvKind, leaf_b: u32, label: &str) -> usize {
     let oa = BuildOptions::default();
     let ob = BuildOptions {
@@ -59,7 +60,8 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], bv: BvKind, leaf_b: u32, label: &st
         let all = c.collide(p);
         assert_eq!(all.pairs, truth, "{label} {bv:?} pose {i} {p:?}");
         assert_eq!(k18.collide(p).pairs, truth, "{label} kdop18 pose {i}");
-        assert_eq!(all.counters.bv_updates, 0);
+        let nodes_b = c.hierarchy_sizes()[1].0 as u64;
+        assert!((1..=nodes_b).contains(&all.counters.bv_updates));
         assert!(all.counters.bv_tests >= 1);
         let first = c.collide_with(
             p,
@@ -243,7 +245,7 @@ fn volumes_equal_kdop18_on_small_shared_models() {
 }
 
 /// `meshcollide query a b --bv obb|sphere` writes the brute-force pairs; stats.json names
-/// the hierarchy, its node bytes, and Nu = 0.
+/// the hierarchy, its node bytes, and Nu (B's volumes posed, at least the root's).
 #[test]
 fn cli_query_with_obb_and_sphere() {
     let d = std::env::temp_dir().join(format!("meshcollide-obb-{}", std::process::id()));
@@ -283,7 +285,7 @@ fn cli_query_with_obb_and_sphere() {
         let s: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap()).unwrap();
         assert_eq!(s["bv"], bv);
-        assert_eq!(s["bv_updates"], 0);
+        assert!(s["bv_updates"].as_u64().unwrap() >= 12);
         assert_eq!(s["node_bytes"], node_bytes);
         // The GPU refuses them by name.
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))

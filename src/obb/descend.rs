@@ -3,8 +3,8 @@
 //! as `Descent::Larger` of the k-DOPs: A on ties, the other side when one is a leaf), and at
 //! two leaves the exact triangle test on B's triangles moved by [`Pose::apply`] (the truth).
 //!
-//! Unlike `crate::traverse` nothing is tumbled: the node test poses B's volume itself, so
-//! the workspace holds only the stack and B's moved triangles.
+//! Unlike `crate::traverse` nothing is tumbled: B's volume is posed (moved rigidly, in
+//! f64) on its first test in a pose and kept for the pose's later tests.
 
 use crate::bvh::Bvh;
 use crate::pose::Pose;
@@ -13,30 +13,38 @@ use crate::tri::tri_tri_intersect;
 
 /// A node-pair test of two volume trees for one pose.
 pub(crate) trait PairTest {
-    /// Whether node `e` of A and node `f` of B are certainly disjoint.
-    fn disjoint(&self, e: usize, f: usize) -> bool;
+    /// B's volume at the pose.
+    type Posed: Copy + Default;
+    /// Poses node `f` of B.
+    fn pose(&self, f: usize) -> Self::Posed;
+    /// Whether node `e` of A and B's posed node are certainly disjoint.
+    fn disjoint(&self, e: usize, b: &Self::Posed) -> bool;
     /// With both nodes internal, whether to descend A (the larger volume; A on ties).
     fn prefer_a(&self, e: usize, f: usize) -> bool;
 }
 
-/// Per-thread scratch state: the stack and B's triangles moved for the current pose (valid
-/// while their leaf's stamp is the pose's).
+/// Per-thread scratch state: the stack, B's volumes posed for the current pose and B's
+/// triangles moved for it (each valid while its node's stamp is the pose's).
 #[derive(Debug)]
-pub struct Workspace {
+pub struct Workspace<P> {
     stack: Vec<(u32, u32)>,
     stamp: u32,
     leaf_stamp: Vec<u32>,
     moved: Vec<[[f64; 3]; 3]>,
+    posed_stamp: Vec<u32>,
+    posed: Vec<P>,
 }
 
-impl Workspace {
+impl<P: Copy + Default> Workspace<P> {
     /// A workspace for B's tree.
-    pub fn new<const H: usize>(fly: &Bvh<H>) -> Workspace {
+    pub fn new<const H: usize>(fly: &Bvh<H>) -> Self {
         Workspace {
             stack: Vec::with_capacity(256),
             stamp: 0,
             leaf_stamp: vec![0; fly.nodes.len()],
             moved: vec![[[0.0; 3]; 3]; fly.triangle_count()],
+            posed_stamp: vec![0; fly.nodes.len()],
+            posed: vec![P::default(); fly.nodes.len()],
         }
     }
 
@@ -44,21 +52,22 @@ impl Workspace {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.leaf_stamp.fill(0);
+            self.posed_stamp.fill(0);
             self.stamp = 1;
         }
     }
 }
 
 /// One pose: appends `(tri_a, tri_b)` in the meshes' own numbering (unsorted) to `out`.
-/// Nv = node pairs tested, Np = triangle pairs tested, Nu = 0 (no volume of B is kept
-/// moved: each test poses B's volume on the fly).
+/// Nv = node pairs tested, Np = triangle pairs tested, Nu = B's volumes posed (each node
+/// once per pose, on first use).
 pub(crate) fn descend<const H: usize, T: PairTest>(
     env: &Bvh<H>,
     fly: &Bvh<H>,
     pose: &Pose,
     mode: Mode,
     test: &T,
-    ws: &mut Workspace,
+    ws: &mut Workspace<T::Posed>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<NoSub> {
     let mut c = Counters::default();
@@ -68,7 +77,12 @@ pub(crate) fn descend<const H: usize, T: PairTest>(
     'outer: while let Some((e, f)) = ws.stack.pop() {
         let (e, f) = (e as usize, f as usize);
         c.bv_tests += 1;
-        if test.disjoint(e, f) {
+        if ws.posed_stamp[f] != ws.stamp {
+            ws.posed[f] = test.pose(f);
+            ws.posed_stamp[f] = ws.stamp;
+            c.bv_updates += 1;
+        }
+        if test.disjoint(e, &ws.posed[f]) {
             continue;
         }
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);

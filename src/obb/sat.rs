@@ -2,7 +2,7 @@
 //! (`004_d8337bc93db14070.txt`, "OBB Overlapping Test in 3D": A's 3 axes, B's 3 axes, their
 //! 9 cross products), with the pose folded in: B's box is posed in f64 per node pair (its
 //! axes `R·bⱼ` and centre `Pose::apply`-style `R·c + t_L`, in A's local frame), nothing is
-//! tumbled, so Nu counts nothing (0) for the OBB tree.
+//! tumbled. [`PosedObb`] keeps B's posed box for the pose's later tests (Nu counts them).
 //!
 //! Conservative in floating point: "separated" is answered only when the *real* posed
 //! boxes, widened for the truth's rounding, are disjoint; a rounding error can never
@@ -90,22 +90,56 @@ impl PoseCheck {
 /// axis, so they are never separated. NaN anywhere compares false: "may overlap".
 #[inline]
 pub fn disjoint(a: &Obb, b: &Obb, pc: &PoseCheck) -> bool {
+    disjoint_posed(a, &PosedObb::new(b, pc), pc)
+}
+
+/// B's box at a pose, in A's local frame: what [`disjoint`] computes of B alone, kept so
+/// that a B node tested against many A nodes is posed once per pose (the same f64 values
+/// either way, so the proof on [`disjoint`] covers [`disjoint_posed`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PosedObb {
+    /// B's posed axes `fl(R·bⱼ)` (rows).
+    pub f: [[f64; 3]; 3],
+    /// B's posed centre, `Pose::apply` arithmetic of the local pose.
+    pub c: [f64; 3],
+    /// B's half extents plus `2·abs_err` (`ĥ_B`).
+    pub h: [f64; 3],
+    /// `‖c_B‖∞` of the unposed centre (the slack's `εT`).
+    pub c_inf: f64,
+}
+
+impl PosedObb {
+    /// Poses B's box `b` by `pc`.
+    #[inline]
+    pub fn new(b: &Obb, pc: &PoseCheck) -> PosedObb {
+        let pose = &pc.lp.pose;
+        let r = &pose.r;
+        let rot = |v: [f64; 3]| [dot(r[0], v), dot(r[1], v), dot(r[2], v)];
+        let e2 = 2.0 * pc.lp.abs_err;
+        PosedObb {
+            f: [rot(b.axes[0]), rot(b.axes[1]), rot(b.axes[2])],
+            c: pose.apply(b.c),
+            h: b.h.map(|h| h + e2),
+            c_inf: b.c[0].abs().max(b.c[1].abs()).max(b.c[2].abs()),
+        }
+    }
+}
+
+/// [`disjoint`] with B's box already posed ([`PosedObb::new`] at the same `pc`).
+#[inline]
+pub fn disjoint_posed(a: &Obb, b: &PosedObb, pc: &PoseCheck) -> bool {
     if !pc.rotation {
         return false;
     }
-    let pose = &pc.lp.pose;
-    let r = &pose.r;
-    let rot = |v: [f64; 3]| [dot(r[0], v), dot(r[1], v), dot(r[2], v)];
-    let f = [rot(b.axes[0]), rot(b.axes[1]), rot(b.axes[2])];
-    let d = sub(pose.apply(b.c), a.c);
+    let f = &b.f;
+    let d = sub(b.c, a.c);
     let t: [f64; 3] = std::array::from_fn(|i| dot(a.axes[i], d));
     let c: [[f64; 3]; 3] = std::array::from_fn(|i| std::array::from_fn(|j| dot(a.axes[i], f[j])));
     let ac = c.map(|row| row.map(f64::abs));
     let ha = a.h;
-    let e2 = 2.0 * pc.lp.abs_err;
-    let hb = b.h.map(|h| h + e2);
+    let hb = b.h;
     let inf = |v: [f64; 3]| v[0].abs().max(v[1].abs()).max(v[2].abs());
-    let eps_t = TWO_M37 * inf(d) + TWO_M47 * (inf(b.c) + pc.t_inf);
+    let eps_t = TWO_M37 * inf(d) + TWO_M47 * (b.c_inf + pc.t_inf);
     let sum = |v: [f64; 3]| v[0] + v[1] + v[2];
     let slack = 2.0 * eps_t
         + TWO_M32 * (t[0].abs() + t[1].abs() + t[2].abs() + sum(ha) + sum(hb))
