@@ -295,6 +295,8 @@ fn cli_query_with_obb_and_sphere() {
             .output()
             .unwrap();
         assert!(!out.status.success(), "{bv} on the GPU");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(bv) && err.contains("CPU only"), "{err}");
     }
     let _ = std::fs::remove_dir_all(&d);
 }
