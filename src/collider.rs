@@ -21,6 +21,7 @@ use crate::bvh::BuildOptions;
 use crate::dual::{DualCounters, DualOptions, DualScene};
 use crate::kdop::{KdopOptions, KdopScene};
 use crate::mesh::Mesh;
+use crate::obb::{ObbScene, SphereScene};
 use crate::pose::Pose;
 use crate::rtree::{RtreeOptions, RtreeScene};
 use crate::saved::KdopHierarchy;
@@ -103,6 +104,10 @@ pub enum AnyScene {
     Dual14(DualScene<7>),
     Dual18(DualScene<9>),
     Dual26(DualScene<13>),
+    /// The OBB tree (CPU only).
+    Obb(ObbScene),
+    /// The sphere tree (CPU only).
+    Sphere(SphereScene),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its kind.
@@ -119,6 +124,8 @@ macro_rules! with_scene {
             AnyScene::Dual14($s) => $body,
             AnyScene::Dual18($s) => $body,
             AnyScene::Dual26($s) => $body,
+            AnyScene::Obb($s) => $body,
+            AnyScene::Sphere($s) => $body,
         }
     };
 }
@@ -156,6 +163,8 @@ impl AnyScene {
             AnyScene::Dual14(_) => BvKind::Dual14,
             AnyScene::Dual18(_) => BvKind::Dual18,
             AnyScene::Dual26(_) => BvKind::Dual26,
+            AnyScene::Obb(_) => BvKind::Obb,
+            AnyScene::Sphere(_) => BvKind::Sphere,
         }
     }
 }
@@ -307,6 +316,8 @@ impl<'m> ColliderBuilder<'m> {
             BvKind::Dual14 => AnyScene::Dual14(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
             BvKind::Dual18 => AnyScene::Dual18(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
             BvKind::Dual26 => AnyScene::Dual26(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
+            BvKind::Obb => AnyScene::Obb(ObbScene::build(a, b, oa, ob)),
+            BvKind::Sphere => AnyScene::Sphere(SphereScene::build(a, b, oa, ob)),
         };
         // One workspace now, so that the first query costs what a later one does.
         with_scene!(&scene, s => prepare(s));
@@ -513,7 +524,7 @@ impl Collider {
     }
 
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch_with`]'s, plus
-    /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and
+    /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree, OBB tree, sphere tree and
     /// R-tree. Uploads the hierarchies (once per call); hold a
     /// [`crate::gpu::collide::GpuScene`] to upload once for many batches.
     #[cfg(feature = "gpu")]

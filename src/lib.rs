@@ -48,6 +48,7 @@ pub(crate) mod geom;
 pub mod gpu;
 pub mod kdop;
 pub mod mesh;
+pub mod obb;
 pub mod pose;
 pub mod rtree;
 pub mod saved;

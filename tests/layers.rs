@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["traverse"],
     &["kdop"],
     &["dual", "boxtree", "rtree"],
+    &["obb"],
     &["gpu"],
     &["collider"],
     &["formats", "experiments"],

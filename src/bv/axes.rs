@@ -37,9 +37,13 @@ pub enum BvKind {
     Dual18,
     /// The dual hierarchy with 26-DOPs.
     Dual26,
+    /// Gottschalk, Lin and Manocha's OBB tree (`crate::obb`); CPU only.
+    Obb,
+    /// The sphere tree of smallest enclosing spheres (`crate::obb`); CPU only.
+    Sphere,
 }
 
-// `EVERY`: all ten (`ALL` is the four k-DOPs).
+// `EVERY`: all twelve (`ALL` is the four k-DOPs).
 option_names! {
     BvKind, kind "bv", all EVERY {
         Kdop6 => "kdop6": "k-DOPs (Klosowski et al. 1998, 'Efficient Collision Detection Using BVHs of k-DOPs'); kdop6: axis-aligned boxes",
@@ -52,6 +56,8 @@ option_names! {
         Dual14 => "dual14",
         Dual18 => "dual18",
         Dual26 => "dual26",
+        Obb => "obb": "OBB tree (Gottschalk, Lin, Manocha, 'OBBTree', 1996): principal-axis boxes, 15-axis separating axis test; CPU only",
+        Sphere => "sphere": "Sphere tree of smallest enclosing spheres (the lecture's first volume); CPU only",
     }
 }
 
@@ -74,7 +80,8 @@ impl BvKind {
     ];
 
     /// Number of slab directions, k/2 (of the k-DOP part for the dual hierarchies; 3 for
-    /// the boxtree's and R-tree's axis-aligned boxes).
+    /// the boxtree's and R-tree's axis-aligned boxes, and for the OBB and sphere trees,
+    /// whose topology is the 6-DOP tree's).
     pub fn half_k(self) -> usize {
         match self {
             BvKind::Kdop6 | BvKind::Dual6 => 3,
@@ -83,6 +90,7 @@ impl BvKind {
             BvKind::Kdop26 | BvKind::Dual26 => 13,
             BvKind::Boxtree => 3,
             BvKind::Rtree => 3,
+            BvKind::Obb | BvKind::Sphere => 3,
         }
     }
 
@@ -92,7 +100,7 @@ impl BvKind {
     }
 
     /// Whether the GPU pipeline runs this hierarchy: the k-DOPs and the dual k-DOP–sphere
-    /// hierarchies; the boxtree and the R-tree are CPU only.
+    /// hierarchies; the boxtree, the R-tree, the OBB and the sphere trees are CPU only.
     pub fn on_gpu(self) -> bool {
         BvKind::ALL.contains(&self) || BvKind::DUAL.contains(&self)
     }

@@ -27,7 +27,7 @@ pub struct HierarchiesArgs {
 }
 
 /// The default set of `bench hierarchies`: every family and k the papers compare.
-const HIERARCHIES: [BvKind; 9] = [
+const HIERARCHIES: [BvKind; 11] = [
     BvKind::Kdop6,
     BvKind::Kdop14,
     BvKind::Kdop18,
@@ -37,6 +37,8 @@ const HIERARCHIES: [BvKind; 9] = [
     BvKind::Dual26,
     BvKind::Boxtree,
     BvKind::Rtree,
+    BvKind::Obb,
+    BvKind::Sphere,
 ];
 
 fn median(v: &mut [f64]) -> f64 {
@@ -160,9 +162,9 @@ pub fn run(a: &HierarchiesArgs) -> Result<(), Failure> {
             m.triangle_count(),
             a.steps
         ),
-        "build: both hierarchies and B's preparation on one thread, default options (splatter at the mean, leaf size 1; boxtree: its volume criterion; rtree: STR, m 4, M 8; dual: smallest enclosing spheres)".into(),
+        "build: both hierarchies and B's preparation on one thread, default options (splatter at the mean, leaf size 1; boxtree: its volume criterion; rtree: STR, m 4, M 8; dual and sphere: smallest enclosing spheres; obb: principal axes of the area-weighted covariance on the 6-DOP tree's splits)".into(),
         "bytes: A's node array (nodes × bytes per node; triangle arrays, the same for all, not counted); B/triangle = A bytes / triangles".into(),
-        "queries: one at a time on one thread, Algorithm 1's descent (QueryOptions::PAPER), approximation-method tumbling, all contacts; boxtree: SAT lite; rtree: Collide v2".into(),
+        "queries: one at a time on one thread, Algorithm 1's descent (QueryOptions::PAPER), approximation-method tumbling, all contacts; boxtree: SAT lite; rtree: Collide v2; obb, sphere: their own descent (larger volume first), B's volume posed rigidly once per pose on first use (Nu), nothing tumbled".into(),
         format!(
             "every pose's pairs equal kdop18's (CPU default traversal): {} poses per hierarchy checked",
             a.steps * a.distances.len()

@@ -1,0 +1,120 @@
+//! The traversal of the volume trees: the simultaneous depth-first descent of A and B
+//! (explicit stack), descending the node whose volume is larger (Gottschalk's OBBTree rule,
+//! as `Descent::Larger` of the k-DOPs: A on ties, the other side when one is a leaf), and at
+//! two leaves the exact triangle test on B's triangles moved by [`Pose::apply`] (the truth).
+//!
+//! Unlike `crate::traverse` nothing is tumbled: B's volume is posed (moved rigidly, in
+//! f64) on its first test in a pose and kept for the pose's later tests.
+
+use crate::bvh::Bvh;
+use crate::pose::Pose;
+use crate::scene::{Counters, Mode, NoSub};
+use crate::tri::tri_tri_intersect;
+
+/// A node-pair test of two volume trees for one pose.
+pub(crate) trait PairTest {
+    /// B's volume at the pose.
+    type Posed: Copy + Default;
+    /// Poses node `f` of B.
+    fn pose(&self, f: usize) -> Self::Posed;
+    /// Whether node `e` of A and B's posed node are certainly disjoint.
+    fn disjoint(&self, e: usize, b: &Self::Posed) -> bool;
+    /// With both nodes internal, whether to descend A (the larger volume; A on ties).
+    fn prefer_a(&self, e: usize, f: usize) -> bool;
+}
+
+/// Per-thread scratch state: the stack, B's volumes posed for the current pose and B's
+/// triangles moved for it (each valid while its node's stamp is the pose's).
+#[derive(Debug)]
+pub struct Workspace<P> {
+    stack: Vec<(u32, u32)>,
+    stamp: u32,
+    leaf_stamp: Vec<u32>,
+    moved: Vec<[[f64; 3]; 3]>,
+    posed_stamp: Vec<u32>,
+    posed: Vec<P>,
+}
+
+impl<P: Copy + Default> Workspace<P> {
+    /// A workspace for B's tree.
+    pub fn new<const H: usize>(fly: &Bvh<H>) -> Self {
+        Workspace {
+            stack: Vec::with_capacity(256),
+            stamp: 0,
+            leaf_stamp: vec![0; fly.nodes.len()],
+            moved: vec![[[0.0; 3]; 3]; fly.triangle_count()],
+            posed_stamp: vec![0; fly.nodes.len()],
+            posed: vec![P::default(); fly.nodes.len()],
+        }
+    }
+
+    fn begin(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.leaf_stamp.fill(0);
+            self.posed_stamp.fill(0);
+            self.stamp = 1;
+        }
+    }
+}
+
+/// One pose: appends `(tri_a, tri_b)` in the meshes' own numbering (unsorted) to `out`.
+/// Nv = node pairs tested, Np = triangle pairs tested, Nu = B's volumes posed (each node
+/// once per pose, on first use).
+pub(crate) fn descend<const H: usize, T: PairTest>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    pose: &Pose,
+    mode: Mode,
+    test: &T,
+    ws: &mut Workspace<T::Posed>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters<NoSub> {
+    let mut c = Counters::default();
+    ws.begin();
+    ws.stack.clear();
+    ws.stack.push((0, 0));
+    'outer: while let Some((e, f)) = ws.stack.pop() {
+        let (e, f) = (e as usize, f as usize);
+        c.bv_tests += 1;
+        if ws.posed_stamp[f] != ws.stamp {
+            ws.posed[f] = test.pose(f);
+            ws.posed_stamp[f] = ws.stamp;
+            c.bv_updates += 1;
+        }
+        if test.disjoint(e, &ws.posed[f]) {
+            continue;
+        }
+        let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+        if !ne.is_leaf() && (nf.is_leaf() || test.prefer_a(e, f)) {
+            ws.stack.push((ne.first + 1, f as u32));
+            ws.stack.push((ne.first, f as u32));
+            continue;
+        }
+        if !nf.is_leaf() {
+            ws.stack.push((e as u32, nf.first + 1));
+            ws.stack.push((e as u32, nf.first));
+            continue;
+        }
+        let r = nf.first as usize..(nf.first + nf.count) as usize;
+        if ws.leaf_stamp[f] != ws.stamp {
+            for p in r.clone() {
+                ws.moved[p] = fly.tris.corners_f64(p).map(|x| pose.apply(x));
+            }
+            ws.leaf_stamp[f] = ws.stamp;
+        }
+        for pa in ne.first..ne.first + ne.count {
+            let ta = env.tris.corners_f64(pa as usize);
+            for pb in r.clone() {
+                c.tri_tests += 1;
+                if tri_tri_intersect(&ta, &ws.moved[pb]) {
+                    out.push((env.tri_index[pa as usize], fly.tri_index[pb]));
+                    if mode == Mode::First {
+                        break 'outer;
+                    }
+                }
+            }
+        }
+    }
+    c
+}

@@ -1,0 +1,324 @@
+//! The lecture's remaining volumes (`004_d8337bc93db14070.txt`): the OBB tree of Gottschalk,
+//! Lin and Manocha (`--bv obb`) and the sphere tree (`--bv sphere`), CPU only.
+//!
+//! Both reuse the k-DOP builder's topology: a [`Bvh<3>`] (the kdop6 tree; with the default
+//! splatter rule the splits read only the triangles' centroids, so it is the kdop18 tree's
+//! topology too) carries the node ranges and the reordered triangles, and a flat `Vec` of
+//! volumes beside it holds one volume per node, fitted to the node's triangles in the
+//! hierarchy's local frame ([`crate::frame`]). The volumes move with the object: B's volume
+//! is posed rigidly in f64 on its first test in a pose (no tumbling, no hull), kept for the
+//! pose, and tested conservatively:
+//! - [`Obb`]: principal axes of the area-weighted covariance ([`fit`]), the 15-axis
+//!   separating axis test with proved slack ([`sat::disjoint`]);
+//! - [`Sphere`]: the smallest enclosing sphere of the dual hierarchy
+//!   ([`crate::dual::node_spheres`], radius proved to contain the real corners), posed by
+//!   [`Sphere::posed`] and tested by [`crate::dual::sphere::disjoint`] (both proved there).
+//!
+//! Counters: Nv = node pairs tested (one OBB or sphere test each), Np = triangle pairs, Nu =
+//! B's volumes posed (each node of B once per pose, on its first test). Posing once per
+//! pose instead of once per pair (the same f64 values, so the same proofs) saved 3–13% of
+//! the OBB tree's query time and 7–23% of the sphere tree's (BENCHMARKS.md).
+
+mod descend;
+pub mod fit;
+pub mod sat;
+
+use crate::bvh::{BuildOptions, Bvh};
+use crate::dual::node_spheres;
+use crate::dual::sphere::{self, Sphere};
+use crate::frame::LocalPose;
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::scene::{Counters, NoSub, PairScene, QueryOptions, WorkspacePool};
+pub use descend::Workspace;
+use descend::{PairTest, descend};
+pub use fit::Obb;
+use rayon::prelude::*;
+use sat::PoseCheck;
+
+/// A bounding volume of a volume tree: fitted per node, B's posed once per pose.
+pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
+    /// One volume per node of `bvh`, indexed like its nodes (local frame).
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Self>;
+    /// B's volume at a pose (A's local frame).
+    type Posed: Copy + Default + Send + Sync + std::fmt::Debug + 'static;
+    /// Poses B's volume `b`.
+    fn pose(b: &Self, pose: &PoseCheck) -> Self::Posed;
+    /// Whether A's `a` and B's posed `b` are certainly disjoint.
+    fn disjoint(a: &Self, b: &Self::Posed, pose: &PoseCheck) -> bool;
+    /// Size for the descent rule (larger descends first).
+    fn size(&self) -> f64;
+}
+
+impl Volume for Obb {
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Obb> {
+        node_ranges(bvh)
+            .par_iter()
+            .map(|&(s, e)| {
+                let tris: Vec<[[f64; 3]; 3]> = (s as usize..e as usize)
+                    .map(|p| bvh.tris.corners_local_f64(p))
+                    .collect();
+                Obb::fit(&tris)
+            })
+            .collect()
+    }
+
+    type Posed = sat::PosedObb;
+
+    #[inline]
+    fn pose(b: &Obb, pose: &PoseCheck) -> sat::PosedObb {
+        sat::PosedObb::new(b, pose)
+    }
+
+    #[inline]
+    fn disjoint(a: &Obb, b: &sat::PosedObb, pose: &PoseCheck) -> bool {
+        sat::disjoint_posed(a, b, pose)
+    }
+
+    #[inline]
+    fn size(&self) -> f64 {
+        Obb::size(self)
+    }
+}
+
+impl Volume for Sphere {
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Sphere> {
+        node_spheres(bvh)
+    }
+
+    /// The dual hierarchy's f64 sphere test: B's sphere posed with the local pose's error
+    /// ([`Sphere::posed`]), then [`sphere::disjoint`]. Both proofs assume a rotation, which
+    /// [`PoseCheck`] checks.
+    type Posed = [f64; 4];
+
+    #[inline]
+    fn pose(b: &Sphere, pose: &PoseCheck) -> [f64; 4] {
+        b.posed(&pose.lp)
+    }
+
+    #[inline]
+    fn disjoint(a: &Sphere, b: &[f64; 4], pose: &PoseCheck) -> bool {
+        pose.rotation && sphere::disjoint(&a.as_f64(), b)
+    }
+
+    #[inline]
+    fn size(&self) -> f64 {
+        self.r as f64
+    }
+}
+
+/// Each node's range of the reordered triangles (children after parents: a reverse sweep).
+fn node_ranges(bvh: &Bvh<3>) -> Vec<(u32, u32)> {
+    let n = bvh.nodes.len();
+    let mut range = vec![(0u32, 0u32); n];
+    for i in (0..n).rev() {
+        let node = &bvh.nodes[i];
+        range[i] = if node.is_leaf() {
+            (node.first, node.first + node.count)
+        } else {
+            let (l, r) = (range[node.first as usize], range[node.first as usize + 1]);
+            (l.0.min(r.0), l.1.max(r.1))
+        };
+    }
+    range
+}
+
+/// Both volume trees of a scene: A's and B's topology and triangles, and their volumes.
+#[derive(Debug)]
+pub struct VolumeScene<V: Volume> {
+    /// A's tree (topology, triangles, frame; its 6-DOPs are not used by the query).
+    pub env: Bvh<3>,
+    /// A's volumes, indexed like `env.nodes`.
+    pub env_bv: Vec<V>,
+    /// B's tree.
+    pub fly: Bvh<3>,
+    /// B's volumes, indexed like `fly.nodes`.
+    pub fly_bv: Vec<V>,
+    pool: WorkspacePool<Workspace<V::Posed>>,
+}
+
+/// The OBB tree scene (`--bv obb`).
+pub type ObbScene = VolumeScene<Obb>;
+/// The sphere tree scene (`--bv sphere`).
+pub type SphereScene = VolumeScene<Sphere>;
+
+impl<V: Volume> VolumeScene<V> {
+    /// Builds both trees and their volumes (in parallel).
+    pub fn build(a: &Mesh, b: &Mesh, opt_a: &BuildOptions, opt_b: &BuildOptions) -> Self {
+        let side = |m: &Mesh, o: &BuildOptions| {
+            let bvh = Bvh::<3>::build(m, o);
+            let bv = V::fit_nodes(&bvh);
+            (bvh, bv)
+        };
+        let ((env, env_bv), (fly, fly_bv)) = rayon::join(|| side(a, opt_a), || side(b, opt_b));
+        VolumeScene {
+            env,
+            env_bv,
+            fly,
+            fly_bv,
+            pool: Default::default(),
+        }
+    }
+
+    /// Bytes of one node: the volume and the topology (`first`, `count`).
+    pub const NODE_BYTES: usize = std::mem::size_of::<V>() + 8;
+}
+
+/// The node test of one pose.
+struct Test<'s, V: Volume> {
+    s: &'s VolumeScene<V>,
+    pose: PoseCheck,
+}
+
+impl<V: Volume> PairTest for Test<'_, V> {
+    type Posed = V::Posed;
+
+    #[inline]
+    fn pose(&self, f: usize) -> V::Posed {
+        V::pose(&self.s.fly_bv[f], &self.pose)
+    }
+
+    #[inline]
+    fn disjoint(&self, e: usize, b: &V::Posed) -> bool {
+        V::disjoint(&self.s.env_bv[e], b, &self.pose)
+    }
+
+    #[inline]
+    fn prefer_a(&self, e: usize, f: usize) -> bool {
+        self.s.env_bv[e].size() >= self.s.fly_bv[f].size()
+    }
+}
+
+impl<V: Volume> PairScene for VolumeScene<V> {
+    type Workspace = Workspace<V::Posed>;
+    type Sub = NoSub;
+
+    fn workspace(&self) -> Workspace<V::Posed> {
+        Workspace::new(&self.fly)
+    }
+
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace<V::Posed>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let lp = LocalPose::new(pose, self.env.frame(), self.fly.frame());
+        let test = Test {
+            s: self,
+            pose: PoseCheck::new(lp),
+        };
+        descend(&self.env, &self.fly, pose, opts.mode, &test, ws, out)
+    }
+
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        [&self.env, &self.fly].map(|t| (t.nodes.len(), t.nodes.len() * Self::NODE_BYTES))
+    }
+
+    fn depths(&self) -> [u32; 2] {
+        [self.env.depth, self.fly.depth]
+    }
+
+    fn pool(&self) -> Option<&WorkspacePool<Workspace<V::Posed>>> {
+        Some(&self.pool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::generate;
+
+    #[test]
+    fn node_boxes_contain_their_subtrees_triangles() {
+        let m = generate::torus([0.1, 0.2, 0.3], 1.0, 0.3, 24, 10);
+        let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
+        let boxes = Obb::fit_nodes(&bvh);
+        for (i, &(s, e)) in node_ranges(&bvh).iter().enumerate() {
+            for p in s..e {
+                for x in bvh.tris.corners_local_f64(p as usize) {
+                    assert!(boxes[i].contains_approx(x), "node {i}");
+                }
+            }
+        }
+        // Tighter than the node's axis-aligned box, in volume, at the root.
+        let vol = |b: &Obb| 8.0 * b.h[0] * b.h[1] * b.h[2];
+        let k = &bvh.nodes[0].bv;
+        let aabb = (0..3)
+            .map(|a| (k.max[a] - k.min[a]) as f64)
+            .product::<f64>();
+        assert!(vol(&boxes[0]) <= aabb * 1.001, "{} {aabb}", vol(&boxes[0]));
+    }
+
+    /// `a + b` exactly as `(sum, error)` (Knuth's TwoSum).
+    fn two_sum(a: f64, b: f64) -> (f64, f64) {
+        let s = a + b;
+        let bb = s - a;
+        (s, (a - (s - bb)) + (b - bb))
+    }
+
+    /// The sign of the exact sum of `terms` (Shewchuk's grow-expansion: the components
+    /// stay non-overlapping in increasing magnitude, the last non-zero one has the sign).
+    fn exact_sign(terms: &[f64]) -> f64 {
+        let mut e: Vec<f64> = Vec::new();
+        for &b in terms {
+            let mut q = b;
+            let mut out = Vec::with_capacity(e.len() + 1);
+            for &x in &e {
+                let (s, err) = two_sum(q, x);
+                if err != 0.0 {
+                    out.push(err);
+                }
+                q = s;
+            }
+            out.push(q);
+            e = out;
+        }
+        e.iter()
+            .rev()
+            .find(|x| **x != 0.0)
+            .map_or(0.0, |x| x.signum())
+    }
+
+    /// Every *real* local corner `p − o` (global corner minus the frame's origin, both
+    /// exact f64) projects on each stored axis within the stored half extent, decided in
+    /// exact arithmetic (products split by fused multiply-add, sums by expansions), on
+    /// random soups near and far from the origin. The fit's widening is what makes this
+    /// hold: without it about half the extremal corners fall outside by an ulp.
+    #[test]
+    fn node_boxes_contain_the_real_corners_exactly() {
+        let mut rng = crate::rng::Rng::new(77);
+        for case in 0..40 {
+            let off = [0.0, 1e6, 1e15, 3.3e9][case % 4];
+            let m = generate::random_soup(rng.next_u64(), 30, 1.0, 0.6)
+                .map_positions(|p| [p[0] + off, p[1] - off, p[2] + 0.5 * off]);
+            let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
+            let boxes = Obb::fit_nodes(&bvh);
+            let o = bvh.frame().origin;
+            for (i, &(s, e)) in node_ranges(&bvh).iter().enumerate() {
+                let b = &boxes[i];
+                for p in (s..e).flat_map(|t| bvh.tris.corners_f64(t as usize)) {
+                    for j in 0..3 {
+                        // a_j·(p − o − c) as exact products, then ± h_j.
+                        let mut terms = Vec::new();
+                        for k in 0..3 {
+                            for x in [p[k], -o[k], -b.c[k]] {
+                                let prod = b.axes[j][k] * x;
+                                terms.push(prod);
+                                terms.push(b.axes[j][k].mul_add(x, -prod));
+                            }
+                        }
+                        let neg: Vec<f64> = terms.iter().map(|x| -x).collect();
+                        let above = exact_sign(&[&[b.h[j]][..], &neg].concat());
+                        let below = exact_sign(&[&[b.h[j]][..], &terms].concat());
+                        assert!(
+                            above >= 0.0 && below >= 0.0,
+                            "case {case} node {i} axis {j}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
