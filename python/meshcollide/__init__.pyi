@@ -9,7 +9,7 @@ import numpy.typing as npt
 _Path = Union[str, PathLike[str]]
 _Bv = Literal[
     "kdop6", "kdop14", "kdop18", "kdop26", "boxtree", "rtree",
-    "dual6", "dual14", "dual18", "dual26",
+    "dual6", "dual14", "dual18", "dual26", "obb", "sphere",
 ]
 
 PAIRS_HEADER: str

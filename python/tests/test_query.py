@@ -19,6 +19,8 @@ CONFIGS = [
     ({"bv": "dual14", "dual_symmetric": True}, ["--bv", "dual14", "--dual-symmetric"]),
     ({"bv": "boxtree", "box_test": "sat", "leaf_size": 3}, ["--bv", "boxtree", "--box-test", "sat", "--leaf-size", "3"]),
     ({"bv": "rtree", "rtree_collide": "v1"}, ["--bv", "rtree", "--rtree-collide", "v1"]),
+    ({"bv": "obb"}, ["--bv", "obb"]),
+    ({"bv": "sphere", "leaf_size": 2}, ["--bv", "sphere", "--leaf-size", "2"]),
 ]
 
 
