@@ -242,15 +242,20 @@ fn collide_pooled<S: PairScene>(
     progress: Option<Progress<'_>>,
     pool: &WorkspacePool<S::Workspace>,
 ) -> Vec<PoseResult<S::Sub>> {
-    if poses.len() <= POSE_CHUNK {
-        // One chunk: on the caller's thread. Handing it to the pool would cost a wake-up
-        // of a sleeping worker, which is most of a single query's time.
+    if poses.len() <= POSE_CHUNK || rayon::current_num_threads() == 1 {
+        // One chunk, or one worker: on the caller's thread, chunk after chunk (the same
+        // chunks, so the same results). Handing work to a sleeping worker costs a wake-up
+        // (tens of µs), most of a single query's time and more than a batch of separated
+        // poses takes.
         let mut ws = Pooled(pool, Some(pool.take().unwrap_or_else(|| s.workspace())));
         let ws = ws.1.as_mut().expect("a workspace until dropped");
-        s.begin_chunk(ws);
-        let out = poses.iter().map(|p| one_pose(s, p, opts, ws)).collect();
-        if let Some(progress) = progress {
-            progress(poses.len());
+        let mut out = Vec::with_capacity(poses.len());
+        for chunk in poses.chunks(POSE_CHUNK) {
+            s.begin_chunk(ws);
+            out.extend(chunk.iter().map(|p| one_pose(s, p, opts, ws)));
+            if let Some(progress) = progress {
+                progress(out.len());
+            }
         }
         return out;
     }

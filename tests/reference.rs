@@ -294,3 +294,38 @@ fn single_queries_do_not_depend_on_history() {
         }
     }
 }
+
+/// One worker runs a batch's chunks on the caller's thread, several run them in parallel:
+/// the pairs and every counter (Nu too, which depends on where hill climbing starts) are
+/// the same, for every hierarchy.
+#[test]
+fn batches_do_not_depend_on_the_thread_count() {
+    let a = generate::torus([0.0; 3], 1.0, 0.3, 60, 24);
+    let b = a.map_positions(|[x, y, z]| [x, z, y]);
+    let poses = meshcollide::pose::tumbling_poses(150, [0.0; 3], [1.0, 0.0, 0.0]);
+    for (bv, options) in configs() {
+        let col = Collider::builder(&a, &b)
+            .bv(bv)
+            .build_options(options)
+            .build()
+            .unwrap();
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| col.collide_batch(&poses))
+        };
+        let one = run(1);
+        let two = run(2);
+        assert_eq!(one.len(), poses.len());
+        for (i, (x, y)) in one.iter().zip(&two).enumerate() {
+            assert_eq!(x.pairs, y.pairs, "{bv:?} pose {i}");
+            assert_eq!(x.counters, y.counters, "{bv:?} pose {i}");
+        }
+        assert!(
+            one.iter().any(|r| !r.pairs.is_empty()),
+            "{bv:?}: the tori touch"
+        );
+    }
+}

@@ -105,6 +105,8 @@ pub struct PairsOut {
     disk_poses: usize,
     /// The file's first pose number (`--pose-range`), for the partial-output message.
     first: usize,
+    /// Time spent writing blocks to the file (the query's time excludes it).
+    write_time: std::time::Duration,
 }
 
 impl PairsOut {
@@ -120,6 +122,7 @@ impl PairsOut {
             disk_bytes: 0,
             disk_poses: 0,
             first: 0,
+            write_time: Default::default(),
         })
     }
 
@@ -139,9 +142,17 @@ impl PairsOut {
         Ok(())
     }
 
+    /// Time spent writing blocks so far.
+    pub fn write_time(&self) -> std::time::Duration {
+        self.write_time
+    }
+
     fn flush(&mut self) -> std::io::Result<()> {
+        let t = std::time::Instant::now();
         let f = &mut self.file.file;
-        if let Err(e) = f.write_all(&self.buf) {
+        let written = f.write_all(&self.buf);
+        self.write_time += t.elapsed();
+        if let Err(e) = written {
             // Part of the block may be on disk: cut back to the last whole pose.
             let _ = f
                 .set_len(self.disk_bytes)
