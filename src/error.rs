@@ -94,7 +94,7 @@ pub enum MeshError {
         path: PathBuf,
     },
     /// The file, or its gzip stream once unzipped, holds more bytes than may be read into
-    /// memory (see [`crate::mesh::input_limit`]): a decompression bomb, or a model the machine
+    /// memory (see [`crate::mesh::load::input_limit`]): a decompression bomb, or a model the machine
     /// cannot hold. Refused before the memory runs out rather than killed by it.
     #[error(
         "{path}: holds more than {limit} bytes{unzipped}, more than this machine can read safely \

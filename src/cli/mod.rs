@@ -136,7 +136,7 @@ pub enum BackendArg {
 pub enum Failure {
     Input(String),
     Internal(String),
-    /// Stopped by Ctrl-C or SIGTERM ([`interrupt`]): exit 130.
+    /// Stopped by Ctrl-C or SIGTERM (`interrupt.rs`): exit 130.
     Interrupted(String),
 }
 
