@@ -198,16 +198,28 @@ impl Collider {
     ) -> PyResult<Self> {
         let options = Options::from_kwargs(options)?;
         let t = Instant::now();
+        // As on the command line, loading a saved hierarchy replaces its build and is timed
+        // as build time; reading meshes is load time.
+        let mut saved_ms = 0.0;
+        let mut timed_load = |path: &PathBuf, side: usize| {
+            let t = Instant::now();
+            let input = options.load_input(path, side)?;
+            if input.1.is_some() {
+                saved_ms += t.elapsed().as_secs_f64() * 1e3;
+            }
+            Ok::<_, meshcollide::Error>(input)
+        };
         let ((a, ha), (b, hb)) = py
             .detach(|| {
-                let a = options.load_input(&path_a, 0)?;
-                Ok::<_, meshcollide::Error>((a, options.load_input(&path_b, 1)?))
+                Ok::<_, meshcollide::Error>((timed_load(&path_a, 0)?, timed_load(&path_b, 1)?))
             })
             .map_err(errors::to_py)?;
-        let load_ms = t.elapsed().as_secs_f64() * 1e3;
+        let load_ms = t.elapsed().as_secs_f64() * 1e3 - saved_ms;
         let named = |h: Option<KdopHierarchy>, p: &PathBuf| h.map(|h| (h, p.display().to_string()));
         let saved = [named(ha, &path_a), named(hb, &path_b)];
-        Collider::build(py, (a, b), saved, options, load_ms)
+        let mut c = Collider::build(py, (a, b), saved, options, load_ms)?;
+        c.build_ms += saved_ms;
+        Ok(c)
     }
 
     /// Every intersecting pair at each pose: an int64 `(K, 3)` array of `pose, tri_a, tri_b`

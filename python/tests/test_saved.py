@@ -23,6 +23,9 @@ def test_mch_files_give_the_pairs_of_their_meshes(scene, cli, tmp_path):
     for pa, pb in [(a, b), (scene["a"], b), (a, scene["b"])]:
         c = meshcollide.Collider.from_files(pa, pb, leaf_size_b=2)
         np.testing.assert_array_equal(c.query(poses, backend="cpu"), csv_rows(want))
+        # stats.json names the saved files, as the command line does.
+        for key, p in [("saved_a", pa), ("saved_b", pb)]:
+            assert c.last_stats.get(key) == (str(p) if str(p).endswith(".mch") else None), key
     # The mesh a .mch holds is the mesh it was built from, as written.
     for m, f in [(scene["a"], a), (scene["b"], b)]:
         v0, t0 = meshcollide.load_mesh(m)

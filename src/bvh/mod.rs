@@ -62,6 +62,24 @@ fn median_fallback_depth(n: usize) -> u32 {
 }
 
 impl<const H: usize> Bvh<H> {
+    /// Each node's range `(start, end)` of the reordered triangles: a leaf's own, an internal
+    /// node's the union of its children's (children follow parents in the array, so a reverse
+    /// sweep sees children first). For volumes fitted per node (spheres, OBBs).
+    pub fn node_ranges(&self) -> Vec<(u32, u32)> {
+        let n = self.nodes.len();
+        let mut range = vec![(0u32, 0u32); n];
+        for i in (0..n).rev() {
+            let node = &self.nodes[i];
+            range[i] = if node.is_leaf() {
+                (node.first, node.first + node.count)
+            } else {
+                let (l, r) = (range[node.first as usize], range[node.first as usize + 1]);
+                (l.0.min(r.0), l.1.max(r.1))
+            };
+        }
+        range
+    }
+
     /// Builds the hierarchy of `mesh` (which must be non-empty; `Mesh` validation ensures it).
     ///
     /// Top-down, one pass per level over contiguous `Item`s (centroid beside the triangle

@@ -71,23 +71,10 @@ pub struct DualOptions {
     pub order: SlabOrder,
 }
 
-/// The smallest enclosing sphere (made conservative) of every node's triangle corners.
-/// A node's triangles are a contiguous range of the reordered array: a leaf's own, an
-/// internal node's the union of its children's (children follow parents in the array, so a
-/// reverse sweep sees children first).
+/// The smallest enclosing sphere (made conservative) of every node's triangle corners (a
+/// node's triangles: [`Bvh::node_ranges`]).
 pub fn node_spheres<const H: usize>(bvh: &Bvh<H>) -> Vec<Sphere> {
-    let n = bvh.nodes.len();
-    let mut range = vec![(0u32, 0u32); n];
-    for i in (0..n).rev() {
-        let node = &bvh.nodes[i];
-        range[i] = if node.is_leaf() {
-            (node.first, node.first + node.count)
-        } else {
-            let (l, r) = (range[node.first as usize], range[node.first as usize + 1]);
-            (l.0.min(r.0), l.1.max(r.1))
-        };
-    }
-    range
+    bvh.node_ranges()
         .par_iter()
         .map(|&(s, e)| {
             let pts: Vec<[f64; 3]> = (s as usize..e as usize)

@@ -52,7 +52,7 @@ pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
 
 impl Volume for Obb {
     fn fit_nodes(bvh: &Bvh<3>) -> Vec<Obb> {
-        node_ranges(bvh)
+        bvh.node_ranges()
             .par_iter()
             .map(|&(s, e)| {
                 let tris: Vec<[[f64; 3]; 3]> = (s as usize..e as usize)
@@ -105,22 +105,6 @@ impl Volume for Sphere {
     fn size(&self) -> f64 {
         self.r as f64
     }
-}
-
-/// Each node's range of the reordered triangles (children after parents: a reverse sweep).
-fn node_ranges(bvh: &Bvh<3>) -> Vec<(u32, u32)> {
-    let n = bvh.nodes.len();
-    let mut range = vec![(0u32, 0u32); n];
-    for i in (0..n).rev() {
-        let node = &bvh.nodes[i];
-        range[i] = if node.is_leaf() {
-            (node.first, node.first + node.count)
-        } else {
-            let (l, r) = (range[node.first as usize], range[node.first as usize + 1]);
-            (l.0.min(r.0), l.1.max(r.1))
-        };
-    }
-    range
 }
 
 /// Both volume trees of a scene: A's and B's topology and triangles, and their volumes.
@@ -235,7 +219,7 @@ mod tests {
         let m = generate::torus([0.1, 0.2, 0.3], 1.0, 0.3, 24, 10);
         let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
         let boxes = Obb::fit_nodes(&bvh);
-        for (i, &(s, e)) in node_ranges(&bvh).iter().enumerate() {
+        for (i, &(s, e)) in bvh.node_ranges().iter().enumerate() {
             for p in s..e {
                 for x in bvh.tris.corners_local_f64(p as usize) {
                     assert!(boxes[i].contains_approx(x), "node {i}");
@@ -296,7 +280,7 @@ mod tests {
             let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
             let boxes = Obb::fit_nodes(&bvh);
             let o = bvh.frame().origin;
-            for (i, &(s, e)) in node_ranges(&bvh).iter().enumerate() {
+            for (i, &(s, e)) in bvh.node_ranges().iter().enumerate() {
                 let b = &boxes[i];
                 for p in (s..e).flat_map(|t| bvh.tris.corners_f64(t as usize)) {
                     for j in 0..3 {
