@@ -63,7 +63,10 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], bv: BvKind, leaf_b: u32, label: &st
         let nodes_b = c.hierarchy_sizes()[1].0 as u64;
         // A pose the box pretest rejects poses nothing and costs one test.
         let (nu, nv) = (all.counters.bv_updates, all.counters.bv_tests);
-        assert!(nu <= nodes_b && nv >= 1, "{label} pose {i}: Nu {nu}, Nv {nv}");
+        assert!(
+            nu <= nodes_b && nv >= 1,
+            "{label} pose {i}: Nu {nu}, Nv {nv}"
+        );
         assert!(nu > 0 || (nv == 1 && truth.is_empty()), "{label} pose {i}");
         let first = c.collide_with(
             p,
