@@ -328,13 +328,7 @@ fn dual_equals_kdop18_on_small_shared_models() {
     };
     for name in ["soup.stl", "beetle.obj", "gearwheel.stl", "spot.obj"] {
         let m = mesh::load(&dir.join(name)).unwrap();
-        let (lo, hi) = m.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
-        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
-        let mut poses = Vec::new();
-        for frac in [0.3, 0.7, 1.0] {
-            poses.extend(pose::tumbling_poses(3, c, [frac * size, 0.02 * size, 0.0]));
-        }
+        let poses = common::shifted_tumbling(&m, 3, &[0.3, 0.7, 1.0]);
         let o = BuildOptions::default();
         let ob = BuildOptions { leaf_size: 2, ..o };
         let opts = QueryOptions::default();

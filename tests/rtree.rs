@@ -288,13 +288,7 @@ fn shared_models_equal_kdop18() {
     };
     for name in ["soup.stl", "beetle.obj", "gearwheel.stl", "spot.obj"] {
         let m = mesh::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let (lo, hi) = m.bounds();
-        let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
-        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
-        let mut ps = Vec::new();
-        for frac in [0.0, 0.3, 0.7, 1.0] {
-            ps.extend(pose::tumbling_poses(6, c, [frac * size, 0.02 * size, 0.0]));
-        }
+        let ps = common::shifted_tumbling(&m, 6, &[0.0, 0.3, 0.7, 1.0]);
         let o = BuildOptions::default();
         let reference = Collider::builder(&m, &m)
             .bv(BvKind::Kdop18)

@@ -15,14 +15,7 @@ fn load(dir: &Path, name: &str) -> Mesh {
 /// Poses of B about its own bounding-box centre, shifted along x by fractions of its size:
 /// deep overlap, close contact, and (nearly) apart.
 fn poses(m: &Mesh, steps: usize) -> Vec<Pose> {
-    let (lo, hi) = m.bounds();
-    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
-    let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
-    let mut v = Vec::new();
-    for frac in [0.0, 0.3, 0.7, 1.0] {
-        v.extend(tumbling_poses(steps, c, [frac * size, 0.02 * size, 0.0]));
-    }
-    v
+    common::shifted_tumbling(m, steps, &[0.0, 0.3, 0.7, 1.0])
 }
 
 fn check_equal(label: &str, got: &[Contacts], want: &[Vec<(u32, u32)>]) {

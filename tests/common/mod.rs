@@ -67,3 +67,21 @@ pub fn write_obj(path: &std::path::Path, m: &meshcollide::Mesh) {
     }
     std::fs::write(path, s).unwrap();
 }
+
+/// Tumbling poses of `m` against itself (`pose::tumbling_poses`, `steps` each) about its
+/// bounding-box centre, shifted along x by each fraction of its largest extent (and by 2 %
+/// along y): deep overlap, close contact and (nearly) apart, for the shared-model tests.
+#[allow(dead_code)]
+pub fn shifted_tumbling(
+    m: &meshcollide::Mesh,
+    steps: usize,
+    fracs: &[f64],
+) -> Vec<meshcollide::Pose> {
+    let (lo, hi) = m.bounds();
+    let c = [0, 1, 2].map(|k| (lo[k] + hi[k]) / 2.0);
+    let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
+    fracs
+        .iter()
+        .flat_map(|f| meshcollide::pose::tumbling_poses(steps, c, [f * size, 0.02 * size, 0.0]))
+        .collect()
+}
