@@ -40,18 +40,24 @@ fn push_leaf(p: FrontPair, cap: u32) {
 // The descent of a pair whose volumes overlap, the rule of traverse::descend: A while its
 // node is internal and B's is a leaf or A is preferred (always by Algorithm 1; by
 // Descent::Larger when A's k-DOP is at least as large as B's tumbled `kb`), else B, else a
-// leaf pair. Children of A keep B's slot; children of B get theirs from `tumble_front`
+// leaf pair.
+fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
+    let larger = counters.descent_larger != 0u;
+    descend_pref(p, na, !larger || kdop_size(na.bv) >= kdop_size(kb));
+}
+
+// `descend` with the preference given: with both nodes internal, A's children when
+// `prefer_a`. Children of A keep B's slot; children of B get theirs from `tumble_front`
 // (lazy) or at their dense index. One append site for both children and one for the leaf:
 // lavapipe runs every branch of a SIMD group under a mask, so each site costs every pair.
-fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
+fn descend_pref(p: FrontPair, na: KdopNode, prefer_a: bool) {
     let caps = vec2<u32>(counters.cap_front, counters.cap_leaf);
     let lazy = counters.lazy != 0u;
-    let larger = counters.descent_larger != 0u;
     let n_fly = counters.n_fly;
     let nb = fly_nodes_at(p.b);
     var c0 = p;
     var c1 = p;
-    if (na.count == 0u && (nb.count != 0u || !larger || kdop_size(na.bv) >= kdop_size(kb))) {
+    if (na.count == 0u && (nb.count != 0u || prefer_a)) {
         c0.a = na.first;
         c1.a = na.first + 1u;
     } else if (nb.count == 0u) {
@@ -142,4 +148,44 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     descend(p, na, kt);
+}
+
+// The OBB tree and the sphere tree (src/obb): B's volume posed by the pose's f32 frame in
+// every test (nothing tumbled: the pairs carry no slot), the descent by the volumes' sizes
+// (Descent::Larger, as obb::descend). A's nodes give the topology only.
+@group(0) @binding(13) var<storage, read> env_obbs: array<Obb32>;
+@group(0) @binding(14) var<storage, read> fly_obbs: array<Obb32>;
+
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_obb
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_obb(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (enter_skips(i)) {
+        return;
+    }
+    let p = front_in[i];
+    let f = frames[p.pose];
+    let a = env_obbs_at(p.a);
+    let b = fly_obbs_at(p.b);
+    if (obb_disjoint(a, obb_posed(b, f.r, f.t, f.t_err))) {
+        return;
+    }
+    descend_pref(p, env_nodes_at(p.a), a.size >= b.size);
+}
+
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_sphere
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_sphere(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (enter_skips(i)) {
+        return;
+    }
+    let p = front_in[i];
+    let f = frames[p.pose];
+    let a = env_spheres_at(p.a);
+    let b = fly_spheres_at(p.b);
+    if (sphere_disjoint(a, sphere_posed(b, f.r, f.t, f.t_err))) {
+        return;
+    }
+    descend_pref(p, env_nodes_at(p.a), a.r >= b.r);
 }

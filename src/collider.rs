@@ -104,9 +104,9 @@ pub enum AnyScene {
     Dual14(DualScene<7>),
     Dual18(DualScene<9>),
     Dual26(DualScene<13>),
-    /// The OBB tree (CPU only).
+    /// The OBB tree.
     Obb(ObbScene),
-    /// The sphere tree (CPU only).
+    /// The sphere tree.
     Sphere(SphereScene),
 }
 
@@ -130,8 +130,8 @@ macro_rules! with_scene {
     };
 }
 
-/// Like `with_scene!` for the scenes the GPU pipeline runs (the k-DOPs and the dual
-/// k-DOP–sphere hierarchies); `$other` for the rest.
+/// Like `with_scene!` for the scenes the GPU pipeline runs (the k-DOPs, the dual
+/// k-DOP–sphere hierarchies, the OBB and sphere trees); `$other` for the rest.
 #[cfg(feature = "gpu")]
 macro_rules! with_gpu_scene {
     ($c:expr, $s:ident => $body:expr, $o:ident => $other:expr) => {
@@ -144,6 +144,8 @@ macro_rules! with_gpu_scene {
             AnyScene::Dual14($s) => $body,
             AnyScene::Dual18($s) => $body,
             AnyScene::Dual26($s) => $body,
+            AnyScene::Obb($s) => $body,
+            AnyScene::Sphere($s) => $body,
             $o => $other,
         }
     };
@@ -524,8 +526,8 @@ impl Collider {
     }
 
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch_with`]'s, plus
-    /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree, OBB tree, sphere tree and
-    /// R-tree. Uploads the hierarchies (once per call); hold a
+    /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and R-tree.
+    /// Uploads the hierarchies (once per call); hold a
     /// [`crate::gpu::collide::GpuScene`] to upload once for many batches.
     #[cfg(feature = "gpu")]
     pub fn collide_batch_gpu(

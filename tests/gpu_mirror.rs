@@ -646,7 +646,7 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
     caps: Option<(u32, u32)>,
     first: bool,
 ) -> Vec<FrontPair> {
-    let (env, fly) = (scene.env(), scene.fly());
+    let (env, fly) = (scene.env(), scene.fly().expect("a tumbling scene"));
     let frames: Vec<PoseFrame<H>> = fly.pose_frames(env.frame(), poses);
     let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
     // Dense tumbled k-DOPs (`pose · n_fly + node`), by the traversal's formula.
@@ -800,7 +800,7 @@ fn tri_test<const H: usize, S: GpuHierarchies<H>>(
     first: bool,
     done0: &[u32],
 ) {
-    let (env, fly) = (scene.env(), scene.fly());
+    let (env, fly) = (scene.env(), scene.fly().expect("a tumbling scene"));
     let (env_tris, fly_tris) = (env.tris.all_corners_f32(), fly.bvh.tris.all_corners_f32());
     let p = frames.len();
     let pairs: usize = leaves

@@ -37,9 +37,9 @@ pub enum BvKind {
     Dual18,
     /// The dual hierarchy with 26-DOPs.
     Dual26,
-    /// Gottschalk, Lin and Manocha's OBB tree (`crate::obb`); CPU only.
+    /// Gottschalk, Lin and Manocha's OBB tree (`crate::obb`).
     Obb,
-    /// The sphere tree of smallest enclosing spheres (`crate::obb`); CPU only.
+    /// The sphere tree of smallest enclosing spheres (`crate::obb`).
     Sphere,
 }
 
@@ -56,8 +56,8 @@ option_names! {
         Dual14 => "dual14",
         Dual18 => "dual18",
         Dual26 => "dual26",
-        Obb => "obb": "OBB tree (Gottschalk, Lin, Manocha, 'OBBTree', 1996): principal-axis boxes, 15-axis separating axis test; CPU only",
-        Sphere => "sphere": "Sphere tree of smallest enclosing spheres (the lecture's first volume); CPU only",
+        Obb => "obb": "OBB tree (Gottschalk, Lin, Manocha, 'OBBTree', 1996): principal-axis boxes, 15-axis separating axis test",
+        Sphere => "sphere": "Sphere tree of smallest enclosing spheres (the lecture's first volume)",
     }
 }
 
@@ -99,10 +99,12 @@ impl BvKind {
         BvKind::DUAL.contains(&self)
     }
 
-    /// Whether the GPU pipeline runs this hierarchy: the k-DOPs and the dual k-DOP–sphere
-    /// hierarchies; the boxtree, the R-tree, the OBB and the sphere trees are CPU only.
+    /// Whether the GPU pipeline runs this hierarchy: the k-DOPs, the dual k-DOP–sphere
+    /// hierarchies, the OBB and the sphere trees; the boxtree and the R-tree are CPU only.
     pub fn on_gpu(self) -> bool {
-        BvKind::ALL.contains(&self) || BvKind::DUAL.contains(&self)
+        BvKind::ALL.contains(&self)
+            || BvKind::DUAL.contains(&self)
+            || matches!(self, BvKind::Obb | BvKind::Sphere)
     }
 }
 

@@ -214,10 +214,10 @@ fn info() -> Result<(), Failure> {
         "backends: cpu (reference: kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26, boxtree, rtree, obb, sphere; all and first modes; approx and exact tumbling)"
     );
     println!(
-        "          gpu (kdop6, kdop14, kdop18, kdop26, and the dual k-DOP + sphere hierarchies dual6, dual14, dual18, dual26 with --dual-order and --dual-symmetric; all and first modes; approx and exact tumbling)"
+        "          gpu (kdop6, kdop14, kdop18, kdop26, the dual k-DOP + sphere hierarchies dual6, dual14, dual18, dual26 with --dual-order and --dual-symmetric, obb (OBB tree: principal axes, 15-axis SAT) and sphere (sphere tree); all and first modes; approx and exact tumbling)"
     );
     println!(
-        "hierarchies on the CPU only: boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut), rtree (--rtree-collide v1|v2), obb (OBB tree: principal axes, 15-axis SAT), sphere (sphere tree)"
+        "hierarchies on the CPU only: boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut), rtree (--rtree-collide v1|v2)"
     );
     println!(
         "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"

@@ -22,7 +22,7 @@ pub const SPHERE_REL_MARGIN: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// A closed ball, f32 as stored per node (16 bytes).
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Sphere {
     /// Centre (local coordinates of the node's hierarchy).
     pub c: [f32; 3],

@@ -278,6 +278,24 @@ mod pipeline_layout_tests {
     }
 
     #[test]
+    fn obb_matches_wgsl() {
+        use crate::obb::Obb32;
+        let src = crate::gpu::shader::source("front_expand.wgsl", 3);
+        let (size, m) = names_offsets(&src, "Obb32");
+        assert_eq!(size as usize, size_of::<Obb32>());
+        let rust: Vec<(String, u32)> = [
+            ("c", offset_of!(Obb32, c)),
+            ("e", offset_of!(Obb32, e)),
+            ("h", offset_of!(Obb32, h)),
+            ("size", offset_of!(Obb32, size)),
+        ]
+        .iter()
+        .map(|(n, o)| (n.to_string(), *o as u32))
+        .collect();
+        assert_eq!(m, rust);
+    }
+
+    #[test]
     fn slice_params_match_wgsl() {
         let src = crate::gpu::shader::source("kdop_tumble.wgsl", 9);
         let (size, m) = names_offsets(&src, "SliceParams");

@@ -25,6 +25,8 @@ pub const PAGED: &[(&str, &str)] = &[
     ("fly_node_list", "u32"),
     ("env_spheres", "Sphere"),
     ("fly_spheres", "Sphere"),
+    ("env_obbs", "Obb32"),
+    ("fly_obbs", "Obb32"),
 ];
 
 /// Most pages of one array: 8 × the binding limit (1 GiB per array at 128 MiB).

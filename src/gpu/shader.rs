@@ -15,6 +15,7 @@ pub const SHARED: &[(&str, &str)] = &[
         include_str!("../../shaders/tri_filter.wgsl"),
     ),
     ("dual.wgsl", include_str!("../../shaders/dual.wgsl")),
+    ("obb.wgsl", include_str!("../../shaders/obb.wgsl")),
 ];
 
 /// Kernel files, by file name.

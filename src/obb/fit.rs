@@ -126,6 +126,107 @@ impl Obb {
     }
 }
 
+/// The stored box of a node, in f32 (what the CPU traversal and the GPU test; WGSL twin
+/// `struct Obb32` in `shaders/obb.wgsl`): the points `x` with `|aᵢ·(x − c)| ≤ h[i]` for the
+/// stored numbers exactly, `aᵢ = e[3i..3i + 3]`, whose Gram matrix is within
+/// [`AXES_TOLERANCE_F32`] of the identity entry by entry. `size` is the descent rule's
+/// (`(h₀ + h₁) + h₂` in f32). 64 bytes, local coordinates of the hierarchy's frame; a
+/// fitted box stores no number below 2⁻⁵¹ but 0 (devices may flush subnormals).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Obb32 {
+    /// Centre.
+    pub c: [f32; 3],
+    /// The three axes, rows (`e[3i + k]`).
+    pub e: [f32; 9],
+    /// Half extents.
+    pub h: [f32; 3],
+    /// `(h₀ + h₁) + h₂`, the size the descent compares.
+    pub size: f32,
+}
+
+/// Largest real `|aᵢ·aⱼ − δᵢⱼ|` of an [`Obb32`]'s axes.
+pub const AXES_TOLERANCE_F32: f64 = 1.0 / (1u64 << 20) as f64;
+
+/// 2⁻⁵¹: smaller stored values are 0 ([`Obb32::from_fit`]).
+const COARSE: f32 = 1.0 / (1u64 << 51) as f32;
+
+const IDENTITY_F32: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+impl Obb32 {
+    /// A box from its parts (tests, and [`Obb32::from_fit`]); the size is computed.
+    pub fn new(c: [f32; 3], e: [f32; 9], h: [f32; 3]) -> Obb32 {
+        let ftz = crate::bv::slab::ftz;
+        Obb32 {
+            c,
+            e,
+            h,
+            size: ftz(ftz(h[0] + h[1]) + h[2]),
+        }
+    }
+
+    /// The f32 box of the f64 fit `obb` of `tris` (local f64 corners `x = fl(p − o)`),
+    /// containing every *real* local corner `p − o`.
+    ///
+    /// Proof (`u = 2⁻⁵³`). The axes are `fl32` of the fit's, subnormals flushed; their Gram
+    /// matrix is computed in f64 from exact f32 products (two roundings, below 2⁻⁵¹), so
+    /// the check `|ĝ − δ| ≤ 2⁻²⁰ − 2⁻⁴⁰` proves [`AXES_TOLERANCE_F32`]; the exact
+    /// coordinate axes replace them when it fails. The centre is `fl32` of the fit's (any
+    /// point will do). For a real corner `v` with `x` its nearest f64, `|x − v| ≤ u|x|`
+    /// per coordinate, and the computed `p̂ᵢ = fl(aᵢ·fl(x − c))` errs from `aᵢ·(v − c)` by
+    /// at most `γ₃‖aᵢ‖₁‖d̂‖∞ + ‖aᵢ‖₁u(‖d̂‖∞ + ‖x‖∞) ≤ 8u(‖d̂‖∞ + ‖x‖∞) = 2⁻⁵⁰K_v`
+    /// (`‖aᵢ‖₁ ≤ 1.74`), plus `3·2⁻¹⁰⁷⁴` for underflows. So `h[i] = fl32↑((Mᵢ + 2⁻⁴⁵K)(1 +
+    /// 2⁻⁴⁰) + MIN_POSITIVE)` with `Mᵢ = maxᵥ|p̂ᵢ|`, `K = maxᵥ K_v`, rounded up to a normal
+    /// f32 ([`crate::bv::kdop::round_up`]) and at least 2⁻⁵¹, bounds every real
+    /// `|aᵢ·(v − c)|`: the box contains the real corners, hence (convexity) the triangles.
+    /// Axis and centre components below 2⁻⁵¹ are stored as 0 (before the Gram check and
+    /// the extents, so the proof covers them): every stored number is 0 or at least 2⁻⁵¹,
+    /// which the CPU's fast test relies on for speed, not for correctness.
+    pub fn from_fit(obb: &Obb, tris: &[[[f64; 3]; 3]]) -> Obb32 {
+        // Values below 2⁻⁵¹ become 0 (the CPU's screen, `sat::obb_disjoint_cpu`, then
+        // passes for every stored box); the extents are computed from what is stored.
+        let flush = |x: f64| {
+            let f = x as f32;
+            if f.abs() < COARSE { 0.0 } else { f }
+        };
+        let mut e: [f32; 9] = std::array::from_fn(|n| flush(obb.axes[n / 3][n % 3]));
+        let row = |e: &[f32; 9], i: usize| [0, 1, 2].map(|k| e[3 * i + k] as f64);
+        let gram_ok = (0..3).all(|i| {
+            (0..3).all(|j| {
+                let g = dot(row(&e, i), row(&e, j)) - if i == j { 1.0 } else { 0.0 };
+                g.abs() <= AXES_TOLERANCE_F32 - TWO_M40
+            })
+        });
+        if !gram_ok {
+            e = IDENTITY_F32;
+        }
+        let c = obb.c.map(flush);
+        let c64 = c.map(f64::from);
+        let (mut m, mut k) = ([0.0f64; 3], 0.0f64);
+        for x in tris.iter().flatten() {
+            let d = sub(*x, c64);
+            for (i, mi) in m.iter_mut().enumerate() {
+                *mi = mi.max(dot(row(&e, i), d).abs());
+            }
+            k = k.max(inf(d) + inf(*x));
+        }
+        let h = m.map(|mi| {
+            let v = (mi + TWO_M45 * k) * (1.0 + TWO_M40) + f64::MIN_POSITIVE;
+            crate::bv::kdop::round_up(v).max(COARSE)
+        });
+        Obb32::new(c, e, h)
+    }
+
+    /// The box's f64 generator form (exact conversion), for validators and tests.
+    pub fn as_f64(&self) -> Obb {
+        Obb {
+            c: self.c.map(f64::from),
+            axes: std::array::from_fn(|i| [0, 1, 2].map(|k| self.e[3 * i + k] as f64)),
+            h: self.h.map(f64::from),
+        }
+    }
+}
+
 /// Whether the computed Gram matrix of `axes` is within `2⁻⁴²` of the identity (so the real
 /// one is within [`AXES_TOLERANCE`]); false for any NaN.
 fn orthonormal(axes: &[[f64; 3]; 3]) -> bool {

@@ -1,26 +1,30 @@
 //! The lecture's remaining volumes (`004_d8337bc93db14070.txt`): the OBB tree of Gottschalk,
-//! Lin and Manocha (`--bv obb`) and the sphere tree (`--bv sphere`), CPU only.
+//! Lin and Manocha (`--bv obb`) and the sphere tree (`--bv sphere`), on the CPU and the GPU.
 //!
 //! Both reuse the k-DOP builder's topology: a [`Bvh<3>`] (the kdop6 tree; with the default
 //! splatter rule the splits read only the triangles' centroids, so it is the kdop18 tree's
 //! topology too) carries the node ranges and the reordered triangles, and a flat `Vec` of
 //! volumes beside it holds one volume per node, fitted to the node's triangles in the
 //! hierarchy's local frame ([`crate::frame`]). The volumes move with the object: B's volume
-//! is posed rigidly in f64 on its first test in a pose (no tumbling, no hull), kept for the
-//! pose, and tested conservatively:
-//! - [`Obb`]: principal axes of the area-weighted covariance ([`fit`]), the 15-axis
-//!   separating axis test with proved slack ([`sat::disjoint`]);
+//! is posed rigidly on its first test in a pose (no tumbling, no hull), kept for the pose,
+//! and tested conservatively, in f32 with every operation flushed, so that the GPU's
+//! kernels (`expand_obb`, `expand_sphere` in `shaders/front_expand.wgsl`) make the same
+//! decisions bit for bit:
+//! - [`Obb32`]: principal axes of the area-weighted covariance ([`fit`]), the 15-axis
+//!   separating axis test with proved slack ([`sat::obb_disjoint`]);
 //! - [`Sphere`]: the smallest enclosing sphere of the dual hierarchy
 //!   ([`crate::dual::node_spheres`], radius proved to contain the real corners), posed by
-//!   [`Sphere::posed`] and tested by [`crate::dual::sphere::disjoint`] (both proved there).
+//!   [`Sphere::posed_f32`] and tested by [`crate::dual::sphere::disjoint_f32`] (both proved
+//!   there), the dual hierarchy's GPU test.
 //!
 //! Each pose first runs the k-DOP scene's posed-box pretest ([`BoxPretest`]: B's f64 box,
 //! posed, against A's box; proved there), so a pose that misses by a box costs what it costs
 //! the k-DOPs. Counters: Nv = node pairs tested (one OBB or sphere test each) plus the
-//! pretest, Np = triangle pairs, Nu = B's volumes posed (each node of B once per pose, on
-//! its first test). Posing once per
-//! pose instead of once per pair (the same f64 values, so the same proofs) saved 3–13% of
-//! the OBB tree's query time and 7–23% of the sphere tree's (BENCHMARKS.md).
+//! pretest, Np = triangle pairs, Nu = B's volumes posed (on the CPU each node of B once per
+//! pose, on its first test; the GPU poses B's volume in every node test, so its Nu is its
+//! node tests). Posing once per pose instead of once per pair (the same values, so the
+//! same proofs) saved 3–13% of the OBB tree's query time and 7–23% of the sphere tree's
+//! (BENCHMARKS.md).
 
 mod descend;
 pub mod fit;
@@ -36,9 +40,10 @@ use crate::pose::Pose;
 use crate::scene::{Counters, NoSub, PairScene, QueryOptions, WorkspacePool};
 pub use descend::Workspace;
 use descend::{PairTest, descend};
-pub use fit::Obb;
+pub use fit::{Obb, Obb32};
 use rayon::prelude::*;
-use sat::PoseCheck;
+pub use sat::PoseCheck;
+use sat::{ScreenedObb, obb_disjoint_cpu, obb_posed, screen};
 
 /// A bounding volume of a volume tree: fitted per node, B's posed once per pose.
 pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
@@ -54,34 +59,34 @@ pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn size(&self) -> f64;
 }
 
-impl Volume for Obb {
-    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Obb> {
+impl Volume for Obb32 {
+    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Obb32> {
         bvh.node_ranges()
             .par_iter()
             .map(|&(s, e)| {
                 let tris: Vec<[[f64; 3]; 3]> = (s as usize..e as usize)
                     .map(|p| bvh.tris.corners_local_f64(p))
                     .collect();
-                Obb::fit(&tris)
+                Obb32::from_fit(&Obb::fit(&tris), &tris)
             })
             .collect()
     }
 
-    type Posed = sat::PosedObb;
+    type Posed = ScreenedObb;
 
     #[inline]
-    fn pose(b: &Obb, pose: &PoseCheck) -> sat::PosedObb {
-        sat::PosedObb::new(b, pose)
+    fn pose(b: &Obb32, pose: &PoseCheck) -> ScreenedObb {
+        screen(obb_posed(b, &pose.r, &pose.t, pose.t_err))
     }
 
     #[inline]
-    fn disjoint(a: &Obb, b: &sat::PosedObb, pose: &PoseCheck) -> bool {
-        sat::disjoint_posed(a, b, pose)
+    fn disjoint(a: &Obb32, b: &ScreenedObb, _: &PoseCheck) -> bool {
+        obb_disjoint_cpu(a, b)
     }
 
     #[inline]
     fn size(&self) -> f64 {
-        Obb::size(self)
+        self.size as f64
     }
 }
 
@@ -90,19 +95,20 @@ impl Volume for Sphere {
         node_spheres(bvh)
     }
 
-    /// The dual hierarchy's f64 sphere test: B's sphere posed with the local pose's error
-    /// ([`Sphere::posed`]), then [`sphere::disjoint`]. Both proofs assume a rotation, which
-    /// [`PoseCheck`] checks.
-    type Posed = [f64; 4];
+    /// The dual hierarchy's f32 sphere test, the one its GPU path makes: B's sphere posed
+    /// with the f32 pose's error ([`Sphere::posed_f32`]), then [`sphere::disjoint_f32`]
+    /// (both proved there, for a rotation; [`PoseCheck`] widens every sphere past any
+    /// model when the matrix is not one).
+    type Posed = Sphere;
 
     #[inline]
-    fn pose(b: &Sphere, pose: &PoseCheck) -> [f64; 4] {
-        b.posed(&pose.lp)
+    fn pose(b: &Sphere, pose: &PoseCheck) -> Sphere {
+        b.posed_f32(&pose.r, &pose.t, pose.t_err)
     }
 
     #[inline]
-    fn disjoint(a: &Sphere, b: &[f64; 4], pose: &PoseCheck) -> bool {
-        pose.rotation && sphere::disjoint(&a.as_f64(), b)
+    fn disjoint(a: &Sphere, b: &Sphere, _: &PoseCheck) -> bool {
+        sphere::disjoint_f32(a, b)
     }
 
     #[inline]
@@ -128,7 +134,7 @@ pub struct VolumeScene<V: Volume> {
 }
 
 /// The OBB tree scene (`--bv obb`).
-pub type ObbScene = VolumeScene<Obb>;
+pub type ObbScene = VolumeScene<Obb32>;
 /// The sphere tree scene (`--bv sphere`).
 pub type SphereScene = VolumeScene<Sphere>;
 
@@ -149,6 +155,11 @@ impl<V: Volume> VolumeScene<V> {
             fly_bv,
             pool: Default::default(),
         }
+    }
+
+    /// The pose-level box test run before the roots, if the trees are not empty.
+    pub fn pretest(&self) -> Option<&BoxPretest> {
+        self.boxes.as_ref()
     }
 
     /// Bytes of one node: the volume and the topology (`first`, `count`).
@@ -233,7 +244,7 @@ mod tests {
     fn node_boxes_contain_their_subtrees_triangles() {
         let m = generate::torus([0.1, 0.2, 0.3], 1.0, 0.3, 24, 10);
         let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
-        let boxes = Obb::fit_nodes(&bvh);
+        let boxes: Vec<Obb> = Obb32::fit_nodes(&bvh).iter().map(Obb32::as_f64).collect();
         for (i, &(s, e)) in bvh.node_ranges().iter().enumerate() {
             for p in s..e {
                 for x in bvh.tris.corners_local_f64(p as usize) {
@@ -293,7 +304,7 @@ mod tests {
             let m = generate::random_soup(rng.next_u64(), 30, 1.0, 0.6)
                 .map_positions(|p| [p[0] + off, p[1] - off, p[2] + 0.5 * off]);
             let bvh = Bvh::<3>::build(&m, &BuildOptions::default());
-            let boxes = Obb::fit_nodes(&bvh);
+            let boxes: Vec<Obb> = Obb32::fit_nodes(&bvh).iter().map(Obb32::as_f64).collect();
             let o = bvh.frame().origin;
             for (i, &(s, e)) in bvh.node_ranges().iter().enumerate() {
                 let b = &boxes[i];

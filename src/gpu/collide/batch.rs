@@ -213,7 +213,7 @@ impl<const H: usize> GpuScene<H> {
             ];
             bind(&pl.tumble_front, &bufs)
         };
-        let bg_front = if dense {
+        let bg_front = if dense || self.volumes.is_some() {
             None
         } else {
             let mut bufs = vec![
@@ -231,13 +231,12 @@ impl<const H: usize> GpuScene<H> {
                 fresh: bind(&pl.tumble_fresh, &bufs),
             })
         };
-        let expand_pipe = match &pl.expand_dual {
-            Some(pipe) => pipe,
-            None => &pl.expand,
+        let expand_pipe = match (&pl.expand_volume, &pl.expand_dual) {
+            (Some(pipe), _) | (None, Some(pipe)) => pipe,
+            (None, None) => &pl.expand,
         };
         let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
             let mut bufs = vec![
-                (2, &bb.tumbled),
                 (3, fin),
                 (4, fout),
                 (5, &bb.leaves),
@@ -247,6 +246,16 @@ impl<const H: usize> GpuScene<H> {
             ];
             bufs.extend(self.env_nodes.entries(0));
             bufs.extend(self.fly_nodes.entries(1));
+            match &self.volumes {
+                // Nothing tumbled: B's volume is posed from the frame.
+                Some(v) => {
+                    let at = if v.obb { 13 } else { 9 };
+                    bufs.push((11, &bb.frames));
+                    bufs.extend(v.env.entries(at));
+                    bufs.extend(v.fly.entries(at + 1));
+                }
+                None => bufs.push((2, &bb.tumbled)),
+            }
             if let Some(d) = &self.dual {
                 bufs.extend([(11, &bb.frames), (12, &bb.dual_counts)]);
                 bufs.extend(d.env_spheres.entries(9));

@@ -31,11 +31,13 @@ use crate::Pose;
 use crate::bvh::Bvh;
 use crate::dual::DualCounters;
 use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
+use crate::frame::LocalPose;
 use crate::kdop::pretest::BoxPretest;
 use crate::kdop::{Descent, KdopScene};
+use crate::obb::{Obb32, PoseCheck, Volume, VolumeScene};
 use crate::scene::{Counters, Mode, NoSub, PoseResult, Progress, SubCounters};
 use crate::tri::tri_tri_intersect;
-use crate::tumble::{FlyingHierarchy, TumbleMethod};
+use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 
 mod batch;
 mod plan;
@@ -48,9 +50,10 @@ pub use plan::Capacities;
 use plan::PerPose;
 pub use stats::{BatchWork, GpuStats};
 
-/// What the batch pipeline needs of a scene: A's hierarchy, B's flying hierarchy, the
-/// descent rule and, for the dual k-DOP–sphere hierarchy, the node spheres and the options
-/// of its node test.
+/// What the batch pipeline needs of a scene: A's hierarchy, B's hierarchy and, for the
+/// k-DOPs, what tumbling needs of it, the descent rule and, for the dual k-DOP–sphere
+/// hierarchy, the node spheres and the options of its node test, or for the OBB and sphere
+/// trees, their volumes.
 pub trait GpuHierarchies<const H: usize> {
     /// The scene's sub-counters, made from the device's three per-pose sub-counters.
     type Sub: SubCounters;
@@ -59,10 +62,19 @@ pub trait GpuHierarchies<const H: usize> {
     fn sub(c: [u64; 3]) -> Self::Sub;
     /// A's hierarchy.
     fn env(&self) -> &Bvh<H>;
-    /// B's flying hierarchy.
-    fn fly(&self) -> &FlyingHierarchy<H>;
+    /// B's hierarchy: topology and triangles.
+    fn fly_bvh(&self) -> &Bvh<H>;
+    /// B's flying hierarchy (tumbling's bounding points); `None` when nothing is tumbled
+    /// (the OBB and sphere trees).
+    fn fly(&self) -> Option<&FlyingHierarchy<H>>;
+    /// What the kernels need of each pose.
+    fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<H>>;
     /// `(A's spheres, B's spheres, options)` of the dual hierarchy; `None` for the k-DOPs.
     fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
+        None
+    }
+    /// The node volumes of the OBB or sphere tree; `None` for the k-DOP hierarchies.
+    fn volumes(&self) -> Option<GpuVolumes<'_>> {
         None
     }
     /// Whether the descent prefers the node with the larger k-DOP (`Descent::Larger`);
@@ -77,6 +89,15 @@ pub trait GpuHierarchies<const H: usize> {
     }
 }
 
+/// The node volumes of a volume tree, A's then B's, indexed like the nodes.
+#[derive(Debug, Clone, Copy)]
+pub enum GpuVolumes<'a> {
+    /// The OBB tree (`expand_obb`).
+    Obb(&'a [Obb32], &'a [Obb32]),
+    /// The sphere tree (`expand_sphere`).
+    Sphere(&'a [Sphere], &'a [Sphere]),
+}
+
 impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
     type Sub = NoSub;
     fn sub(_: [u64; 3]) -> NoSub {
@@ -85,8 +106,14 @@ impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
     fn env(&self) -> &Bvh<H> {
         &self.env
     }
-    fn fly(&self) -> &FlyingHierarchy<H> {
-        &self.fly
+    fn fly_bvh(&self) -> &Bvh<H> {
+        &self.fly.bvh
+    }
+    fn fly(&self) -> Option<&FlyingHierarchy<H>> {
+        Some(&self.fly)
+    }
+    fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<H>> {
+        self.fly.pose_frames(self.env.frame(), poses)
     }
     fn descent_larger(&self) -> bool {
         self.options.descent == Descent::Larger
@@ -108,12 +135,83 @@ impl<const H: usize> GpuHierarchies<H> for DualScene<H> {
     fn env(&self) -> &Bvh<H> {
         &self.env
     }
-    fn fly(&self) -> &FlyingHierarchy<H> {
-        &self.fly
+    fn fly_bvh(&self) -> &Bvh<H> {
+        &self.fly.bvh
+    }
+    fn fly(&self) -> Option<&FlyingHierarchy<H>> {
+        Some(&self.fly)
+    }
+    fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<H>> {
+        self.fly.pose_frames(self.env.frame(), poses)
     }
     fn dual(&self) -> Option<(&[Sphere], &[Sphere], DualOptions)> {
         Some((&self.env_spheres, &self.fly_spheres, self.options))
     }
+}
+
+/// A volume tree's node volume as the GPU has it.
+pub trait GpuVolume: Volume {
+    /// The scene's volumes for the pipeline.
+    fn gpu<'a>(env: &'a [Self], fly: &'a [Self]) -> GpuVolumes<'a>;
+}
+
+impl GpuVolume for Obb32 {
+    fn gpu<'a>(env: &'a [Obb32], fly: &'a [Obb32]) -> GpuVolumes<'a> {
+        GpuVolumes::Obb(env, fly)
+    }
+}
+
+impl GpuVolume for Sphere {
+    fn gpu<'a>(env: &'a [Sphere], fly: &'a [Sphere]) -> GpuVolumes<'a> {
+        GpuVolumes::Sphere(env, fly)
+    }
+}
+
+impl<V: GpuVolume> GpuHierarchies<3> for VolumeScene<V> {
+    type Sub = NoSub;
+    fn sub(_: [u64; 3]) -> NoSub {
+        NoSub
+    }
+    fn env(&self) -> &Bvh<3> {
+        &self.env
+    }
+    fn fly_bvh(&self) -> &Bvh<3> {
+        &self.fly
+    }
+    fn fly(&self) -> Option<&FlyingHierarchy<3>> {
+        None
+    }
+    /// The f32 pose of [`PoseCheck`] (the CPU traversal's), the rest of the frame unused.
+    fn pose_frames(&self, poses: &[Pose]) -> Vec<PoseFrame<3>> {
+        use rayon::prelude::*;
+        let (env, fly) = (self.env.frame(), self.fly.frame());
+        poses
+            .par_iter()
+            .map(|p| {
+                let pc = PoseCheck::new(LocalPose::new(p, env, fly));
+                let mut f: PoseFrame<3> = bytemuck::Zeroable::zeroed();
+                (f.r, f.t, f.t_err) = (pc.r, pc.t, pc.t_err);
+                f
+            })
+            .collect()
+    }
+    fn volumes(&self) -> Option<GpuVolumes<'_>> {
+        Some(V::gpu(&self.env_bv, &self.fly_bv))
+    }
+    /// The volume trees descend the larger volume (Gottschalk's rule, as [`crate::obb`]).
+    fn descent_larger(&self) -> bool {
+        true
+    }
+    fn pretest(&self) -> Option<&BoxPretest> {
+        VolumeScene::pretest(self)
+    }
+}
+
+/// A volume tree's node volumes on the device, and which kernel tests them.
+struct VolumeBuffers {
+    env: PagedArray,
+    fly: PagedArray,
+    obb: bool,
 }
 
 /// The dual hierarchy's spheres on the device and its `Counters::dual_flags`.
@@ -140,6 +238,8 @@ struct Pipelines {
     tri_test: wgpu::ComputePipeline,
     /// The dual hierarchy's expansion (built only for a dual scene).
     expand_dual: Option<wgpu::ComputePipeline>,
+    /// The OBB or sphere tree's expansion (built only for those scenes).
+    expand_volume: Option<wgpu::ComputePipeline>,
 }
 
 fn pipeline(
@@ -184,6 +284,7 @@ pub struct GpuScene<const H: usize> {
     points_per_node: f64,
     pipelines: Pipelines,
     dual: Option<DualBuffers>,
+    volumes: Option<VolumeBuffers>,
     descent_larger: bool,
     n_fly: u32,
     levels: u32,
@@ -238,7 +339,7 @@ impl<const H: usize> GpuScene<H> {
     /// same bytes (and the node spheres of a dual scene), and compiles the pipelines.
     pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
         let env = scene.env();
-        let fly = scene.fly();
+        let fly_bvh = scene.fly_bvh();
         let limit = ctx.binding_limit;
         let mut static_bytes = 0;
         let mut upload = |name: &str, data: &[u8], elem: usize| {
@@ -247,7 +348,7 @@ impl<const H: usize> GpuScene<H> {
         };
         let kdop = std::mem::size_of::<crate::bv::KdopNode<H>>();
         let env_nodes = upload("env_nodes", bytemuck::cast_slice(&env.nodes), kdop)?;
-        let fly_nodes = upload("fly_nodes", bytemuck::cast_slice(&fly.bvh.nodes), kdop)?;
+        let fly_nodes = upload("fly_nodes", bytemuck::cast_slice(&fly_bvh.nodes), kdop)?;
         let env_tris = upload(
             "env_tris",
             bytemuck::cast_slice(&env.tris.all_corners_f32()),
@@ -255,15 +356,20 @@ impl<const H: usize> GpuScene<H> {
         )?;
         let fly_tris = upload(
             "fly_tris",
-            bytemuck::cast_slice(&fly.bvh.tris.all_corners_f32()),
+            bytemuck::cast_slice(&fly_bvh.tris.all_corners_f32()),
             4,
         )?;
-        let fly_offsets = upload("fly_offsets", bytemuck::cast_slice(&fly.offsets), 4)?;
-        let fly_points = upload("fly_points", bytemuck::cast_slice(&fly.points), 4)?;
+        // Nothing tumbled (volume trees): one unused element each, so the bindings exist.
+        let (offsets, points): (&[u32], &[[f32; 3]]) = match scene.fly() {
+            Some(f) => (&f.offsets, &f.points),
+            None => (&[0], &[[0.0; 3]]),
+        };
+        let fly_offsets = upload("fly_offsets", bytemuck::cast_slice(offsets), 4)?;
+        let fly_points = upload("fly_points", bytemuck::cast_slice(points), 4)?;
         let env_tri_index = upload("env_tri_index", bytemuck::cast_slice(&env.tri_index), 4)?;
-        let fly_tri_index = upload("fly_tri_index", bytemuck::cast_slice(&fly.bvh.tri_index), 4)?;
-        let n_fly = fly.bvh.nodes.len() as u32;
-        let (node_list, fly_slices) = super::mirror::kdop_tumble::exact_dispatch_order(&fly.bvh);
+        let fly_tri_index = upload("fly_tri_index", bytemuck::cast_slice(&fly_bvh.tri_index), 4)?;
+        let n_fly = fly_bvh.nodes.len() as u32;
+        let (node_list, fly_slices) = super::mirror::kdop_tumble::exact_dispatch_order(fly_bvh);
         let fly_node_list = upload("fly_node_list", bytemuck::cast_slice(&node_list), 4)?;
         let dual = match scene.dual() {
             None => None,
@@ -274,6 +380,25 @@ impl<const H: usize> GpuScene<H> {
                     fly_spheres: upload("fly_spheres", bytemuck::cast_slice(fly_s), sphere)?,
                     flags: (options.order == SlabOrder::PerPair) as u32
                         | (options.symmetric as u32) << 1,
+                })
+            }
+        };
+        let volumes = match scene.volumes() {
+            None => None,
+            Some(GpuVolumes::Obb(e, f)) => {
+                let size = std::mem::size_of::<Obb32>();
+                Some(VolumeBuffers {
+                    env: upload("env_obbs", bytemuck::cast_slice(e), size)?,
+                    fly: upload("fly_obbs", bytemuck::cast_slice(f), size)?,
+                    obb: true,
+                })
+            }
+            Some(GpuVolumes::Sphere(e, f)) => {
+                let size = std::mem::size_of::<Sphere>();
+                Some(VolumeBuffers {
+                    env: upload("env_spheres", bytemuck::cast_slice(e), size)?,
+                    fly: upload("fly_spheres", bytemuck::cast_slice(f), size)?,
+                    obb: false,
                 })
             }
         };
@@ -291,6 +416,9 @@ impl<const H: usize> GpuScene<H> {
         ];
         if let Some(d) = &dual {
             arrays.extend([&d.env_spheres, &d.fly_spheres]);
+        }
+        if let Some(v) = &volumes {
+            arrays.extend([&v.env, &v.fly]);
         }
         for a in arrays {
             paging.arrays[a.id()] = a.layout();
@@ -311,6 +439,10 @@ impl<const H: usize> GpuScene<H> {
             expand_dual: dual
                 .is_some()
                 .then(|| pipeline("front_expand.wgsl", "expand_dual")),
+            expand_volume: volumes.as_ref().map(|v| {
+                let entry = if v.obb { "expand_obb" } else { "expand_sphere" };
+                pipeline("front_expand.wgsl", entry)
+            }),
         };
         // Shader compilation and pipeline creation report through the error handler.
         ctx.check()?;
@@ -325,12 +457,13 @@ impl<const H: usize> GpuScene<H> {
             fly_tri_index,
             fly_node_list,
             fly_slices,
-            points_per_node: fly.points.len() as f64 / n_fly.max(1) as f64,
+            points_per_node: points.len() as f64 / n_fly.max(1) as f64,
             pipelines,
             dual,
+            volumes,
             descent_larger: scene.descent_larger(),
             n_fly,
-            levels: env.depth + fly.bvh.depth - 1,
+            levels: env.depth + fly_bvh.depth - 1,
             static_bytes,
             capacities: Capacities::default(),
             max_buffer_bytes: limit,
@@ -360,6 +493,9 @@ impl<const H: usize> GpuScene<H> {
         ];
         if let Some(d) = &self.dual {
             arrays.extend([&d.env_spheres, &d.fly_spheres]);
+        }
+        if let Some(v) = &self.volumes {
+            arrays.extend([&v.env, &v.fly]);
         }
         arrays
             .into_iter()
@@ -404,7 +540,8 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
-        let dense = tumble == TumbleMethod::Exact;
+        // The volume trees tumble nothing, whatever the method.
+        let dense = tumble == TumbleMethod::Exact && self.volumes.is_none();
         let per_pose = self.n_fly as u64 * Self::KDOP;
         if dense && per_pose > self.max_buffer_bytes {
             return Err(GpuError::ExactTumbleTooLarge {
@@ -473,7 +610,7 @@ impl<const H: usize> GpuScene<H> {
             }
             let p_all = p;
             let p = chunk.len();
-            let frames = scene.fly().pose_frames(scene.env().frame(), chunk);
+            let frames = scene.pose_frames(chunk);
             let mut work = BatchWork {
                 poses: p as u64,
                 ..Default::default()
@@ -584,7 +721,9 @@ pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
     stats: &mut GpuStats,
 ) -> Vec<PoseResult<S::Sub>> {
     let env = scene.env();
-    let fly = &scene.fly().bvh;
+    let fly = scene.fly_bvh();
+    // The volume trees pose B's volume in every node test.
+    let posed_per_test = scene.volumes().is_some();
     let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
     let mut results: Vec<PoseResult<S::Sub>> = (0..poses.len())
         .map(|i| PoseResult {
@@ -592,8 +731,11 @@ pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
             counters: Counters {
                 bv_tests: out.nv[i] as u64,
                 tri_tests: out.np[i] as u64,
-                // Dense tumbling moves every node; lazy tumbling counted its own.
-                bv_updates: if dense {
+                // Dense tumbling moves every node; lazy tumbling counted its own; the volume
+                // trees pose B's volume once per node test.
+                bv_updates: if posed_per_test {
+                    out.nv[i] as u64
+                } else if dense {
                     fly.nodes.len() as u64
                 } else {
                     out.nu[i] as u64

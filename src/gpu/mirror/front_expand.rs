@@ -5,6 +5,7 @@
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
 use super::kdop::{kdop_overlaps, kdop_size};
+use super::obb::{Obb32, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RESUMED_EXPAND};
@@ -24,6 +25,16 @@ pub struct ExpandBindings<'a, const H: usize> {
     pub counters: &'a mut GpuCounters,
     pub nv: &'a mut [u32],
     pub done: &'a [u32],
+}
+
+/// Bindings 9–11 and 13–14 of `shaders/front_expand.wgsl` as `expand_obb` and
+/// `expand_sphere` read them: the volumes of the tree's nodes and the pose frames.
+pub struct VolumeBindings<'a, V, const H: usize> {
+    /// `env_obbs` or `env_spheres`.
+    pub env: &'a [V],
+    /// `fly_obbs` or `fly_spheres`.
+    pub fly: &'a [V],
+    pub frames: &'a [PoseFrame<H>],
 }
 
 /// Bindings 9–12 of `shaders/front_expand.wgsl`, read by `expand_dual` only.
@@ -74,12 +85,15 @@ impl<const H: usize> ExpandBindings<'_, H> {
     /// A is preferred (Algorithm 1 always; `Descent::Larger` when A's k-DOP is at least as
     /// large as `kb`), else B, else store the leaf pair (the rule of `traverse`).
     fn descend(&mut self, p: FrontPair, na: &KdopNode<H>, kb: &Kdop<H>) {
+        let larger = self.counters.descent_larger != 0;
+        self.descend_pref(p, na, !larger || kdop_size(&na.bv) >= kdop_size(kb));
+    }
+
+    /// `descend_pref`: [`Self::descend`] with the preference for A (both nodes internal)
+    /// given.
+    fn descend_pref(&mut self, p: FrontPair, na: &KdopNode<H>, prefer_a: bool) {
         let nb = self.fly_nodes[p.b as usize];
-        if na.count == 0
-            && (nb.count != 0
-                || self.counters.descent_larger == 0
-                || kdop_size(&na.bv) >= kdop_size(kb))
-        {
+        if na.count == 0 && (nb.count != 0 || prefer_a) {
             let child = |a| FrontPair { a, ..p };
             self.push_children(child(na.first), child(na.first + 1));
         } else if nb.count == 0 {
@@ -174,5 +188,46 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
             continue;
         }
         b.descend(*p, &na, &kt);
+    }
+}
+
+/// `expand_obb` of `shaders/front_expand.wgsl` (the OBB tree): B's box posed by the pose's
+/// f32 frame ([`obb_posed`]) and tested against A's ([`obb_disjoint`]); survivors descend
+/// the node with the larger box (A on ties).
+pub fn expand_obb<const H: usize>(b: &mut ExpandBindings<'_, H>, v: &VolumeBindings<'_, Obb32, H>) {
+    let front_in = b.front_in;
+    for p in &front_in[..b.counters.n_in as usize] {
+        if !b.enter(p) {
+            continue;
+        }
+        let f = &v.frames[p.pose as usize];
+        let (ea, fb) = (&v.env[p.a as usize], &v.fly[p.b as usize]);
+        if obb_disjoint(ea, &obb_posed(fb, &f.r, &f.t, f.t_err)) {
+            continue;
+        }
+        let na = b.env_nodes[p.a as usize];
+        b.descend_pref(*p, &na, ea.size >= fb.size);
+    }
+}
+
+/// `expand_sphere` of `shaders/front_expand.wgsl` (the sphere tree): B's sphere posed by the
+/// pose's f32 frame ([`sphere_posed`]) and tested against A's ([`sphere_disjoint`]);
+/// survivors descend the node with the larger sphere (A on ties).
+pub fn expand_sphere<const H: usize>(
+    b: &mut ExpandBindings<'_, H>,
+    v: &VolumeBindings<'_, Sphere, H>,
+) {
+    let front_in = b.front_in;
+    for p in &front_in[..b.counters.n_in as usize] {
+        if !b.enter(p) {
+            continue;
+        }
+        let f = &v.frames[p.pose as usize];
+        let (ea, fb) = (&v.env[p.a as usize], &v.fly[p.b as usize]);
+        if sphere_disjoint(ea, &sphere_posed(fb, &f.r, &f.t, f.t_err)) {
+            continue;
+        }
+        let na = b.env_nodes[p.a as usize];
+        b.descend_pref(*p, &na, ea.r >= fb.r);
     }
 }

@@ -20,10 +20,11 @@ pub mod front_prepare;
 pub mod kdop;
 pub mod kdop_refit;
 pub mod kdop_tumble;
+pub mod obb;
 pub mod tri_filter;
 pub mod tri_tri;
 
-use super::collide::{BatchOutput, GpuHierarchies, GpuStats, finish};
+use super::collide::{BatchOutput, GpuHierarchies, GpuStats, GpuVolumes, finish};
 use super::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use crate::Pose;
 use crate::bv::Kdop;
@@ -31,7 +32,7 @@ use crate::dual::SlabOrder;
 use crate::scene::Mode;
 use crate::scene::PoseResult;
 use crate::tumble::TumbleMethod;
-use front_expand::{DualBindings, ExpandBindings};
+use front_expand::{DualBindings, ExpandBindings, VolumeBindings};
 use tri_tri::TriTestBindings;
 
 /// Runs every pose as one batch with the approximation method's tumbling; returns the
@@ -67,7 +68,7 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
         .map(|(p, _)| *p)
         .collect();
     let (ran, stats) = if kept.is_empty() {
-        let levels = (scene.env().depth + scene.fly().bvh.depth - 1) as usize;
+        let levels = (scene.env().depth + scene.fly_bvh().depth - 1) as usize;
         let stats = GpuStats {
             level_sizes: vec![0; levels],
             ..Default::default()
@@ -102,15 +103,18 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
     tumble: TumbleMethod,
 ) -> (Vec<PoseResult<S::Sub>>, GpuStats) {
     let env = scene.env();
-    let fly = scene.fly();
-    let frames = fly.pose_frames(env.frame(), poses);
+    let fly_bvh = scene.fly_bvh();
+    let frames = scene.pose_frames(poses);
     let p = poses.len() as u32;
-    let n_fly = fly.bvh.nodes.len() as u32;
-    let levels = (env.depth + fly.bvh.depth - 1) as usize;
+    let n_fly = fly_bvh.nodes.len() as u32;
+    let levels = (env.depth + fly_bvh.depth - 1) as usize;
     let env_tris = env.tris.all_corners_f32();
-    let fly_tris = fly.bvh.tris.all_corners_f32();
+    let fly_tris = fly_bvh.tris.all_corners_f32();
+    let volumes = scene.volumes();
+    // The volume trees tumble nothing (their pairs carry no slot), as `gpu::collide`.
+    let tumbling = scene.fly().filter(|_| volumes.is_none());
 
-    let lazy = tumble == TumbleMethod::Approximate;
+    let lazy = tumble == TumbleMethod::Approximate || tumbling.is_none();
     // Lazy: a table with room for every (pose, node), so it never fills.
     let table = if lazy {
         (2 * p as usize * n_fly as usize).next_power_of_two()
@@ -120,7 +124,7 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
     let mut tumbled = vec![Kdop::<H>::EMPTY; table];
     let mut hash_keys = vec![0u32; if lazy { table } else { 0 }];
     let mut fresh = vec![0u32; hash_keys.len()];
-    if !lazy {
+    if let (false, Some(fly)) = (lazy, tumbling) {
         let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
         for (k, &(start, count)) in slices.iter().enumerate() {
             let slice = SliceParams {
@@ -177,7 +181,7 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
         })
         .collect();
     for _ in 0..levels {
-        if lazy {
+        if let (true, Some(fly)) = (lazy, tumbling) {
             kdop_tumble::tumble_front(&mut front_in, &mut c, &mut hash_keys, &mut nu, &mut fresh);
             front_prepare::prepare_tumble(&mut c, &mut args);
             kdop_tumble::tumble_fresh(
@@ -197,7 +201,7 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
         c.cap_leaf = leaves.len() as u32;
         let mut b = ExpandBindings {
             env_nodes: &env.nodes,
-            fly_nodes: &fly.bvh.nodes,
+            fly_nodes: &fly_bvh.nodes,
             tumbled: &tumbled,
             front_in: &front_in,
             front_out: &mut front_out,
@@ -206,8 +210,24 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
             nv: &mut nv,
             done: &done,
         };
-        match dual {
-            Some((env_spheres, fly_spheres, _)) => front_expand::expand_dual(
+        match (volumes, dual) {
+            (Some(GpuVolumes::Obb(env, fly)), _) => front_expand::expand_obb(
+                &mut b,
+                &VolumeBindings {
+                    env,
+                    fly,
+                    frames: &frames,
+                },
+            ),
+            (Some(GpuVolumes::Sphere(env, fly)), _) => front_expand::expand_sphere(
+                &mut b,
+                &VolumeBindings {
+                    env,
+                    fly,
+                    frames: &frames,
+                },
+            ),
+            (None, Some((env_spheres, fly_spheres, _))) => front_expand::expand_dual(
                 &mut b,
                 &mut DualBindings {
                     env_spheres,
@@ -216,13 +236,13 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
                     dual_counts: &mut dual_counts,
                 },
             ),
-            None => front_expand::expand(&mut b),
+            (None, None) => front_expand::expand(&mut b),
         }
         front_prepare::prepare_tri(&mut c, &mut args);
         // Room for every triangle pair of this level's leaf pairs.
         let need: usize = leaves[..c.n_leaf as usize]
             .iter()
-            .map(|l| (env.nodes[l.a as usize].count * fly.bvh.nodes[l.b as usize].count) as usize)
+            .map(|l| (env.nodes[l.a as usize].count * fly_bvh.nodes[l.b as usize].count) as usize)
             .sum();
         contacts.resize(c.n_contact as usize + need, zero);
         unsure.resize(c.n_unsure as usize + need, zero);
@@ -230,7 +250,7 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
         c.cap_unsure = unsure.len() as u32;
         tri_tri::tri_test(&mut TriTestBindings {
             env_nodes: &env.nodes,
-            fly_nodes: &fly.bvh.nodes,
+            fly_nodes: &fly_bvh.nodes,
             env_tris: &env_tris,
             fly_tris: &fly_tris,
             frames: &frames,
@@ -241,7 +261,7 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
             contacts: &mut contacts,
             unsure: &mut unsure,
             env_tri_index: &env.tri_index,
-            fly_tri_index: &fly.bvh.tri_index,
+            fly_tri_index: &fly_bvh.tri_index,
         });
         front_prepare::prepare_next(&mut c, &mut args, &mut level_sizes);
         front_out.truncate(c.n_in as usize);
