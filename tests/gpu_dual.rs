@@ -173,17 +173,7 @@ fn touching_grid_soups_match_brute_force() {
     let mut rng = Rng::new(21);
     let grid = |rng: &mut Rng| common::grid_soup(rng, 50);
     let (a, b) = (grid(&mut rng), grid(&mut rng));
-    let poses: Vec<Pose> = (0..12)
-        .map(|i| {
-            let q = [
-                [1.0, 0.0, 0.0, 0.0],
-                [0.0, 0.0, 0.0, 1.0],
-                [0.0, 1.0, 0.0, 0.0],
-                [0.5f64.sqrt(), 0.0, 0.5f64.sqrt(), 0.0],
-            ][i % 4];
-            Pose::new(q, [0; 3].map(|_| (rng.below(5) as f64 - 2.0) * 0.5))
-        })
-        .collect();
+    let poses = common::quarter_turns(&mut rng, 12);
     every_k_and_option(
         &ctx,
         &Case {

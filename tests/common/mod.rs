@@ -47,6 +47,24 @@ pub fn grid_soup(rng: &mut meshcollide::rng::Rng, n: u32) -> meshcollide::Mesh {
     meshcollide::mesh::generate::grid_soup(rng, n as usize, 4)
 }
 
+/// `n` poses of quarter and half turns (cycling through the identity, z, x and y turns)
+/// with random half-integer shifts in [−1, 1]: with [`grid_soup`]s they touch, share faces
+/// and overlap in coplanar patches (the GPU parity tests' hard cases).
+#[allow(dead_code)]
+pub fn quarter_turns(rng: &mut meshcollide::rng::Rng, n: usize) -> Vec<meshcollide::Pose> {
+    (0..n)
+        .map(|i| {
+            let q = [
+                [1.0, 0.0, 0.0, 0.0],
+                [0.0, 0.0, 0.0, 1.0],
+                [0.0, 1.0, 0.0, 0.0],
+                [0.5f64.sqrt(), 0.0, 0.5f64.sqrt(), 0.0],
+            ][i % 4];
+            meshcollide::Pose::new(q, [0; 3].map(|_| (rng.below(5) as f64 - 2.0) * 0.5))
+        })
+        .collect()
+}
+
 /// Two interlocked tori (major radius 1, minor 0.3), B in the xz plane.
 #[allow(dead_code)]
 pub fn tori(n: u32) -> (meshcollide::Mesh, meshcollide::Mesh) {
