@@ -220,9 +220,21 @@ mod tests {
     #[test]
     fn vertex_neighbours() {
         // Fan around the origin, apart.
-        assert!(!share_vertex(&O, &X, &Y, &[-1.0, 0.0, 0.0], &[0.0, -1.0, 0.0]));
+        assert!(!share_vertex(
+            &O,
+            &X,
+            &Y,
+            &[-1.0, 0.0, 0.0],
+            &[0.0, -1.0, 0.0]
+        ));
         // Coplanar overlap around the shared vertex.
-        assert!(share_vertex(&O, &X, &Y, &[1.0, 1.0, 0.0], &[-1.0, 2.0, 0.0]));
+        assert!(share_vertex(
+            &O,
+            &X,
+            &Y,
+            &[1.0, 1.0, 0.0],
+            &[-1.0, 2.0, 0.0]
+        ));
         // Piercing: B's opposite edge passes through A.
         assert!(share_vertex(
             &O,

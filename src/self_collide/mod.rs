@@ -166,9 +166,8 @@ pub fn collide_bvh<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> PoseResult {
     };
     let mut head = walk();
     let mut front = vec![(0u32, 0u32)];
-    let is_leaf_pair = |(n, m): (u32, u32)| {
-        bvh.nodes[n as usize].is_leaf() && bvh.nodes[m as usize].is_leaf()
-    };
+    let is_leaf_pair =
+        |(n, m): (u32, u32)| bvh.nodes[n as usize].is_leaf() && bvh.nodes[m as usize].is_leaf();
     while front.len() < PARALLEL_TASKS && !front.iter().all(|&p| is_leaf_pair(p)) {
         let mut next = Vec::with_capacity(3 * front.len());
         for &(n, m) in &front {
