@@ -360,7 +360,7 @@ fn far_from_the_origin_with_17_digit_coordinates() {
         m.map_positions(|[x, y, z]| {
             [
                 x + 1000000.0000000001,
-                y * 0.1 - 999999.99999999988,
+                y * 0.1 - 999_999.999_999_999_9,
                 z + 1e6 / 3.0,
             ]
         })

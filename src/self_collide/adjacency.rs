@@ -89,7 +89,7 @@ fn third(i: [u32; 3], t: &[P3; 3], s: u32, u: u32) -> Option<P3> {
 /// `(λ1·a1 + λ2·a2)/(λ1 + λ2)` of `A` lies on the same ray beyond `y`, against `t_A`'s
 /// maximality; so `λ0 = 0` and `y ∈ [a1, a2]`.
 ///
-/// Each side is [`beyond`]. For two proper triangles `v ∉ [a1, a2]` and the test is the plain
+/// Each side is `beyond` (below). For two proper triangles `v ∉ [a1, a2]` and the test is the plain
 /// segment–triangle intersection, the common case.
 pub fn share_vertex(v: &P3, a1: &P3, a2: &P3, b1: &P3, b2: &P3) -> bool {
     beyond(v, a1, a2, b1, b2) || beyond(v, b1, b2, a1, a2)

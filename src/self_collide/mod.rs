@@ -152,7 +152,7 @@ impl<const H: usize> Walk<'_, H> {
 }
 
 /// All self-intersecting pairs of one hierarchy (in its own frame), in parallel: a
-/// breadth-first expansion on the calling thread to at least [`PARALLEL_TASKS`] node
+/// breadth-first expansion on the calling thread to at least `PARALLEL_TASKS` (256) node
 /// pairs (or until only leaf pairs are left), then a depth-first descent of each in
 /// parallel. Pairs are sorted and deduplicated; in [`Mode::First`] at most one is kept.
 pub fn collide_bvh<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> PoseResult {
