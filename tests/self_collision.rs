@@ -460,3 +460,36 @@ fn shared_models_equal_the_oracle() {
         eprintln!("{name}: {} self pairs", want.len());
     }
 }
+
+/// Every shared model, the dragon included, against the sweep brute force (minutes on two
+/// cores: `cargo test --release --test self_collision -- --ignored --nocapture`).
+#[test]
+#[ignore = "minutes: every shared model, the 871k-triangle dragon included"]
+fn every_shared_model_equals_the_oracle() {
+    let Some(dir) = common::shared_meshes_dir() else {
+        return;
+    };
+    for name in [
+        "armadillo.obj",
+        "cycloidal.ply",
+        "fandisk.obj",
+        "featuretype.stl",
+        "horse.ply",
+        "rocker-arm.obj",
+        "stanford-bunny.obj",
+        "dragon-vrip.ply.gz",
+    ] {
+        let m = meshcollide::mesh::load(&dir.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        let t = std::time::Instant::now();
+        let got = SelfCollider::builder(&m).build().unwrap().collide();
+        let fast = t.elapsed();
+        let want = sweep_brute(&m, true);
+        assert!(got.pairs == want, "{name}: {}", diff(&got.pairs, &want));
+        eprintln!(
+            "{name}: {} self pairs, equal to the oracle (self {:.2} s, oracle {:.1} s)",
+            want.len(),
+            fast.as_secs_f64(),
+            t.elapsed().as_secs_f64() - fast.as_secs_f64()
+        );
+    }
+}
