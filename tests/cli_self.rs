@@ -193,6 +193,38 @@ fn self_frames_equal_the_oracle_per_frame() {
         &["nope.obj"],
     );
     assert!(!d.join("x.csv").exists());
+    // A failure at frame 2 keeps the whole frames 0 and 1 in pairs.csv.partial.
+    let out = run(
+        &d,
+        &[
+            "self",
+            "base.obj",
+            "--frames-a",
+            "frames.txt",
+            "--out",
+            "p.csv",
+            "--fail-at-frame",
+            "2",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("p.csv.partial"));
+    assert!(!d.join("p.csv").exists());
+    let kept: Vec<_> = want.iter().copied().filter(|p| p.0 < 2).collect();
+    assert_eq!(pairs(&d, "p.csv.partial"), kept);
+    // The next complete run removes the stale partial file.
+    ok(&run(
+        &d,
+        &[
+            "self",
+            "base.obj",
+            "--frames-a",
+            "frames.txt",
+            "--out",
+            "p.csv",
+        ],
+    ));
+    assert!(!d.join("p.csv.partial").exists());
 }
 
 fn expect_input_error(d: &Path, args: &[&str], needles: &[&str]) {

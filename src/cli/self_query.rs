@@ -50,6 +50,9 @@ pub struct SelfArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// For tests: fail at frame N as a write error would (the partial-output path).
+    #[arg(long = "fail-at-frame", hide = true)]
+    pub fail_at_frame: Option<usize>,
 }
 
 pub fn run(a: &SelfArgs) -> Result<(), Failure> {
@@ -99,6 +102,12 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     let (mut pairs, mut in_contact, mut done) = (0, 0, 0);
     let (mut query_ms, mut refit_ms) = (0.0, 0.0);
     let mut frame = |i: usize, collider: &mut SelfCollider| -> Result<(), Failure> {
+        if a.fail_at_frame == Some(i) {
+            return Err(super::output::cannot_write(
+                &a.out,
+                "stopped by --fail-at-frame",
+            ));
+        }
         let t = Instant::now();
         if let Some(f) = frames.get(i) {
             collider.refit(&f.positions)?;
