@@ -100,7 +100,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
 
     let mut counters = Counters::default();
     let (mut pairs, mut in_contact, mut done) = (0, 0, 0);
-    let (mut query_ms, mut refit_ms) = (0.0, 0.0);
+    let (mut query_ms, mut refit_ms, mut reload_ms) = (0.0, 0.0, 0.0);
     let mut frame = |i: usize, collider: &mut SelfCollider| -> Result<(), Failure> {
         if a.fail_at_frame == Some(i) {
             return Err(super::output::cannot_write(
@@ -108,9 +108,17 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
                 "stopped by --fail-at-frame",
             ));
         }
+        // Frames are read again one at a time (and checked again: a file may change under
+        // the run), so memory holds one frame whatever their number; reading is not query.
+        let tl = Instant::now();
+        let positions = match frames.get(i) {
+            Some(path) => Some(load_frame(path, i, &mesh)?),
+            None => None,
+        };
+        reload_ms += ms(tl);
         let t = Instant::now();
-        if let Some(f) = frames.get(i) {
-            collider.refit(&f.positions)?;
+        if let Some(p) = positions {
+            collider.refit(&p)?;
             refit_ms += ms(t);
         }
         let r = collider.collide();
@@ -148,7 +156,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         in_contact,
         pairs,
         counters,
-        [load_ms, build_ms, query_ms, refit_ms],
+        [load_ms + reload_ms, build_ms, query_ms, refit_ms],
         mesh.triangle_count(),
     );
     let stats_file = match stats_file {
@@ -172,17 +180,13 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A frame of A: its positions (the faces are A's, checked).
-struct Frame {
-    positions: Vec<[f64; 3]>,
-}
-
-/// Reads a frame list (FORMATS.md, "Deforming meshes") and every frame in it, checking each
-/// against the base mesh: the same vertex count and the same faces in the same order.
+/// Reads a frame list (FORMATS.md, "Deforming meshes") and checks every frame in it against
+/// the base mesh, keeping none (a bad frame is reported before any work or output): the
+/// frame files, in order.
 ///
 /// TODO(frames branch): a minimal private reader so that `self` does not wait for the
 /// `frames` branch; merge with its frame-list reader (and its errors) when both land.
-fn read_frames(list: &Path, base: &Mesh) -> Result<Vec<Frame>, Failure> {
+fn read_frames(list: &Path, base: &Mesh) -> Result<Vec<PathBuf>, Failure> {
     let text = std::fs::read_to_string(list)
         .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", list.display())))?;
     let dir = list.parent().unwrap_or(Path::new(""));
@@ -193,37 +197,15 @@ fn read_frames(list: &Path, base: &Mesh) -> Result<Vec<Frame>, Failure> {
             continue;
         }
         let path = dir.join(entry);
-        let m = crate::mesh::load(&path).map_err(|e| {
-            Failure::from(crate::Error::from(e)).note(&format!(
+        load_frame(&path, frames.len(), base).map_err(|e| {
+            e.note(&format!(
                 "frame {} of {} (line {})",
                 frames.len(),
                 list.display(),
                 line + 1
             ))
         })?;
-        if m.positions.len() != base.positions.len() {
-            return Err(Failure::Input(format!(
-                "{}: frame {} has {} vertices, the base mesh A has {}",
-                path.display(),
-                frames.len(),
-                m.positions.len(),
-                base.positions.len()
-            )));
-        }
-        if let Some(i) = (0..m.triangles.len().max(base.triangles.len()))
-            .find(|&i| m.triangles.get(i) != base.triangles.get(i))
-        {
-            return Err(Failure::Input(format!(
-                "{}: frame {}: face {i} differs from the base mesh's ({} triangles, the base {})",
-                path.display(),
-                frames.len(),
-                m.triangles.len(),
-                base.triangles.len()
-            )));
-        }
-        frames.push(Frame {
-            positions: m.positions,
-        });
+        frames.push(path);
     }
     if frames.is_empty() {
         return Err(Failure::Input(format!(
@@ -232,4 +214,28 @@ fn read_frames(list: &Path, base: &Mesh) -> Result<Vec<Frame>, Failure> {
         )));
     }
     Ok(frames)
+}
+
+/// Frame `i` of A: its positions, after checking that it has A's vertex count and faces.
+fn load_frame(path: &Path, i: usize, base: &Mesh) -> Result<Vec<[f64; 3]>, Failure> {
+    let m = crate::mesh::load(path).map_err(crate::Error::from)?;
+    if m.positions.len() != base.positions.len() {
+        return Err(Failure::Input(format!(
+            "{}: frame {i} has {} vertices, the base mesh A has {}",
+            path.display(),
+            m.positions.len(),
+            base.positions.len()
+        )));
+    }
+    if let Some(f) = (0..m.triangles.len().max(base.triangles.len()))
+        .find(|&f| m.triangles.get(f) != base.triangles.get(f))
+    {
+        return Err(Failure::Input(format!(
+            "{}: frame {i}: face {f} differs from the base mesh's ({} triangles, the base {})",
+            path.display(),
+            m.triangles.len(),
+            base.triangles.len()
+        )));
+    }
+    Ok(m.positions)
 }
