@@ -3,7 +3,9 @@
 use crate::scene::PoseResult;
 use std::io::Write;
 
+mod self_stats;
 mod stats;
+pub use self_stats::SelfStats;
 pub use stats::{RunFacts, Totals, descent_used};
 
 /// The header of `pairs.csv`.

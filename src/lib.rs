@@ -53,6 +53,7 @@ pub mod pose;
 pub mod rtree;
 pub mod saved;
 pub mod scene;
+pub mod self_collide;
 
 // Internals: public only for the integration tests, benches, examples and the command
 // line, not part of the API (hidden from the docs, no stability promise).
@@ -90,4 +91,5 @@ pub use pose::Pose;
 pub use rtree::{RtreeCollide, RtreeOptions};
 pub use saved::{KdopHierarchy, SavedHierarchy};
 pub use scene::{Counters, Mode, PoseResult, QueryOptions, brute_force};
+pub use self_collide::{SelfCollider, SelfColliderBuilder, brute_force_self};
 pub use tumble::TumbleMethod;

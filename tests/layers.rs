@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["tumble"],
     &["saved"],
     &["scene"],
-    &["traverse"],
+    &["traverse", "self_collide"],
     &["kdop"],
     &["dual", "boxtree", "rtree"],
     &["obb"],
@@ -65,6 +65,9 @@ const ROOT_NAMES: &[(&str, &str)] = &[
     ("Contacts", "collider"),
     ("AnySub", "collider"),
     ("AnyScene", "collider"),
+    ("SelfCollider", "self_collide"),
+    ("SelfColliderBuilder", "self_collide"),
+    ("brute_force_self", "self_collide"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -3,12 +3,14 @@
 mod bench;
 mod build;
 mod demo;
+mod generate;
 mod inputs;
 mod interrupt;
 mod output;
 mod query;
 mod report;
 mod runtime_dir;
+mod self_query;
 
 use crate::{BvKind, TumbleMethod};
 use clap::builder::PossibleValue;
@@ -31,10 +33,16 @@ struct Cli {
 enum Command {
     /// Every intersecting triangle pair of meshes A and B at each pose of B.
     Query(query::QueryArgs),
+    /// Every pair of intersecting triangles of one mesh (neighbours only where they meet
+    /// outside their shared vertices), per frame of a deforming mesh with --frames-a.
+    #[command(name = "self")]
+    SelfCollide(self_query::SelfArgs),
     /// Builds a mesh's k-DOP hierarchy once and saves it with the mesh (.mch), for `query`.
     Build(build::BuildArgs),
     /// Runs the main job on generated meshes (no files needed) and prints what it found.
     Demo(demo::DemoArgs),
+    /// Writes a generated mesh (folded sheet, tori, grid) as OBJ, for examples.
+    Generate(generate::GenerateArgs),
     /// Writes a poses.csv of Zachmann's tumbling protocol (one turn about z and x).
     Poses(PosesArgs),
     /// Lists the GPU adapters found and what each backend supports.
@@ -171,7 +179,9 @@ pub fn run() -> ExitCode {
     interrupt::install();
     let result = match cli.command {
         Command::Query(a) => query::run(&a),
+        Command::SelfCollide(a) => self_query::run(&a),
         Command::Build(a) => build::run(&a),
+        Command::Generate(a) => generate::run(&a),
         Command::Demo(a) => demo::run(&a),
         Command::Poses(a) => poses(&a),
         Command::Info => info(),
@@ -218,6 +228,9 @@ fn info() -> Result<(), Failure> {
     );
     println!(
         "hierarchies on the CPU only: boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut), rtree (--rtree-collide v1|v2)"
+    );
+    println!(
+        "self-collision (meshcollide self): cpu only (kdop6, kdop14, kdop18, kdop26; all and first modes; frames refitted)"
     );
     println!(
         "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"

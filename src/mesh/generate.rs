@@ -117,6 +117,35 @@ pub fn grid(nx: u32, ny: u32, cell: f64, z: f64) -> Mesh {
     }
 }
 
+/// A strip that passes through itself (self-collision tests): `nx × ny` cells, two
+/// triangles each (`2·nx·ny`, welded), swept along y over `[0, width]` by the nodal cubic
+/// `(x, z) = (t² − 1, t·(t² − 1))`, `t ∈ [−1.5, 1.5]`, which crosses itself at `t = ±1`: the
+/// sheet's two ends cut through each other along the y axis.
+pub fn folded_sheet(nx: u32, ny: u32, width: f64) -> Mesh {
+    let (nx, ny) = (nx.max(2), ny.max(1));
+    let mut positions = Vec::with_capacity(((nx + 1) * (ny + 1)) as usize);
+    for j in 0..=ny {
+        let y = width * f64::from(j) / f64::from(ny);
+        for i in 0..=nx {
+            let t = -1.5 + 3.0 * f64::from(i) / f64::from(nx);
+            positions.push([t * t - 1.0, y, t * (t * t - 1.0)]);
+        }
+    }
+    let id = |i: u32, j: u32| j * (nx + 1) + i;
+    let mut triangles = Vec::with_capacity(2 * (nx * ny) as usize);
+    for j in 0..ny {
+        for i in 0..nx {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            triangles.push([a, b, c]);
+            triangles.push([a, c, d]);
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
 /// Axis-aligned box: 8 corners (corner `x + 2y + 4z` for bits x, y, z), 12 triangles.
 pub fn box_mesh(min: [f64; 3], max: [f64; 3]) -> Mesh {
     let positions = (0..8)
