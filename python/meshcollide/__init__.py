@@ -26,9 +26,24 @@ def _runtime_dir():
 
 _runtime_dir()
 
-from ._meshcollide import Collider, GpuError, InputError, load_mesh, load_poses  # noqa: E402
+from ._meshcollide import (  # noqa: E402
+    Collider,
+    GpuError,
+    InputError,
+    load_mesh,
+    load_poses,
+    self_collide,
+)
 
-__all__ = ["Collider", "GpuError", "InputError", "load_mesh", "load_poses", "write_pairs"]
+__all__ = [
+    "Collider",
+    "GpuError",
+    "InputError",
+    "load_mesh",
+    "load_poses",
+    "self_collide",
+    "write_pairs",
+]
 
 PAIRS_HEADER = "pose,tri_a,tri_b"
 

@@ -28,6 +28,20 @@ def load_mesh(path: _Path) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int6
 def load_poses(path: _Path) -> npt.NDArray[np.float64]:
     """``poses.csv`` as float64 ``(P, 7)`` rows ``qw,qx,qy,qz,tx,ty,tz``, checked."""
 
+def self_collide(
+    vertices: npt.ArrayLike,
+    triangles: npt.ArrayLike,
+    *,
+    frames: Optional[Any] = None,
+    bv: Literal["kdop6", "kdop14", "kdop18", "kdop26"] = "kdop18",
+    mode: Literal["all", "first"] = "all",
+    leaf_size: int = 1,
+) -> npt.NDArray[np.int64]:
+    """Self-collision (``meshcollide self``): int64 ``(K, 3)`` rows ``frame, tri_a, tri_b``
+    with ``tri_a < tri_b``; neighbours sharing vertices count only where they meet outside
+    their shared vertices. ``frames``: an iterable of ``(n, 3)`` vertex arrays, one per
+    frame (the hierarchy is refitted); without it, frame 0 is the mesh as given."""
+
 def write_pairs(path: _Path, pairs: npt.NDArray[np.int64]) -> None:
     """Writes ``pairs.csv`` atomically (temporary file, then rename)."""
 

@@ -124,6 +124,17 @@ pub fn mesh_from_arrays(
     })
 }
 
+/// Vertex positions from a float64-like `(n, 3)` array; `what` names it in errors.
+pub fn positions_from_array(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<[f64; 3]>> {
+    let v = as_table(obj, "float64", 3, what)?;
+    let v: PyReadonlyArray2<f64> = v.extract()?;
+    Ok(v.as_array()
+        .rows()
+        .into_iter()
+        .map(|r| [r[0], r[1], r[2]])
+        .collect())
+}
+
 /// Poses from a float64-like `(P, 7)` array of `qw,qx,qy,qz,tx,ty,tz` rows, each checked as
 /// a `poses.csv` row; errors name the row and its global pose number (`first_pose + row`).
 pub fn poses_from_array(obj: &Bound<'_, PyAny>, first_pose: usize) -> PyResult<Vec<Pose>> {

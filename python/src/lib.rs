@@ -7,6 +7,7 @@ mod arrays;
 mod collider;
 mod errors;
 mod options;
+mod self_query;
 mod stats;
 
 use numpy::PyArray2;
@@ -50,6 +51,7 @@ fn _meshcollide(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GpuError", py.get_type::<errors::GpuError>())?;
     m.add_function(wrap_pyfunction!(load_mesh, m)?)?;
     m.add_function(wrap_pyfunction!(load_poses, m)?)?;
+    m.add_function(wrap_pyfunction!(self_query::self_collide, m)?)?;
     m.add_class::<collider::Collider>()?;
     Ok(())
 }

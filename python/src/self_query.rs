@@ -1,0 +1,88 @@
+//! `meshcollide.self_collide`: every pair of intersecting triangles of one mesh, with the
+//! adjacency rule of `meshcollide self` (FORMATS.md, "Self-collision"), for the mesh as
+//! given and for each frame of new vertex positions.
+
+use crate::{arrays, errors};
+use meshcollide::{BuildOptions, BvKind, Mode, SelfCollider};
+use numpy::IntoPyArray;
+use numpy::PyArray2;
+use numpy::ndarray::Array2;
+use pyo3::prelude::*;
+
+/// Self-collision of the mesh `(vertices, triangles)`: an int64 `(K, 3)` array of
+/// `frame, tri_a, tri_b` rows (`tri_a < tri_b`), sorted as `meshcollide self` writes
+/// `pairs.csv`. Without `frames` the one frame is the mesh as given (frame 0); with
+/// `frames` (an iterable of `(n, 3)` vertex arrays, the mesh's vertex count each), frame
+/// `i` is the mesh with those positions, its hierarchy refitted (built once). `bv` is a
+/// k-DOP (`kdop6`, `kdop14`, `kdop18`, `kdop26`); `mode="first"` keeps at most one pair per
+/// frame. Bad input raises `InputError` naming the array, frame, triangle or option.
+#[pyfunction]
+#[pyo3(signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = 1))]
+pub fn self_collide<'py>(
+    py: Python<'py>,
+    vertices: &Bound<'py, PyAny>,
+    triangles: &Bound<'py, PyAny>,
+    frames: Option<&Bound<'py, PyAny>>,
+    bv: &str,
+    mode: &str,
+    leaf_size: i64,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let mesh = arrays::mesh_from_arrays(vertices, triangles, "mesh")?;
+    let bv: BvKind = bv
+        .parse()
+        .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
+    let mode: Mode = mode
+        .parse()
+        .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
+    let leaf_size = u32::try_from(leaf_size)
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| {
+            errors::input(format!(
+                "invalid option: leaf_size = {leaf_size} (at least 1)"
+            ))
+        })?;
+    let build = BuildOptions {
+        leaf_size,
+        ..Default::default()
+    };
+    let mut c = py
+        .detach(|| {
+            SelfCollider::builder(&mesh)
+                .bv(bv)
+                .build_options(build)
+                .mode(mode)
+                .build()
+        })
+        .map_err(errors::to_py)?;
+    let mut rows: Vec<i64> = Vec::new();
+    let mut push = |frame: usize, pairs: &[(u32, u32)]| {
+        for &(a, b) in pairs {
+            rows.extend([frame as i64, a as i64, b as i64]);
+        }
+    };
+    match frames {
+        None => push(0, &py.detach(|| c.collide()).pairs),
+        Some(frames) => {
+            let n = mesh.positions.len();
+            for (i, f) in frames.try_iter()?.enumerate() {
+                let what = format!("frames[{i}]");
+                let p = arrays::positions_from_array(&f?, &what)?;
+                if p.len() != n {
+                    return Err(errors::input(format!(
+                        "{what}: {} vertices, the mesh has {n}",
+                        p.len()
+                    )));
+                }
+                let r = py
+                    .detach(|| c.refit(&p).map(|()| c.collide()))
+                    .map_err(|e| errors::input(format!("{what}: {e}")))?;
+                push(i, &r.pairs);
+            }
+        }
+    }
+    let k = rows.len() / 3;
+    Ok(Array2::from_shape_vec((k, 3), rows)
+        .map_err(|e| errors::internal(e.to_string()))?
+        .into_pyarray(py))
+}
