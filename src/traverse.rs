@@ -53,14 +53,43 @@ pub(crate) fn descend<const H: usize, T: NodeTest<H>>(
     test: &mut T,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<T::Sub> {
-    let mut c = Counters::<T::Sub>::default();
     stack.clear();
     stack.push((0, 0));
+    descend_from(env, fly, pose, mode, tumble, stack, test, out, None)
+}
+
+/// [`descend`] from the node pairs already on `stack` instead of the roots, recording in
+/// `front` (when given) the pairs where it stopped: those found disjoint and the leaf pairs.
+///
+/// Any start works if its pairs *partition* A's triangles × B's triangles (each triangle
+/// pair under exactly one start pair): the descent below each start pair prunes only pairs
+/// whose volumes are disjoint at this pose, so every intersecting triangle pair is found,
+/// and tested once. The roots are such a partition, and so is every recorded front (each
+/// split replaces a pair by two pairs covering its product), whichever pose and descent
+/// rule made it: coherent poses start from the previous pose's front and skip the tests
+/// above it, with the same pairs.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn descend_from<const H: usize, T: NodeTest<H>>(
+    env: &Bvh<H>,
+    fly: &FlyingHierarchy<H>,
+    pose: &Pose,
+    mode: Mode,
+    tumble: &mut TumbleWorkspace<H>,
+    stack: &mut Vec<(u32, u32)>,
+    test: &mut T,
+    out: &mut Vec<(u32, u32)>,
+    mut front: Option<&mut Vec<(u32, u32)>>,
+) -> Counters<T::Sub> {
+    let mut c = Counters::<T::Sub>::default();
     'outer: while let Some((e, f)) = stack.pop() {
         let (e, f) = (e as usize, f as usize);
         let ne = &env.nodes[e];
         c.bv_tests += 1;
         if !test.overlaps(tumble, e, f, &mut c.sub) {
+            if let Some(fr) = front.as_deref_mut() {
+                fr.push((e as u32, f as u32));
+            }
             continue;
         }
         let nf = &fly.bvh.nodes[f];
@@ -73,6 +102,9 @@ pub(crate) fn descend<const H: usize, T: NodeTest<H>>(
             stack.push((e as u32, nf.first + 1));
             stack.push((e as u32, nf.first));
             continue;
+        }
+        if let Some(fr) = front.as_deref_mut() {
+            fr.push((e as u32, f as u32));
         }
         let tris_b = tumble.leaf_triangles(fly, pose, f);
         for pa in ne.first..ne.first + ne.count {

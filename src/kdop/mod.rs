@@ -7,7 +7,7 @@ use crate::bvh::{BuildOptions, Bvh};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
-use crate::traverse::{NodeTest, descend};
+use crate::traverse::{NodeTest, descend, descend_from};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use pretest::BoxPretest;
 
@@ -52,6 +52,12 @@ pub struct KdopOptions {
     /// B's posed box against A's box before anything is tumbled
     /// ([`pretest::BoxPretest`]); counted as one test (Nv) per pose. On by default.
     pub pretest: bool,
+    /// Temporal coherence (CPU, all-contacts mode): each pose of a chunk of consecutive
+    /// poses starts from the node pairs where the previous pose's descent stopped, not
+    /// from the roots ([`crate::traverse::descend_from`]: the same pairs, fewer node tests
+    /// on coherent sequences). Off by default: the GPU starts every pose from the roots,
+    /// and with it off both backends count the same Nv.
+    pub coherence: bool,
 }
 
 impl Default for KdopOptions {
@@ -59,6 +65,7 @@ impl Default for KdopOptions {
         KdopOptions {
             descent: Descent::default(),
             pretest: true,
+            coherence: false,
         }
     }
 }
@@ -68,6 +75,7 @@ impl KdopOptions {
     pub const PAPER: KdopOptions = KdopOptions {
         descent: Descent::Environment,
         pretest: false,
+        coherence: false,
     };
 
     /// The default options with another descent rule.
@@ -85,6 +93,10 @@ pub struct Workspace<const H: usize> {
     /// B's k-DOPs tumbled for the current pose.
     pub tumble: TumbleWorkspace<H>,
     stack: Vec<(u32, u32)>,
+    /// Where the previous pose of the chunk stopped (coherence; empty: start at the roots).
+    front: Vec<(u32, u32)>,
+    /// This pose's front, being recorded.
+    next_front: Vec<(u32, u32)>,
 }
 
 impl<const H: usize> Workspace<H> {
@@ -93,6 +105,8 @@ impl<const H: usize> Workspace<H> {
         Workspace {
             tumble: TumbleWorkspace::new(fly),
             stack: Vec::with_capacity(256),
+            front: Vec::new(),
+            next_front: Vec::new(),
         }
     }
 }
@@ -192,6 +206,47 @@ impl<const H: usize> KdopScene<H> {
     pub fn pretest(&self) -> Option<&BoxPretest> {
         self.boxes.as_ref().filter(|_| self.options.pretest)
     }
+
+    /// One pose from the previous pose's front (the roots at a chunk's start), recording
+    /// this pose's front for the next ([`KdopOptions::coherence`]).
+    fn collide_coherent(
+        &self,
+        pose: &Pose,
+        method: TumbleMethod,
+        ws: &mut Workspace<H>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let (env, fly) = (&self.env, &self.fly);
+        ws.tumble
+            .begin(fly, &fly.local_pose(env.frame(), pose), method);
+        ws.stack.clear();
+        if ws.front.is_empty() {
+            ws.stack.push((0, 0));
+        } else {
+            // Reversed: popped in the order recorded.
+            ws.stack.extend(ws.front.iter().rev());
+        }
+        ws.next_front.clear();
+        let mut test = SlabTest {
+            env,
+            fly,
+            descent: self.options.descent,
+        };
+        let mut c = descend_from(
+            env,
+            fly,
+            pose,
+            Mode::All,
+            &mut ws.tumble,
+            &mut ws.stack,
+            &mut test,
+            out,
+            Some(&mut ws.next_front),
+        );
+        std::mem::swap(&mut ws.front, &mut ws.next_front);
+        c.bv_updates = ws.tumble.updates;
+        c
+    }
 }
 
 impl<const H: usize> PairScene for KdopScene<H> {
@@ -203,8 +258,9 @@ impl<const H: usize> PairScene for KdopScene<H> {
     }
 
     fn begin_chunk(&self, ws: &mut Workspace<H>) {
-        // Hill climbing starts where a fresh workspace would.
+        // Hill climbing starts where a fresh workspace would, the descent at the roots.
         ws.tumble.restart();
+        ws.front.clear();
     }
 
     fn collide_into(
@@ -216,10 +272,16 @@ impl<const H: usize> PairScene for KdopScene<H> {
     ) -> Counters {
         let pretest = self.pretest();
         if pretest.is_some_and(|t| t.separated(pose)) {
+            ws.front.clear();
             return Counters {
                 bv_tests: 1,
                 ..Default::default()
             };
+        }
+        if self.options.coherence && opts.mode == Mode::All {
+            let mut c = self.collide_coherent(pose, opts.tumble, ws, out);
+            c.bv_tests += pretest.is_some() as u64;
+            return c;
         }
         let mut c = collide_pose(
             &self.env,
