@@ -84,7 +84,7 @@ impl KdopOptions {
 pub struct Workspace<const H: usize> {
     /// B's k-DOPs tumbled for the current pose.
     pub tumble: TumbleWorkspace<H>,
-    stack: Vec<(u32, u32)>,
+    pub(crate) stack: Vec<(u32, u32)>,
 }
 
 impl<const H: usize> Workspace<H> {

