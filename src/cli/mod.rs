@@ -7,6 +7,7 @@ mod inputs;
 mod interrupt;
 mod output;
 mod query;
+mod query_frames;
 mod report;
 mod runtime_dir;
 
@@ -84,6 +85,7 @@ value_enum!(
     crate::rtree::RtreeCollide = crate::rtree::RtreeCollide::ALL,
     crate::Mode = crate::Mode::ALL,
     crate::Descent = crate::Descent::ALL,
+    crate::deform::UpdateMethod = crate::deform::UpdateMethod::ALL,
 );
 
 /// Tumbling method (`--tumble`): a library method, or `auto`, which depends on the backend.
