@@ -58,7 +58,6 @@
 //! frame. See [`DEFAULT_REBUILD_RATIO`] for the measured value.
 
 use crate::bv::Kdop;
-use crate::bv::slab::kdop_of_corners;
 use crate::bvh::{BuildOptions, Bvh};
 use crate::kdop::pretest::BoxPretest;
 use crate::kdop::{Descent, KdopOptions, Workspace};
@@ -156,6 +155,10 @@ pub struct FrameResult {
     pub counters: Counters,
     /// What the update did.
     pub update: UpdateCounters,
+    /// The degradation measure (module docs) of A's and B's refitted hierarchies over its
+    /// value after their last build, where this frame computed it (`None`: not refitted in
+    /// this frame, or B's reference not yet taken), before any rebuild it triggered.
+    pub degradation: [Option<f64>; 2],
 }
 
 /// Per node, its depth (root 0): children are stored after their parents.
@@ -209,7 +212,8 @@ struct LazyEnv<const H: usize> {
     stamp: Vec<u32>,
     bv: Vec<Kdop<H>>,
     cur: u32,
-    corners: Vec<[[f32; 3]; 3]>,
+    /// Per vertex, its k-DOP in this frame ([`Bvh::vertex_kdops`]).
+    vertex: Vec<Kdop<H>>,
     refit: u64,
 }
 
@@ -219,7 +223,7 @@ impl<const H: usize> LazyEnv<H> {
             stamp: vec![0; nodes],
             bv: vec![Kdop::EMPTY; nodes],
             cur: 0,
-            corners: Vec::new(),
+            vertex: Vec::new(),
             refit: 0,
         }
     }
@@ -236,10 +240,7 @@ impl<const H: usize> LazyEnv<H> {
 
     /// The k-DOP of the corners of node `i`'s triangles, from the current positions.
     fn from_corners(&mut self, env: &Bvh<H>, range: (u32, u32), i: usize) -> Kdop<H> {
-        self.corners.clear();
-        self.corners
-            .extend((range.0 as usize..range.1 as usize).map(|p| env.tris.corners_f32(p)));
-        let k = kdop_of_corners(&self.corners);
+        let k = env.corners_kdop(&self.vertex, range.0 as usize..range.1 as usize);
         self.bv[i] = k;
         self.stamp[i] = self.cur;
         self.refit += 1;
@@ -250,6 +251,7 @@ impl<const H: usize> LazyEnv<H> {
     /// others merged bottom-up.
     fn update_top(&mut self, env: &Bvh<H>, shape: &Shape) {
         self.next_frame();
+        self.vertex = env.vertex_kdops();
         for i in (0..env.nodes.len()).rev() {
             let d = shape.depth[i];
             if d > shape.cut {
@@ -347,6 +349,7 @@ pub struct DeformingScene<const H: usize> {
     lazy_a: bool,
     boxes: Option<BoxPretest>,
     ws: Workspace<H>,
+    degradation: [Option<f64>; 2],
 }
 
 impl<const H: usize> DeformingScene<H> {
@@ -380,6 +383,7 @@ impl<const H: usize> DeformingScene<H> {
             options,
             lazy_a: false,
             ws,
+            degradation: [None; 2],
         }
     }
 
@@ -397,11 +401,23 @@ impl<const H: usize> DeformingScene<H> {
 
     /// Brings every node volume of both hierarchies (in their own frames) up to the current
     /// positions: for checks such as [`Bvh::validate`] after the hybrid update.
+    ///
+    /// After a hybrid frame of A, every node volume the update computed in that frame is
+    /// checked to equal the full refit's bit for bit (an error names the first that does
+    /// not): the hybrid update computes the same volumes, only fewer of them.
     pub fn complete(&mut self) -> Result<(), Error> {
         if self.lazy_a {
             let positions = self.current_positions_a();
             self.env.refit(&positions, &self.tri_a)?;
             self.lazy_a = false;
+            let l = &self.lazy;
+            if let Some(i) = (0..self.env.nodes.len())
+                .find(|&i| l.stamp[i] == l.cur && l.bv[i] != self.env.nodes[i].bv)
+            {
+                return Err(Error::InvalidOption(format!(
+                    "A's node {i}: the hybrid update's k-DOP differs from the full refit's"
+                )));
+            }
         }
         if self.fly.deformed {
             let positions = current_positions(&self.fly.bvh, self.vertices[1]);
@@ -432,6 +448,7 @@ impl<const H: usize> DeformingScene<H> {
         }
         let t0 = Instant::now();
         let mut up = UpdateCounters::default();
+        self.degradation = [None; 2];
         if let Some(p) = frame_a {
             self.update_a(p, &mut up)?;
         }
@@ -451,6 +468,7 @@ impl<const H: usize> DeformingScene<H> {
                     ..Default::default()
                 },
                 update: up,
+                degradation: self.degradation,
             });
         }
         // B into A's frame: the eager part is update time when B deforms.
@@ -488,6 +506,7 @@ impl<const H: usize> DeformingScene<H> {
             pairs: out,
             counters: c,
             update: up,
+            degradation: self.degradation,
         })
     }
 
@@ -523,10 +542,15 @@ impl<const H: usize> DeformingScene<H> {
             let lazy = &self.lazy;
             self.shape_a.measure(|i| lazy.bv[i])
         };
-        if let (Some(r), Some(fresh)) = (self.options.rebuild_ratio, self.shape_a.fresh)
-            && measure > r * fresh
-        {
-            self.rebuild_a(p, up);
+        if let Some(fresh) = self.shape_a.fresh {
+            self.degradation[0] = Some(measure / fresh);
+            if self
+                .options
+                .rebuild_ratio
+                .is_some_and(|r| measure > r * fresh)
+            {
+                self.rebuild_a(p, up);
+            }
         }
         Ok(())
     }
@@ -575,6 +599,9 @@ impl<const H: usize> DeformingScene<H> {
         }
         let ws = &self.ws.tumble;
         let m = self.shape_b.measure(|i| *ws.tumbled(i));
+        if let Some(fresh) = self.shape_b.fresh {
+            self.degradation[1] = Some(m / fresh);
+        }
         match (self.shape_b.fresh, self.options.rebuild_ratio) {
             (None, _) => self.shape_b.fresh = Some(m),
             (Some(fresh), Some(r)) if m > r * fresh => {
