@@ -237,3 +237,124 @@ fn wrong_frames_are_typed_errors_and_change_nothing() {
         assert!(e.to_string().contains("kdop18"), "{e}");
     }
 }
+
+/// A fast oracle: every pair of triangles whose f64 bounding boxes overlap (exact: min and
+/// max do not round, and intersecting triangles have overlapping boxes), found through a
+/// uniform grid of B's boxes, decided by the exact test on the same f64 corners as the brute
+/// force (B's moved by `Pose::apply`).
+fn grid_oracle(a: &Mesh, b: &Mesh, pose: &Pose) -> Vec<(u32, u32)> {
+    use std::collections::HashMap;
+    let tb: Vec<[[f64; 3]; 3]> = (0..b.triangle_count())
+        .map(|j| b.triangle(j).map(|p| pose.apply(p)))
+        .collect();
+    let bbox = |t: &[[f64; 3]; 3]| {
+        let lo: [f64; 3] = std::array::from_fn(|k| t[0][k].min(t[1][k]).min(t[2][k]));
+        let hi: [f64; 3] = std::array::from_fn(|k| t[0][k].max(t[1][k]).max(t[2][k]));
+        (lo, hi)
+    };
+    let boxes: Vec<_> = tb.iter().map(bbox).collect();
+    let ext: f64 = boxes
+        .iter()
+        .map(|(lo, hi)| (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max))
+        .sum::<f64>()
+        / boxes.len() as f64;
+    let cell = 2.0 * ext.max(1e-9);
+    let key = |x: f64| (x / cell).floor() as i64;
+    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for (j, (lo, hi)) in boxes.iter().enumerate() {
+        for x in key(lo[0])..=key(hi[0]) {
+            for y in key(lo[1])..=key(hi[1]) {
+                for z in key(lo[2])..=key(hi[2]) {
+                    grid.entry([x, y, z]).or_default().push(j as u32);
+                }
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    let mut cand = Vec::new();
+    for i in 0..a.triangle_count() {
+        let ta = a.triangle(i);
+        let (lo, hi) = bbox(&ta);
+        cand.clear();
+        for x in key(lo[0])..=key(hi[0]) {
+            for y in key(lo[1])..=key(hi[1]) {
+                for z in key(lo[2])..=key(hi[2]) {
+                    if let Some(v) = grid.get(&[x, y, z]) {
+                        cand.extend_from_slice(v);
+                    }
+                }
+            }
+        }
+        cand.sort_unstable();
+        cand.dedup();
+        for &j in &cand {
+            let (blo, bhi) = boxes[j as usize];
+            if (0..3).all(|k| lo[k] <= bhi[k] && blo[k] <= hi[k])
+                && meshcollide::tri::tri_tri_intersect(&ta, &tb[j as usize])
+            {
+                pairs.push((i as u32, j));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
+#[test]
+fn grid_oracle_equals_brute_force() {
+    let (name, scene) = scenes().remove(0);
+    let (a, b) = scene(0.6);
+    let p = small_poses(1, 1)[0];
+    assert_eq!(grid_oracle(&a, &b, &p), brute_force(&a, &b, &p), "{name}");
+}
+
+#[test]
+fn deformed_shared_model_equals_the_grid_oracle() {
+    let Some(dir) = common::shared_meshes_dir() else {
+        return;
+    };
+    let base = meshcollide::mesh::load(&dir.join("spot.obj")).unwrap();
+    let (lo, hi) = base.bounds();
+    let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
+    let frame = |t: f64| base.map_positions(|p| generate::smooth_field(p, size, 0.03, t));
+    // B: the same model shifted by 30% of its size, tumbling a little.
+    let poses: Vec<Pose> = (0..4)
+        .map(|i| {
+            let a = 0.1 * i as f64;
+            Pose::new([1.0, a, 0.5 * a, 0.0], [0.3 * size, 0.02 * size, 0.0])
+        })
+        .collect();
+    for method in [UpdateMethod::Refit, UpdateMethod::Hybrid] {
+        let opts = DeformOptions {
+            method,
+            rebuild_ratio: None,
+        };
+        let build = [BuildOptions::default(); 2];
+        let mut c = DeformingCollider::new(
+            &base,
+            &base,
+            BvKind::Kdop18,
+            build,
+            KdopOptions::default(),
+            opts,
+        )
+        .unwrap();
+        let mut contact = 0;
+        for (i, pose) in poses.iter().enumerate() {
+            let (fa, fb) = (frame(i as f64), frame(i as f64 + 0.5));
+            let r = c
+                .query_frame(
+                    Some(&fa.positions),
+                    Some(&fb.positions),
+                    pose,
+                    &QueryOptions::default(),
+                )
+                .unwrap();
+            let want = grid_oracle(&fa, &fb, pose);
+            contact += !want.is_empty() as usize;
+            assert_same_pairs(&want, &r.pairs, &format!("spot.obj, {method:?}, frame {i}"));
+        }
+        assert!(contact >= 2, "{contact}");
+        c.validate().unwrap();
+    }
+}
