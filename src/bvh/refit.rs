@@ -91,7 +91,7 @@ impl<const H: usize> Bvh<H> {
     }
 
     /// Per vertex of [`Bvh::tris`] (its order), the k-DOP of its local f32 position
-    /// ([`kdop_of_point`]): computed once per refit, merged per triangle corner.
+    /// (`bv::slab::kdop_of_point`): computed once per refit, merged per triangle corner.
     pub fn vertex_kdops(&self) -> Vec<Kdop<H>> {
         let f = &self.tris.frame;
         self.tris
@@ -102,7 +102,7 @@ impl<const H: usize> Bvh<H> {
     }
 
     /// The k-DOP of the corners of the triangles at positions `range`, from the vertices'
-    /// k-DOPs ([`Bvh::vertex_kdops`]): bit for bit [`kdop_of_corners`] of those corners
+    /// k-DOPs ([`Bvh::vertex_kdops`]): bit for bit `bv::slab::kdop_of_corners` of those corners
     /// (min/max does not round).
     pub fn corners_kdop(&self, vertex: &[Kdop<H>], range: std::ops::Range<usize>) -> Kdop<H> {
         let mut k = Kdop::EMPTY;

@@ -40,7 +40,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             "--pose-range does not apply with --frames-a or --frames-b".into(),
         ));
     }
-    if !(a.rebuild_ratio >= 0.0) {
+    if a.rebuild_ratio.is_nan() || a.rebuild_ratio < 0.0 {
         return Err(Failure::Input(format!(
             "--rebuild-ratio {}: expected a number >= 0",
             a.rebuild_ratio

@@ -31,6 +31,11 @@ pub struct DeformArgs {
     /// trigger.
     #[arg(long, value_delimiter = ',', default_values_t = ["refit".to_string(), "hybrid".into(), "rebuild".into(), "refit!".into(), "hybrid!".into()])]
     pub updates: Vec<String>,
+    /// The scene: `cloth` (a sheet draping over a wobbling ball) or `fold` (a sheet folding
+    /// onto itself, its folding half crossing a flat copy of itself: topology far from the
+    /// base pose, for the rebuild trigger).
+    #[arg(long, default_value = "cloth", value_parser = ["cloth", "fold"])]
+    pub scene: String,
     /// Write the scene (a.obj, b.obj, frames/, a.frames, b.frames) into this folder and
     /// stop, for `meshcollide query A B --frames-a a.frames --frames-b b.frames`.
     #[arg(long = "write-frames", value_name = "DIR")]
@@ -41,6 +46,15 @@ pub struct DeformArgs {
 fn scene(a: &DeformArgs, i: usize) -> (Mesh, Mesh) {
     let t = i as f64 / (a.frames.max(2) - 1) as f64;
     let n = ((a.tris as f64 / 2.0).sqrt().round() as u32).max(1);
+    if a.scene == "fold" {
+        // The half x > 0 turns by up to 0.95π; B, a flat sheet across the fold, is cut by it.
+        let m = ((a.ball_tris as f64 / 2.0).sqrt().round() as u32).max(1);
+        return (
+            generate::folding_sheet([0.0; 3], n, 4.0, 0.95 * t),
+            generate::folding_sheet([0.0; 3], m, 3.0, 0.0)
+                .map_positions(|p| [p[0] + 0.5, p[2] + 0.01, p[1] + 0.6]),
+        );
+    }
     let sheet = generate::draping_sheet([0.0; 3], 1.0, n, 4.0, t);
     let ball = generate::sphere_with_triangles([0.0; 3], 1.0, a.ball_tris)
         .map_positions(|p| generate::smooth_field(p, 2.0, 0.02, 4.0 * t));
@@ -111,6 +125,19 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
         .collect::<Result<_, _>>()?;
     let (a0, b0) = scene(a, 0);
     let build = [BuildOptions::default(); 2];
+    let what = if a.scene == "fold" {
+        format!(
+            "A: a {}-triangle sheet folding onto itself (its half x > 0 turning by up to 0.95π about x = 0), B: a flat {}-triangle sheet across the fold",
+            a0.triangle_count(),
+            b0.triangle_count()
+        )
+    } else {
+        format!(
+            "A: a {}-triangle sheet draping over B, a {}-triangle ball wobbling under a smooth field",
+            a0.triangle_count(),
+            b0.triangle_count()
+        )
+    };
     let mut colliders: Vec<DeformingCollider> = methods
         .iter()
         .map(|(_, o)| DeformingCollider::new(&a0, &b0, bv, build, KdopOptions::default(), *o))
@@ -228,9 +255,7 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
     }
     let notes = vec![
         format!(
-            "A: a {}-triangle sheet draping over B, a {}-triangle ball wobbling under a smooth field; both deform every frame, identity poses, {} frames, --bv {}, leaf size 1, all contacts",
-            a0.triangle_count(),
-            b0.triangle_count(),
+            "{what}; frames of both, identity poses, {} frames, --bv {}, leaf size 1, all contacts",
             a.frames,
             bv.name()
         ),
