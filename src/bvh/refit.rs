@@ -23,6 +23,18 @@ impl<const H: usize> Bvh<H> {
     /// the frame's origin and `depth` are unchanged, so the tree may fit worse than a
     /// rebuild after a large deformation, but it stays correct (`validate` holds).
     ///
+    /// Conservative, like a fresh build's leaves (which round the local f64 corners outward,
+    /// [`crate::bv::Kdop::from_points`]), by another route with the same guarantee: a local
+    /// f32 corner `x = fl32(fl64(p − o))` lies within [`crate::frame::INPUT_REL`]`·|x|` (plus
+    /// [`crate::frame::INPUT_ABS`], below the flush margin) of the real `p − o`
+    /// ([`crate::frame`]), and `slab_bounds_f32` contains the real projection of every point
+    /// that close to `x` (its proof, `bv/slab.rs`); the merges are min/max, which do not
+    /// round. So every leaf k-DOP contains the real local corners of its triangles, and
+    /// every node those of its subtree, whatever the positions (the bound is relative, so it
+    /// holds far from the frame's origin too; `Frame::l1_max` follows the positions in
+    /// `set_positions`). The bits differ from a build's by a few ulps; they equal the GPU
+    /// refit's (`shaders/kdop_refit.wgsl`).
+    ///
     /// Errors ([`crate::Error::InvalidOption`]) if the triangle count differs from the one at
     /// build time, a triangle names a missing vertex, or a coordinate is not finite or not
     /// in the supported range ([`crate::mesh::in_supported_range`]); the hierarchy is left
