@@ -284,3 +284,94 @@ fn a_failure_keeps_whole_frames_in_partial() {
     assert_eq!(kept, want);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Ctrl-C while frames stream: exit 130, no `pairs.csv`, the whole frames done kept in
+/// `pairs.csv.partial`, equal to brute force on those frames.
+#[cfg(unix)]
+#[test]
+fn interrupted_frames_keep_whole_frames() {
+    let d = tmp_dir("interrupt");
+    let shape = |t: f64| {
+        (
+            generate::breathing_torus([0.0; 3], 1.0, 0.4, 40, 16, t),
+            generate::breathing_torus([1.0, 0.0, 0.0], 1.0, 0.4, 40, 16, t + 0.25)
+                .map_positions(|p| [p[0], p[2], p[1]]),
+        )
+    };
+    let ts = [0.0, 0.3];
+    for (k, &t) in ts.iter().enumerate() {
+        let (a, b) = shape(t);
+        common::write_obj(&d.join(format!("frames/a-{k}.obj")), &a);
+        common::write_obj(&d.join(format!("frames/b-{k}.obj")), &b);
+    }
+    common::write_obj(&d.join("a.obj"), &shape(0.0).0);
+    common::write_obj(&d.join("b.obj"), &shape(0.0).1);
+    // A long list of the two frames, alternating: the run lasts long enough to be stopped.
+    let n = 40_000;
+    let list = |m: &str| {
+        (0..n)
+            .map(|i| format!("frames/{m}-{}.obj\n", i % 2))
+            .collect::<String>()
+    };
+    std::fs::write(d.join("a.frames"), list("a")).unwrap();
+    std::fs::write(d.join("b.frames"), list("b")).unwrap();
+    let mut child = bin()
+        .args([
+            "query",
+            "a.obj",
+            "b.obj",
+            "--frames-a",
+            "a.frames",
+            "--frames-b",
+            "b.frames",
+        ])
+        .args(["--out", "pairs.csv", "--backend", "cpu", "--threads", "1"])
+        .current_dir(&d)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let tmp = d.join(format!(".pairs.csv.{}.tmp", child.id()));
+    while std::fs::metadata(&tmp).map_or(true, |m| m.len() == 0) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the query ended before Ctrl-C"
+        );
+        assert!(
+            started.elapsed().as_secs() < 120,
+            "no pairs after 2 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(!d.join("pairs.csv").exists());
+    assert!(!tmp.exists());
+    let kept: usize = err
+        .split("the pairs of poses 0..")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no frame count in `{err}`"));
+    assert!(kept > 0 && kept < n, "{err}");
+    let got = parse_pairs(&std::fs::read_to_string(d.join("pairs.csv.partial")).unwrap()).unwrap();
+    let per: Vec<Vec<(u32, u32)>> = ts
+        .iter()
+        .map(|&t| {
+            let (a, b) = shape(t);
+            brute_force(&a, &b, &Pose::IDENTITY)
+        })
+        .collect();
+    let want: Vec<(u32, u32, u32)> = (0..kept)
+        .flat_map(|i| per[i % 2].iter().map(move |&(x, y)| (i as u32, x, y)))
+        .collect();
+    assert_eq!(got, want);
+    let _ = std::fs::remove_dir_all(&d);
+}

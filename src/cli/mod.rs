@@ -222,6 +222,9 @@ fn info() -> Result<(), Failure> {
         "hierarchies on the CPU only: boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut), rtree (--rtree-collide v1|v2), obb (OBB tree: principal axes, 15-axis SAT), sphere (sphere tree)"
     );
     println!(
+        "deforming meshes (query --frames-a/--frames-b, --update refit|hybrid|rebuild): cpu, kdop6, kdop14, kdop18, kdop26"
+    );
+    println!(
         "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"
     );
     Ok(())
