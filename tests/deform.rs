@@ -358,3 +358,46 @@ fn deformed_shared_model_equals_the_grid_oracle() {
         c.validate().unwrap();
     }
 }
+
+#[test]
+fn first_mode_reports_a_true_contact_per_frame() {
+    let (name, scene) = scenes().remove(2);
+    let (a0, b0) = scene(0.0);
+    for method in [
+        UpdateMethod::Refit,
+        UpdateMethod::Hybrid,
+        UpdateMethod::Rebuild,
+    ] {
+        let opts = DeformOptions {
+            method,
+            rebuild_ratio: None,
+        };
+        let build = [BuildOptions::default(); 2];
+        let mut c = DeformingCollider::new(
+            &a0,
+            &b0,
+            BvKind::Kdop18,
+            build,
+            KdopOptions::default(),
+            opts,
+        )
+        .unwrap();
+        let q = QueryOptions {
+            mode: meshcollide::Mode::First,
+            ..Default::default()
+        };
+        for i in 0..FRAMES {
+            let (a, b) = scene(i as f64 / (FRAMES - 1) as f64);
+            let r = c
+                .query_frame(Some(&a.positions), Some(&b.positions), &Pose::IDENTITY, &q)
+                .unwrap();
+            let all = brute_force(&a, &b, &Pose::IDENTITY);
+            assert_eq!(
+                r.pairs.len(),
+                usize::from(!all.is_empty()),
+                "{name} frame {i}"
+            );
+            assert!(r.pairs.iter().all(|p| all.contains(p)), "{name} frame {i}");
+        }
+    }
+}
