@@ -92,21 +92,22 @@ option_names! {
 }
 
 /// The default update, [`UpdateMethod::Hybrid`]: on the 100k-triangle cloth of `meshcollide
-/// bench deform` (BENCHMARKS.md, "Deforming meshes") it costs 40 ms per frame (update and
-/// query) against 48 ms for the full refit and 175 ms for a rebuild: a query near contact
-/// reaches few of the deep nodes, so refitting the lower half eagerly is mostly wasted. Its
-/// traversal is slower (6 ms against 2.8: a lazy node rescans its subtree's corners), so
-/// for queries that reach most of the tree the full refit is the better choice.
+/// bench deform` (BENCHMARKS.md, "Deforming meshes") it costs 12.0 ms per frame (update and
+/// query) against 14.4 ms for the full refit and 51.9 ms for a rebuild, and it is also the
+/// fastest on a folding sheet: a query near contact reaches few of the deep nodes, so
+/// refitting the lower half eagerly is mostly wasted. Its traversal is slower (2.0 ms
+/// against 0.9: a lazy node rescans its subtree's corners), so for queries that reach most
+/// of the tree the full refit is the better choice.
 pub const DEFAULT_UPDATE: UpdateMethod = UpdateMethod::Hybrid;
 
 /// Rebuild when the degradation measure (module docs) exceeds this many times its value
 /// after the last build. Measured with `meshcollide bench deform` (BENCHMARKS.md, "Deforming
 /// meshes"): the measure peaks at 1.09 on the draping cloth and at 1.30 on a sheet folding
-/// onto itself (`--scene fold`), where the refitted tree's queries are 1.4× slower than a
-/// fresh tree's (0.33 against 0.24 ms per frame at 20k triangles) but a rebuild costs 60×
-/// such a query: rebuilding there would not pay. So the threshold sits above every measured
-/// scene, with room (2, not 1.3): it is a guard against sequences that carry neighbouring
-/// triangles far apart (tearing, scrambling), where the measure grows without bound.
+/// onto itself (`--scene fold`), where the refitted tree tests 5% more node pairs than a
+/// fresh one at the same query time, while a rebuild costs 50× such a query: rebuilding
+/// there would not pay. So the threshold sits above every measured scene, with room (2, not
+/// 1.3): it guards against sequences that carry neighbouring triangles far apart (tearing,
+/// scrambling), where the measure grows without bound.
 pub const DEFAULT_REBUILD_RATIO: f64 = 2.0;
 
 /// Options of the update.
