@@ -9,7 +9,10 @@
 //! `gpu`). Meshes come from [`mesh::load()`] (OBJ, STL, PLY, optionally gzipped) or
 //! [`mesh::generate`]; poses from [`pose::read_poses`] or [`Pose::new`]. For many poses,
 //! [`Collider::collide_stream`] hands each pose's contacts to a closure instead of keeping
-//! them, with poses streamed from [`pose::PoseReader`].
+//! them, with poses streamed from [`pose::PoseReader`]. Deforming meshes (a frame of vertex
+//! positions per query, hierarchies refit, updated by Larsson and Akenine-Möller's hybrid
+//! method, or rebuilt) go through [`deform::DeformingCollider`]; frame lists through
+//! [`mesh::frames`].
 //!
 //! ```
 //! use meshcollide::{BvKind, Collider, mesh::generate, pose::tumbling_poses};
