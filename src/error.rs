@@ -213,6 +213,101 @@ pub enum SavedError {
     Mesh(#[from] MeshError),
 }
 
+/// Errors of deforming meshes: a frame list (`../shared/FORMATS.md`, "Deforming meshes:
+/// frame lists") or a frame of vertex positions that does not fit its base mesh. Each
+/// names the file (or the mesh) and what differs, so the command line prints it as is.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    /// The frame list itself could not be read.
+    #[error("{list}: cannot read frame list: {source}")]
+    List {
+        /// The frame list.
+        list: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A listed frame file does not exist (or is not a file).
+    #[error("{list}: line {line}: frame file {path} does not exist")]
+    Missing {
+        /// The frame list.
+        list: PathBuf,
+        /// 1-based line of the list naming it.
+        line: usize,
+        /// The frame file, resolved against the list's folder.
+        path: PathBuf,
+    },
+    /// A frame list names no frame.
+    #[error("{list}: the frame list names no frame")]
+    Empty {
+        /// The frame list.
+        list: PathBuf,
+    },
+    /// A frame has another vertex count than its base mesh.
+    #[error("{path}: frame has {found} vertices, the base mesh {base} has {expected}")]
+    VertexCount {
+        /// The frame file.
+        path: PathBuf,
+        /// The base mesh file.
+        base: PathBuf,
+        /// The base mesh's vertex count.
+        expected: usize,
+        /// The frame's vertex count.
+        found: usize,
+    },
+    /// A frame's faces differ from its base mesh's (the first differing one is named; a
+    /// missing face is `None`).
+    #[error(
+        "{path}: face {face} of the frame is {}, in the base mesh {base} it is {} (frames must keep the base mesh's faces in order)",
+        show_face(found),
+        show_face(expected)
+    )]
+    Face {
+        /// The frame file.
+        path: PathBuf,
+        /// The base mesh file.
+        base: PathBuf,
+        /// 0-based triangle index (after fan triangulation).
+        face: usize,
+        /// The base mesh's triangle there (`None`: the base has fewer triangles).
+        expected: Option<[u32; 3]>,
+        /// The frame's triangle there (`None`: the frame has fewer triangles).
+        found: Option<[u32; 3]>,
+    },
+    /// A frame of vertex positions given to the library has another vertex count than the
+    /// mesh it deforms.
+    #[error("frame of mesh {mesh}: {found} vertex positions, the mesh has {expected}")]
+    Positions {
+        /// `"A"` or `"B"`.
+        mesh: &'static str,
+        /// The mesh's vertex count.
+        expected: usize,
+        /// The frame's.
+        found: usize,
+    },
+    /// A vertex of a frame given to the library is not finite or outside the supported
+    /// range ([`crate::mesh::in_supported_range`]).
+    #[error(
+        "frame of mesh {mesh}: vertex {vertex} has a coordinate that is NaN, infinite or outside the supported range (0, or a magnitude from 2^-200 to 2^100)"
+    )]
+    Coordinate {
+        /// `"A"` or `"B"`.
+        mesh: &'static str,
+        /// 0-based vertex index.
+        vertex: usize,
+    },
+    /// Loading a frame file failed (the error names the file).
+    #[error(transparent)]
+    Mesh(#[from] MeshError),
+}
+
+fn show_face(f: &Option<[u32; 3]>) -> String {
+    match f {
+        Some([a, b, c]) => format!("({a}, {b}, {c}) (0-based vertex indices)"),
+        None => "missing".into(),
+    }
+}
+
 /// The library's error type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -225,6 +320,9 @@ pub enum Error {
     /// Reading a saved hierarchy (`.mch`) failed.
     #[error(transparent)]
     Saved(#[from] SavedError),
+    /// A frame list or a frame of a deforming mesh is bad.
+    #[error(transparent)]
+    Frame(#[from] FrameError),
     /// The GPU pipeline failed: no adapter, device or readback failure, a buffer over the
     /// device limit, or a CPU-only hierarchy (feature `gpu`).
     #[cfg(feature = "gpu")]

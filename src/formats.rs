@@ -106,6 +106,31 @@ pub struct Stats {
     /// What the GPU did (GPU backend only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuStatsJson>,
+    /// With frames (`--frames-a`, `--frames-b`): what the updates did.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub deform: Option<DeformStatsJson>,
+}
+
+/// The deforming meshes' part of `stats.json` (`crate::deform`), at the top level.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeformStatsJson {
+    /// Frames queried (equal to `poses`).
+    pub frames: usize,
+    /// `--update`: `refit`, `hybrid` or `rebuild`.
+    pub update: String,
+    /// Which meshes deform: `"A"`, `"B"` or `"AB"`.
+    pub deforming: String,
+    /// `--rebuild-ratio` (0: never).
+    pub rebuild_ratio: f64,
+    /// Updating the hierarchies before each traversal, summed over frames (the lazy part of
+    /// the hybrid update runs in the traversal: `query_ms` includes it and `update_ms`).
+    pub update_ms: f64,
+    /// A's node volumes recomputed from frames (B's are in `bv_updates`).
+    pub refit_nodes: u64,
+    /// Hierarchies rebuilt (every frame's with `rebuild`; by the trigger otherwise).
+    pub rebuilds: u64,
+    /// Loading the frame files (in a second thread, one frame ahead of the query).
+    pub frame_load_ms: f64,
 }
 
 /// The dual hierarchy's part of `stats.json` (`src/dual/mod.rs`): how the Nv node tests

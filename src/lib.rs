@@ -9,7 +9,10 @@
 //! `gpu`). Meshes come from [`mesh::load()`] (OBJ, STL, PLY, optionally gzipped) or
 //! [`mesh::generate`]; poses from [`pose::read_poses`] or [`Pose::new`]. For many poses,
 //! [`Collider::collide_stream`] hands each pose's contacts to a closure instead of keeping
-//! them, with poses streamed from [`pose::PoseReader`].
+//! them, with poses streamed from [`pose::PoseReader`]. Deforming meshes (a frame of vertex
+//! positions per query, hierarchies refit, updated by Larsson and Akenine-Möller's hybrid
+//! method, or rebuilt) go through [`deform::DeformingCollider`]; frame lists through
+//! [`mesh::frames`].
 //!
 //! ```
 //! use meshcollide::{BvKind, Collider, mesh::generate, pose::tumbling_poses};
@@ -41,6 +44,7 @@ pub mod boxtree;
 pub mod bv;
 pub mod bvh;
 mod collider;
+pub mod deform;
 pub mod dual;
 pub mod error;
 pub(crate) mod geom;
@@ -84,7 +88,7 @@ pub use bv::BvKind;
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts};
 pub use dual::{DualCounters, DualOptions, SlabOrder};
-pub use error::{Error, Location, MeshError, PoseError, Result, SavedError};
+pub use error::{Error, FrameError, Location, MeshError, PoseError, Result, SavedError};
 pub use kdop::{Descent, KdopOptions};
 pub use mesh::Mesh;
 pub use pose::Pose;

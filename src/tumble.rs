@@ -239,6 +239,10 @@ pub struct FlyingHierarchy<const H: usize> {
     pub climb_table: ClimbTable,
     /// Largest absolute local coordinate of any bounding point (the margin's scale).
     pub scale: f64,
+    /// The mesh was deformed after the bounding points, the hull and `scale` were computed
+    /// (`crate::deform`): they no longer bound the nodes, so [`TumbleWorkspace::begin`]
+    /// tumbles by [`TumbleMethod::Exact`] (from the current corners) whatever is asked.
+    pub deformed: bool,
 }
 
 /// The bounding points of every node of a hierarchy (the approximation method's input):
@@ -362,6 +366,24 @@ impl<const H: usize> FlyingHierarchy<H> {
             hull,
             climb_table,
             scale,
+            deformed: false,
+        }
+    }
+
+    /// A flying hierarchy for a deforming mesh: no bounding points and no hull (they would
+    /// be stale after the next frame), marked [`FlyingHierarchy::deformed`], so it is only
+    /// ever tumbled from its current corners ([`TumbleMethod::Exact`] or the hybrid update
+    /// of `crate::deform`).
+    pub fn deforming(bvh: Bvh<H>) -> FlyingHierarchy<H> {
+        let n = bvh.nodes.len();
+        FlyingHierarchy {
+            bvh,
+            offsets: vec![0; n + 1],
+            points: Vec::new(),
+            hull: ConvexHull::new(&[]),
+            climb_table: ClimbTable::default(),
+            scale: 0.0,
+            deformed: true,
         }
     }
 
@@ -475,6 +497,12 @@ pub struct TumbleWorkspace<const H: usize> {
     pub updates: u64,
     /// Hill-climbing moves in the current pose.
     pub climb_moves: u64,
+    /// Hybrid update of a deforming B ([`TumbleWorkspace::begin_hybrid`]): nodes not yet
+    /// tumbled in this pose are bounded from their posed corners, not their bounding points.
+    lazy_posed: bool,
+    /// Each node's range of reordered triangles (hybrid update only).
+    ranges: Vec<(u32, u32)>,
+    corners: Vec<[[f32; 3]; 3]>,
 }
 
 impl<const H: usize> TumbleWorkspace<H> {
@@ -493,6 +521,9 @@ impl<const H: usize> TumbleWorkspace<H> {
             frame: None,
             updates: 0,
             climb_moves: 0,
+            lazy_posed: false,
+            ranges: Vec::new(),
+            corners: Vec::new(),
         }
     }
 
@@ -514,6 +545,13 @@ impl<const H: usize> TumbleWorkspace<H> {
         }
         self.updates = 0;
         self.climb_moves = 0;
+        self.lazy_posed = false;
+        // Stale bounding points and hull would not bound a deformed mesh: refit instead.
+        let method = if fly.deformed {
+            TumbleMethod::Exact
+        } else {
+            method
+        };
         match method {
             TumbleMethod::Approximate => {
                 if self.fresh {
@@ -529,6 +567,71 @@ impl<const H: usize> TumbleWorkspace<H> {
             }
             TumbleMethod::Exact => self.refit_all(fly, lp),
         }
+    }
+
+    /// The hybrid update of a deforming B at the local pose `lp` (Larsson and
+    /// Akenine-Möller, "Collision Detection for Continuously Deforming Objects", 2001, as
+    /// `crate::deform` describes it), done directly in A's frame: the nodes of depth
+    /// `<= cut` (`depth[i]`, root 0) are bounded now — those at depth `cut`, and leaves above
+    /// it, from their posed corners ([`posed_kdop`]), the others as the union of their
+    /// children — and every deeper node from its posed corners when the traversal first
+    /// needs it ([`TumbleWorkspace::node_bv`]). A min/max over the same corners does not
+    /// round, so every node gets the very k-DOP [`TumbleMethod::Exact`]'s full refit gives
+    /// it (conservative by [`posed_kdop`]'s proof). `ranges` are the nodes' triangle ranges
+    /// ([`Bvh::node_ranges`]).
+    pub fn begin_hybrid(
+        &mut self,
+        fly: &FlyingHierarchy<H>,
+        lp: &LocalPose,
+        cut: u32,
+        depth: &[u32],
+        ranges: &[(u32, u32)],
+    ) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.node_stamp.fill(0);
+            self.leaf_stamp.fill(0);
+            self.stamp = 1;
+        }
+        self.updates = 0;
+        self.climb_moves = 0;
+        self.lazy_posed = true;
+        if self.ranges.as_slice() != ranges {
+            self.ranges = ranges.to_vec();
+        }
+        let frame = PoseFrame::new(lp, fly.scale, Kdop::EMPTY);
+        self.frame = Some(frame);
+        let bvh = &fly.bvh;
+        for i in (0..bvh.nodes.len()).rev() {
+            if depth[i] > cut {
+                continue;
+            }
+            let node = &bvh.nodes[i];
+            self.node_bv[i] = if depth[i] == cut || node.is_leaf() {
+                self.posed_range(fly, i)
+            } else {
+                let c = node.first as usize;
+                self.node_bv[c].merge(&self.node_bv[c + 1])
+            };
+            self.node_stamp[i] = self.stamp;
+            self.updates += 1;
+        }
+    }
+
+    /// Node `i`'s volume as last tumbled (valid for the current pose only if it was
+    /// tumbled in it: the nodes down to the hybrid cut, every node of an exact refit).
+    pub fn tumbled(&self, i: usize) -> &Kdop<H> {
+        &self.node_bv[i]
+    }
+
+    /// [`posed_kdop`] of the corners of node `i`'s triangles (hybrid update).
+    fn posed_range(&mut self, fly: &FlyingHierarchy<H>, i: usize) -> Kdop<H> {
+        let (a, b) = self.ranges[i];
+        self.corners.clear();
+        self.corners
+            .extend((a as usize..b as usize).map(|p| fly.bvh.tris.corners_f32(p)));
+        let frame = self.frame.as_ref().expect("begin_hybrid sets the frame");
+        posed_kdop(frame, &self.corners)
     }
 
     /// Exact refit: bound every leaf's posed corners ([`posed_kdop`]), merge upwards
@@ -559,11 +662,15 @@ impl<const H: usize> TumbleWorkspace<H> {
     #[inline]
     pub fn node_bv(&mut self, fly: &FlyingHierarchy<H>, node: usize) -> &Kdop<H> {
         if self.node_stamp[node] != self.stamp {
-            let frame = self
-                .frame
-                .as_ref()
-                .expect("begin() sets the frame before any node");
-            self.node_bv[node] = fly.tumble_node(node, frame);
+            self.node_bv[node] = if self.lazy_posed {
+                self.posed_range(fly, node)
+            } else {
+                let frame = self
+                    .frame
+                    .as_ref()
+                    .expect("begin() sets the frame before any node");
+                fly.tumble_node(node, frame)
+            };
             self.node_stamp[node] = self.stamp;
             self.updates += 1;
         }

@@ -27,9 +27,11 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Gpu(LibGpuError::Unsupported { .. }) => InputError::new_err(msg),
         Error::Gpu(_) => GpuError::new_err(msg),
         Error::Write { .. } => PyOSError::new_err(msg),
-        Error::Mesh(_) | Error::Pose(_) | Error::Saved(_) | Error::InvalidOption(_) => {
-            InputError::new_err(msg)
-        }
+        Error::Mesh(_)
+        | Error::Pose(_)
+        | Error::Saved(_)
+        | Error::Frame(_)
+        | Error::InvalidOption(_) => InputError::new_err(msg),
     }
 }
 

@@ -84,6 +84,21 @@ pub fn kdop_of_corners<const H: usize>(corners: &[[[f32; 3]; 3]]) -> Kdop<H> {
     k
 }
 
+/// The k-DOP of one point by [`slab_bounds_f32`]. A k-DOP of corners is the merge (min/max,
+/// which does not round) of its corners' point k-DOPs, so computing each shared vertex's
+/// once and merging gives [`kdop_of_corners`]'s very bits at a sixth of the slab bounds on a
+/// closed mesh (each vertex in about six triangles).
+pub fn kdop_of_point<const H: usize>(p: [f32; 3]) -> Kdop<H> {
+    let ax = axes(H);
+    let mut k = Kdop::EMPTY;
+    for (i, &a) in ax.iter().enumerate() {
+        let (lo, hi) = slab_bounds_f32(a, p);
+        k.min[i] = lo;
+        k.max[i] = hi;
+    }
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

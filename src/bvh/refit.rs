@@ -10,7 +10,10 @@
 //! min/max (exact, order-free).
 
 use super::Bvh;
+use crate::bv::Kdop;
+#[cfg(doc)]
 use crate::bv::slab::kdop_of_corners;
+use crate::bv::slab::kdop_of_point;
 
 impl<const H: usize> Bvh<H> {
     /// Refits the hierarchy to new vertex positions of the same mesh (same triangle list, mesh
@@ -19,6 +22,18 @@ impl<const H: usize> Bvh<H> {
     /// internal node bottom-up as the union of its two children. Structure, `tri_index`,
     /// the frame's origin and `depth` are unchanged, so the tree may fit worse than a
     /// rebuild after a large deformation, but it stays correct (`validate` holds).
+    ///
+    /// Conservative, like a fresh build's leaves (which round the local f64 corners outward,
+    /// [`crate::bv::Kdop::from_points`]), by another route with the same guarantee: a local
+    /// f32 corner `x = fl32(fl64(p − o))` lies within [`crate::frame::INPUT_REL`]`·|x|` (plus
+    /// [`crate::frame::INPUT_ABS`], below the flush margin) of the real `p − o`
+    /// ([`crate::frame`]), and `slab_bounds_f32` contains the real projection of every point
+    /// that close to `x` (its proof, `bv/slab.rs`); the merges are min/max, which do not
+    /// round. So every leaf k-DOP contains the real local corners of its triangles, and
+    /// every node those of its subtree, whatever the positions (the bound is relative, so it
+    /// holds far from the frame's origin too; `Frame::l1_max` follows the positions in
+    /// `set_positions`). The bits differ from a build's by a few ulps; they equal the GPU
+    /// refit's (`shaders/kdop_refit.wgsl`).
     ///
     /// Errors ([`crate::Error::InvalidOption`]) if the triangle count differs from the one at
     /// build time, a triangle names a missing vertex, or a coordinate is not finite or not
@@ -73,20 +88,42 @@ impl<const H: usize> Bvh<H> {
             ));
         }
         self.tris.set_positions(positions);
+        let vertex = self.vertex_kdops();
         // Children are stored after their parents, so reverse index order is bottom-up.
-        let mut corners = Vec::new();
         for i in (0..self.nodes.len()).rev() {
             let n = self.nodes[i];
             let (a, b) = (n.first as usize, n.first as usize + n.count as usize);
             self.nodes[i].bv = if n.is_leaf() {
-                corners.clear();
-                corners.extend((a..b).map(|p| self.tris.corners_f32(p)));
-                kdop_of_corners(&corners)
+                self.corners_kdop(&vertex, a..b)
             } else {
                 self.nodes[a].bv.merge(&self.nodes[a + 1].bv)
             };
         }
         Ok(())
+    }
+
+    /// Per vertex of [`Bvh::tris`] (its order), the k-DOP of its local f32 position
+    /// (`bv::slab::kdop_of_point`): computed once per refit, merged per triangle corner.
+    pub fn vertex_kdops(&self) -> Vec<Kdop<H>> {
+        let f = &self.tris.frame;
+        self.tris
+            .positions
+            .iter()
+            .map(|&p| kdop_of_point(f.local_f32(p)))
+            .collect()
+    }
+
+    /// The k-DOP of the corners of the triangles at positions `range`, from the vertices'
+    /// k-DOPs ([`Bvh::vertex_kdops`]): bit for bit `bv::slab::kdop_of_corners` of those corners
+    /// (min/max does not round).
+    pub fn corners_kdop(&self, vertex: &[Kdop<H>], range: std::ops::Range<usize>) -> Kdop<H> {
+        let mut k = Kdop::EMPTY;
+        for p in range {
+            for v in self.tris.corners[p] {
+                k = k.merge(&vertex[v as usize]);
+            }
+        }
+        k
     }
 
     /// Node indices per depth (`levels()[0] == [0]`, the root), each level in index order.
@@ -128,6 +165,19 @@ mod tests {
         let mut nan = mesh.positions.clone();
         nan[0][2] = f64::NAN;
         assert!(b.refit(&nan, &mesh.triangles).is_err());
+        // Per-vertex k-DOPs merged give kdop_of_corners' bits.
+        let mut moved = mesh.positions.clone();
+        for (i, p) in moved.iter_mut().enumerate() {
+            p[i % 3] += 0.01 * (i as f64).sin();
+        }
+        b.refit(&moved, &mesh.triangles).unwrap();
+        for n in &b.nodes {
+            if n.is_leaf() {
+                let r = n.first as usize..(n.first + n.count) as usize;
+                let c: Vec<_> = r.map(|p| b.tris.corners_f32(p)).collect();
+                assert_eq!(n.bv, crate::bv::slab::kdop_of_corners(&c));
+            }
+        }
         let levels = b.levels();
         assert_eq!(levels.len() as u32, b.depth);
         assert_eq!(levels.iter().map(Vec::len).sum::<usize>(), b.nodes.len());

@@ -8,6 +8,7 @@ mod inputs;
 mod interrupt;
 mod output;
 mod query;
+mod query_frames;
 mod report;
 mod runtime_dir;
 mod self_query;
@@ -92,6 +93,7 @@ value_enum!(
     crate::rtree::RtreeCollide = crate::rtree::RtreeCollide::ALL,
     crate::Mode = crate::Mode::ALL,
     crate::Descent = crate::Descent::ALL,
+    crate::deform::UpdateMethod = crate::deform::UpdateMethod::ALL,
 );
 
 /// Tumbling method (`--tumble`): a library method, or `auto`, which depends on the backend.
@@ -231,6 +233,9 @@ fn info() -> Result<(), Failure> {
     );
     println!(
         "self-collision (meshcollide self): cpu only (kdop6, kdop14, kdop18, kdop26; all and first modes; frames refitted)"
+    );
+    println!(
+        "deforming meshes (query --frames-a/--frames-b, --update refit|hybrid|rebuild): cpu, kdop6, kdop14, kdop18, kdop26"
     );
     println!(
         "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"

@@ -32,9 +32,25 @@ pub struct QueryArgs {
     /// Mesh B, the flying object moved by the poses (or a saved hierarchy, as for A; its
     /// leaf size is compared with --leaf-size-b).
     pub b: PathBuf,
-    /// poses.csv: one rigid transform of B per row.
-    #[arg(long)]
-    pub poses: PathBuf,
+    /// poses.csv: one rigid transform of B per row (optional with frames: identity poses).
+    #[arg(long, required_unless_present_any = ["frames_a", "frames_b"])]
+    pub poses: Option<PathBuf>,
+    /// Frame list of a deforming A: one mesh file per line (relative to the list's folder),
+    /// each with A's vertex count and faces; frame i goes with pose row i.
+    #[arg(long = "frames-a", value_name = "LIST")]
+    pub frames_a: Option<PathBuf>,
+    /// Frame list of a deforming B (as --frames-a).
+    #[arg(long = "frames-b", value_name = "LIST")]
+    pub frames_b: Option<PathBuf>,
+    /// With frames: how the hierarchies follow them (full refit, Larsson and
+    /// Akenine-Möller's hybrid update, or a rebuild per frame).
+    #[arg(long, value_enum, default_value = "hybrid")]
+    pub update: crate::deform::UpdateMethod,
+    /// With frames: rebuild a refitted hierarchy when its node volumes (summed down to half
+    /// its depth, over the root's) grew past this many times their value after the last
+    /// build; 0 never rebuilds.
+    #[arg(long = "rebuild-ratio", default_value_t = crate::deform::DEFAULT_REBUILD_RATIO)]
+    pub rebuild_ratio: f64,
     /// Only the data rows START..END of poses.csv (0-based, END exclusive); pairs.csv keeps
     /// the file's pose numbers, so the outputs of consecutive ranges concatenate (after the
     /// header) to the whole run's.
@@ -113,6 +129,14 @@ pub struct QueryArgs {
 }
 
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
+    if a.frames_a.is_some() || a.frames_b.is_some() {
+        return super::query_frames::run(a);
+    }
+    let Some(poses_path) = a.poses.as_ref() else {
+        return Err(Failure::Input(
+            "--poses is required without --frames-a or --frames-b".into(),
+        ));
+    };
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -141,12 +165,12 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let (ia, ib) = (ia?, ib?);
     // One pass that checks every row and keeps none: bad input is reported before any
     // work, then the poses are streamed.
-    let n_file = crate::pose::count_poses(&a.poses).map_err(crate::Error::from)?;
+    let n_file = crate::pose::count_poses(poses_path).map_err(crate::Error::from)?;
     let range = a.pose_range.unwrap_or(PoseRange {
         start: 0,
         end: n_file,
     });
-    inputs::check_pose_range(range, n_file, &a.poses)?;
+    inputs::check_pose_range(range, n_file, poses_path)?;
     let n_poses = range.end - range.start;
     let load_ms = ms(t0);
     let gpu = choose_backend(backend)?.map(|ctx| match a.gpu_memory {
@@ -232,7 +256,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // read per pose would cost more than a separated pose's whole query.
     let io = Cell::new(Duration::ZERO);
     let timed = |t: Instant| io.set(io.get() + t.elapsed());
-    let mut reader = PoseReader::open(&a.poses).map_err(crate::Error::from)?;
+    let mut reader = PoseReader::open(poses_path).map_err(crate::Error::from)?;
     let mut read_error = None;
     // Rows before the range are read and dropped, one at a time.
     let mut skip = range.start;
@@ -303,7 +327,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                 (Ok(_), Some(e)) => Failure::from(crate::Error::from(e)),
                 (Ok(_), None) => Failure::Input(format!(
                     "{}: the file changed while it was read ({} poses, then {})",
-                    a.poses.display(),
+                    poses_path.display(),
                     n_poses,
                     totals.poses
                 )),

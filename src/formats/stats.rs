@@ -79,10 +79,27 @@ pub fn descent_used(bv: BvKind, descent: Descent) -> &'static str {
 impl Stats {
     /// The statistics of a finished query over `collider`.
     pub fn new(collider: &Collider, run: RunFacts, totals: &Totals) -> Stats {
-        let bv = collider.kind();
+        Stats::of_hierarchies(
+            collider.kind(),
+            collider.hierarchy_sizes(),
+            collider.depths(),
+            run,
+            totals,
+        )
+    }
+
+    /// The statistics of a finished query over hierarchies of kind `bv` with these node
+    /// counts and bytes (`sizes`) and depths (A, B).
+    pub fn of_hierarchies(
+        bv: BvKind,
+        sizes: [(usize, usize); 2],
+        depths: [u32; 2],
+        run: RunFacts,
+        totals: &Totals,
+    ) -> Stats {
         let c = totals.counters;
-        let [(nodes_a, bytes_a), (nodes_b, bytes_b)] = collider.hierarchy_sizes();
-        let [depth_a, depth_b] = collider.depths();
+        let [(nodes_a, bytes_a), (nodes_b, bytes_b)] = sizes;
+        let [depth_a, depth_b] = depths;
         let [oa, ob] = run.build;
         let [saved_a, saved_b] = run.saved;
         Stats {
@@ -127,6 +144,7 @@ impl Stats {
                 slab_tests: c.dual().slab_tests,
             }),
             gpu: run.gpu,
+            deform: None,
         }
     }
 }

@@ -92,7 +92,7 @@ impl KdopOptions {
 pub struct Workspace<const H: usize> {
     /// B's k-DOPs tumbled for the current pose.
     pub tumble: TumbleWorkspace<H>,
-    stack: Vec<(u32, u32)>,
+    pub(crate) stack: Vec<(u32, u32)>,
     /// Where the previous pose of the chunk stopped (coherence; empty: start at the roots).
     front: Vec<(u32, u32)>,
     /// This pose's front, being recorded.

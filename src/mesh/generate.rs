@@ -361,6 +361,116 @@ pub fn figueiredo_grid() -> Mesh {
     grid(160, 144, 1.0 / 160.0, 0.0)
 }
 
+// Deforming meshes: each generator gives the mesh at time `t` (usually 0 ≤ t ≤ 1) with the
+// same vertex count and triangles for every `t`, so `f(0)` is the base mesh and `f(t)`
+// its frames (`crate::deform`).
+
+/// A square sheet of `n × n` cells (`2n²` triangles) of side `size`, centred at `center`,
+/// folding onto itself: the half `x > 0` turns about the line `x = 0` (parallel to y) by
+/// the angle `t·π`, so at `t = 1` it lies on the other half.
+pub fn folding_sheet(center: [f64; 3], n: u32, size: f64, t: f64) -> Mesh {
+    let cell = size / f64::from(n.max(1));
+    let h = size / 2.0;
+    let a = t * std::f64::consts::PI;
+    grid(n.max(1), n.max(1), cell, 0.0).map_positions(|p| {
+        let (x, y) = (p[0] - h, p[1] - h);
+        let (x, z) = if x > 0.0 {
+            (x * a.cos(), x * a.sin())
+        } else {
+            (x, 0.0)
+        };
+        at(center, [x, y, z])
+    })
+}
+
+/// A cloth-like square sheet of `n × n` cells (`2n²` triangles) of side `size`, centred
+/// above `center`, draping over a ball of radius `radius` there as `t` goes from 0 to 1: it
+/// sinks, its border droops, and travelling waves ripple it.
+pub fn draping_sheet(center: [f64; 3], radius: f64, n: u32, size: f64, t: f64) -> Mesh {
+    let cell = size / f64::from(n.max(1));
+    let h = size / 2.0;
+    grid(n.max(1), n.max(1), cell, 0.0).map_positions(|p| {
+        let (x, y) = (p[0] - h, p[1] - h);
+        let r2 = (x * x + y * y) / (h * h);
+        let z = radius * (1.3 - 0.5 * t) - radius * 0.9 * t * r2
+            + 0.04 * radius * ((6.0 * x / h + 9.0 * t).sin() + (5.0 * y / h - 7.0 * t).cos());
+        at(center, [x, y, z])
+    })
+}
+
+/// A square tube (bar) along x of length `length` and half-width `w`, `n` segments long
+/// (`16n` triangles: four sides of two triangles per segment and side, each side split in
+/// two), centred at `center`, twisted about its axis by `turns` full turns from end to end.
+pub fn twisted_bar(center: [f64; 3], length: f64, w: f64, n: u32, turns: f64) -> Mesh {
+    let n = n.max(1);
+    // Eight points around a square cross-section (corners and side midpoints).
+    let ring = [
+        [-w, -w],
+        [0.0, -w],
+        [w, -w],
+        [w, 0.0],
+        [w, w],
+        [0.0, w],
+        [-w, w],
+        [-w, 0.0],
+    ];
+    let mut positions = Vec::new();
+    for i in 0..=n {
+        let s = f64::from(i) / f64::from(n);
+        let x = (s - 0.5) * length;
+        let a = turns * TAU * (s - 0.5);
+        for [y, z] in ring {
+            positions.push(at(
+                center,
+                [x, y * a.cos() - z * a.sin(), y * a.sin() + z * a.cos()],
+            ));
+        }
+    }
+    let id = |i: u32, j: u32| i * 8 + j % 8;
+    let mut triangles = Vec::new();
+    for i in 0..n {
+        for j in 0..8 {
+            let (a, b, c, d) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            triangles.push([a, b, c]);
+            triangles.push([a, c, d]);
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+/// A torus breathing in and out: [`torus`] with the minor radius `minor_r·(1 + ½·sin 2πt)`.
+pub fn breathing_torus(
+    center: [f64; 3],
+    major_r: f64,
+    minor_r: f64,
+    n_major: u32,
+    n_minor: u32,
+    t: f64,
+) -> Mesh {
+    torus(
+        center,
+        major_r,
+        minor_r * (1.0 + 0.5 * (TAU * t).sin()),
+        n_major,
+        n_minor,
+    )
+}
+
+/// A smooth deformation field for tests and benchmarks: `p` moved by a sum of sines of
+/// amplitude `amp` (relative to the scale `scale` of the mesh) at time `t`.
+pub fn smooth_field(p: [f64; 3], scale: f64, amp: f64, t: f64) -> [f64; 3] {
+    let k = TAU / scale;
+    let a = amp * scale;
+    [
+        p[0] + a * (k * p[1] + 3.0 * t).sin(),
+        p[1] + a * (k * p[2] + 2.0 * t).sin(),
+        p[2] + a * (k * p[0] + 5.0 * t).sin(),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 //! values convert exactly), with no welding and no removal of degenerate triangles; triangle `i` is the i-th triangle of the file after fan
 //! triangulation (`../shared/FORMATS.md`).
 
+pub mod frames;
 pub mod generate;
 pub mod load;
 

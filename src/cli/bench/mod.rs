@@ -6,6 +6,7 @@
 //! so Nv compares with the papers' tables; the CPU default (`Descent::Larger`) tests fewer
 //! node pairs (see `vs_parry` in BENCHMARKS.md).
 
+mod deform;
 mod flight;
 mod grid;
 mod hierarchies;
@@ -48,6 +49,11 @@ pub enum Experiment {
     /// triangle, build time, query time and Nv at several distances, pairs checked equal
     /// to kdop18's at every pose.
     Hierarchies(hierarchies::HierarchiesArgs),
+    /// Deforming meshes: a cloth-like sheet over a wobbling ball, per-frame update and query
+    /// time of the full refit, the hybrid update (Larsson and Akenine-Möller 2001,
+    /// 'Collision Detection for Continuously Deforming Objects') and rebuilds; with
+    /// --write-frames DIR, the scene's frame files for `query --frames-a/--frames-b`.
+    Deform(deform::DeformArgs),
 }
 
 #[derive(clap::Args)]
@@ -78,6 +84,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Failure> {
         Experiment::Flight(f) => flight::run(f),
         Experiment::Grid(g) => grid::run(g),
         Experiment::Hierarchies(h) => hierarchies::run(h),
+        Experiment::Deform(d) => deform::run(d),
     }
 }
 

@@ -1,0 +1,269 @@
+//! `meshcollide query` with deforming meshes (`--frames-a`, `--frames-b`): frame `i` of A
+//! and of B goes with pose row `i` (identity poses without `--poses`), as
+//! `../shared/FORMATS.md` specifies. The hierarchies are built once from the base meshes and
+//! updated per frame (`crate::deform`); `pairs.csv` streams as in a rigid query (whole
+//! poses, `.partial` on failure, Ctrl-C), and `stats.json` gains the update's fields.
+//!
+//! Frames are loaded by a second thread one frame ahead of the query (a channel of one
+//! slot), so at most three frames of each mesh are in memory whatever the list's length.
+
+use super::output::{AtomicFile, PairsOut, partial_path};
+use super::query::{QueryArgs, ms};
+use super::{BackendArg, Failure};
+use crate::deform::{DeformOptions, DeformingCollider, tumble_name};
+use crate::formats::{DeformStatsJson, Stats, Totals};
+use crate::mesh::frames::FrameList;
+use crate::{AnySub, BuildOptions, Contacts, QueryOptions};
+use std::path::Path;
+use std::sync::mpsc::sync_channel;
+use std::time::Instant;
+
+type Frame = Option<Vec<[f64; 3]>>;
+
+pub fn run(a: &QueryArgs) -> Result<(), Failure> {
+    if let Some(n) = a.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
+    }
+    if a.backend == BackendArg::Gpu {
+        return Err(Failure::Input(
+            "--backend gpu does not run deforming meshes (--frames-a, --frames-b) yet: use --backend cpu or auto".into(),
+        ));
+    }
+    if !DeformingCollider::SUPPORTED.contains(&a.bv) {
+        return Err(crate::deform::unsupported(a.bv).into());
+    }
+    if a.pose_range.is_some() {
+        return Err(Failure::Input(
+            "--pose-range does not apply with --frames-a or --frames-b".into(),
+        ));
+    }
+    if a.rebuild_ratio.is_nan() || a.rebuild_ratio < 0.0 {
+        return Err(Failure::Input(format!(
+            "--rebuild-ratio {}: expected a number >= 0",
+            a.rebuild_ratio
+        )));
+    }
+    let t0 = Instant::now();
+    let read_list = |p: &Option<std::path::PathBuf>| {
+        p.as_deref()
+            .map(FrameList::read)
+            .transpose()
+            .map_err(crate::Error::from)
+    };
+    let (la, lb) = (read_list(&a.frames_a)?, read_list(&a.frames_b)?);
+    let n_frames = match (&la, &lb) {
+        (Some(x), Some(y)) if x.len() != y.len() => {
+            return Err(Failure::Input(format!(
+                "{} lists {} frames, {} lists {}: the frame lists of A and B must have as many frames",
+                x.list.display(),
+                x.len(),
+                y.list.display(),
+                y.len()
+            )));
+        }
+        (Some(x), _) | (None, Some(x)) => x.len(),
+        (None, None) => unreachable!("run is called with a frame list"),
+    };
+    let poses_path = a.poses.as_deref();
+    if let Some(p) = poses_path {
+        let n = crate::pose::count_poses(p).map_err(crate::Error::from)?;
+        if n != n_frames {
+            let list = la.as_ref().or(lb.as_ref()).map(|l| &l.list);
+            return Err(Failure::Input(format!(
+                "{} has {n} poses, {} lists {n_frames} frames: with frames, every frame needs one pose row",
+                p.display(),
+                list.map(|l| l.display().to_string()).unwrap_or_default()
+            )));
+        }
+    }
+    let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
+    let (ma, mb) = (
+        ma.map_err(crate::Error::from)?,
+        mb.map_err(crate::Error::from)?,
+    );
+    let load_ms = ms(t0);
+    let mut out = PairsOut::create(&a.out)?;
+    let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
+
+    let opt_a = BuildOptions {
+        rule: a.split,
+        point: a.split_point,
+        leaf_size: a.leaf_size,
+    };
+    let opt_b = BuildOptions {
+        leaf_size: a.leaf_size_b.unwrap_or(a.leaf_size),
+        ..opt_a
+    };
+    let descent = a.descent.unwrap_or_default();
+    let opts = QueryOptions {
+        mode: a.mode,
+        tumble: a.tumble.resolve(),
+    };
+    let deform = DeformOptions {
+        method: a.update,
+        rebuild_ratio: (a.rebuild_ratio > 0.0).then_some(a.rebuild_ratio),
+    };
+    let t1 = Instant::now();
+    let mut collider = DeformingCollider::new(
+        &ma,
+        &mb,
+        a.bv,
+        [opt_a, opt_b],
+        crate::KdopOptions::with_descent(descent),
+        deform,
+    )?;
+    let build_ms = ms(t1);
+
+    let mut totals = Totals::default();
+    let mut update = crate::deform::UpdateCounters::default();
+    let mut query_ms = 0.0;
+    let mut frame_load_ms = 0.0;
+    let write_error = |source| crate::Error::Write {
+        path: a.out.clone(),
+        source,
+    };
+    let mut reader = poses_path
+        .map(crate::pose::PoseReader::open)
+        .transpose()
+        .map_err(crate::Error::from)?;
+    let (ma_ref, mb_ref) = (&ma, &mb);
+    let (la_ref, lb_ref) = (&la, &lb);
+    let run = super::interrupt::streaming(|| {
+        std::thread::scope(|scope| -> Result<(), Failure> {
+            let (tx, rx) = sync_channel::<Result<(Frame, Frame, f64), crate::Error>>(1);
+            scope.spawn(move || {
+                let load = |l: &Option<FrameList>, base, path: &Path, i| {
+                    l.as_ref()
+                        .map(|l| l.load(i, base, path))
+                        .transpose()
+                        .map_err(crate::Error::from)
+                };
+                for i in 0..n_frames {
+                    let t = Instant::now();
+                    let r = load(la_ref, ma_ref, &a.a, i)
+                        .and_then(|fa| load(lb_ref, mb_ref, &a.b, i).map(|fb| (fa, fb, ms(t))));
+                    let stop = r.is_err();
+                    if tx.send(r).is_err() || stop {
+                        return;
+                    }
+                }
+            });
+            for i in 0..n_frames {
+                let (fa, fb, load) = rx
+                    .recv()
+                    .map_err(|_| Failure::Internal("the frame loader stopped".into()))??;
+                frame_load_ms += load;
+                let pose = match reader.as_mut().map(|r| r.next()) {
+                    None => crate::Pose::IDENTITY,
+                    Some(Some(Ok(p))) => p,
+                    Some(Some(Err(e))) => return Err(crate::Error::from(e).into()),
+                    Some(None) => {
+                        return Err(Failure::Input(format!(
+                            "{}: the file changed while it was read ({n_frames} poses, then {i})",
+                            poses_path
+                                .map(|p| p.display().to_string())
+                                .unwrap_or_default()
+                        )));
+                    }
+                };
+                let t = Instant::now();
+                let r = collider.query_frame(fa.as_deref(), fb.as_deref(), &pose, &opts)?;
+                query_ms += ms(t) - r.update.update_ms;
+                update += r.update;
+                if super::interrupt::requested() {
+                    return Err(Failure::Interrupted(format!(
+                        "stopped after {} frames",
+                        totals.poses
+                    )));
+                }
+                if a.fail_at_pose == Some(i) {
+                    return Err(
+                        write_error(std::io::Error::other("stopped by --fail-at-pose")).into(),
+                    );
+                }
+                out.push(i, &r.pairs).map_err(write_error)?;
+                totals.add(&Contacts {
+                    pairs: r.pairs,
+                    counters: r.counters.map_sub(|_| AnySub::None),
+                });
+            }
+            Ok(())
+        })
+    });
+    if let Err(f) = run {
+        return Err(f.note(&out.keep_partial(n_frames)));
+    }
+    let c = totals.counters;
+    let b_deforms = lb.is_some();
+    let run = crate::formats::RunFacts {
+        backend: "cpu".into(),
+        build: [opt_a, opt_b],
+        box_test: a.box_test,
+        dual: Default::default(),
+        descent,
+        mode: a.mode,
+        tumble: opts.tumble,
+        triangles: [ma.triangle_count(), mb.triangle_count()],
+        load_ms,
+        build_ms,
+        query_ms,
+        pose_range: None,
+        saved: [None, None],
+        gpu: None,
+    };
+    let mut stats = Stats::of_hierarchies(
+        a.bv,
+        collider.hierarchy_sizes(),
+        collider.depths(),
+        run,
+        &totals,
+    );
+    stats.tumble = tumble_name(b_deforms, a.update, opts.tumble).into();
+    stats.deform = Some(DeformStatsJson {
+        frames: n_frames,
+        update: a.update.name().into(),
+        deforming: match (la.is_some(), b_deforms) {
+            (true, true) => "AB",
+            (true, false) => "A",
+            _ => "B",
+        }
+        .into(),
+        rebuild_ratio: a.rebuild_ratio,
+        update_ms: update.update_ms,
+        refit_nodes: update.refit_nodes,
+        rebuilds: update.rebuilds,
+        frame_load_ms,
+    });
+    let stats_file = match stats_file {
+        Some(mut f) => {
+            let json = serde_json::to_string_pretty(&stats)
+                .map_err(|e| Failure::Internal(e.to_string()))?;
+            f.write_all((json + "\n").as_bytes())?;
+            Some(f)
+        }
+        None => None,
+    };
+    out.commit()?;
+    if let Some(f) = stats_file {
+        f.commit()?;
+    }
+    let _ = std::fs::remove_file(partial_path(&a.out));
+    eprintln!(
+        "{} frames, {} in contact, {} pairs; build {:.1} ms, update {:.1} ms, query {:.1} ms; Nv {}, Np {}, Nu {}; {} nodes refit, {} rebuilds",
+        stats.poses,
+        stats.poses_in_contact,
+        stats.pairs,
+        build_ms,
+        update.update_ms,
+        query_ms,
+        c.bv_tests,
+        c.tri_tests,
+        c.bv_updates,
+        update.refit_nodes,
+        update.rebuilds
+    );
+    Ok(())
+}

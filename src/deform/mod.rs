@@ -1,0 +1,775 @@
+//! Deforming meshes: queries on frames of vertex positions ("BVHs for deformable objects" in
+//! the lecture `../shared/papers/004_d8337bc93db14070.txt`).
+//!
+//! Both hierarchies are built once from the base meshes; each frame brings new positions of
+//! the same triangles, and the hierarchies are updated by an [`UpdateMethod`] before the
+//! pose is queried exactly as a rigid query is (pairs decided on the frame's f64 positions,
+//! B's moved by [`Pose::apply`], so the result equals brute force on that frame).
+//!
+//! * A (the environment) is updated in its own local frame: [`UpdateMethod::Refit`] is
+//!   [`Bvh::refit`] (every leaf from its corners, every internal node the union of its
+//!   children); [`UpdateMethod::Hybrid`] is Larsson and Akenine-Möller's hybrid update
+//!   ("Collision Detection for Continuously Deforming Objects", Eurographics 2001, as the
+//!   lecture's "Hybrid Hierarchy Update" slide gives it): the tree has `n` levels; the nodes
+//!   at depth `n/2` (root 0, integer division; and leaves above it) are bounded from the
+//!   vertices they hold, the nodes above merged bottom-up from them, every frame; a deeper
+//!   node is bounded from its vertices only when the traversal first reaches it in that
+//!   frame. Our choices: the cut is `depth / 2` of [`Bvh::depth`]; a lazy node is bounded
+//!   from the corners of its own triangle range (the paper's "each node knows which vertices
+//!   influence its box"), not from its children, so reaching it costs its subtree's corners
+//!   but touches no other node; and k-DOPs instead of the paper's AABBs. Since a k-DOP of
+//!   corners is a min/max of per-corner slab bounds (`bv::slab::kdop_of_corners`),
+//!   which does not round, every node the hybrid update bounds gets exactly the bits the
+//!   full refit gives it. [`UpdateMethod::Rebuild`] builds a fresh hierarchy per frame.
+//! * B (the flying object) is posed every frame anyway, and its tumbling data (the bounding
+//!   points of the approximation method, the convex hull for hill climbing, their scale) is
+//!   computed from its positions: after a deformation it no longer bounds the nodes. So a
+//!   deformed B is never tumbled from it ([`crate::tumble::FlyingHierarchy::deformed`]):
+//!   Refit and Rebuild tumble by [`TumbleMethod::Exact`] (every node bounded from its posed
+//!   corners, directly in A's frame, conservative by `tumble::posed_kdop`'s proof), and
+//!   Hybrid by the same hybrid update done on the posed corners
+//!   ([`TumbleWorkspace::begin_hybrid`](crate::tumble::TumbleWorkspace::begin_hybrid)). A
+//!   refit of B in its own frame followed by a tumble would do the same work twice and give
+//!   looser volumes. Refreshing the bounding points instead costs a polytope per node
+//!   (BENCHMARKS.md, "Deforming meshes"). B without frames keeps the rigid tumbling asked
+//!   for.
+//!
+//! **Far from the origin.** Each hierarchy's local frame ([`crate::frame`]) keeps the origin
+//! chosen at build time; the frames may move its mesh anywhere. Proof that the f32 stages
+//! stay conservative: (1) every f32 bound rounds a local coordinate `fl32(fl64(p − o))` with
+//! an error *relative* to that coordinate ([`crate::frame::INPUT_REL`], covered by the slab
+//! margins of `slab_bounds_f32` and `posed_kdop` for any `p` in the supported range), so it
+//! holds however far `p` is from `o` — only the precision degrades, never the containment;
+//! (2) the one absolute bound that depends on the positions, [`crate::frame::Frame::l1_max`]
+//! (the largest `‖p‖₁`, in [`crate::frame::LocalPose::abs_err`]), is recomputed from every
+//! frame's positions by [`crate::ordered::OrderedTriangles::set_positions`] before anything
+//! is bounded (a rebuild computes a new frame); (3) B's approximation data, whose margin
+//! scales with B's old extent, is not used after a deformation (above); (4) the pose-level
+//! box pretest is recomputed from every frame. To keep the precision, a mesh whose
+//! bounding-box centre drifted from its frame's origin by more than its box's diagonal is
+//! rebuilt (counted in [`UpdateCounters::rebuilds`]), which picks a new origin.
+//!
+//! **Rebuild trigger.** Refitting keeps the topology of the base pose; when triangles that
+//! were near each other drift apart, node volumes swell and overlap. The measure is the sum
+//! of the k-DOP sizes (sum of slab widths, [`Kdop::size`]) of the nodes down to the hybrid
+//! cut, divided by the root's size (so a mesh that merely grows or shrinks is not degraded),
+//! compared with the same measure right after the last build. Past
+//! [`DeformOptions::rebuild_ratio`] times that, the hierarchy is rebuilt from the current
+//! frame. See [`DEFAULT_REBUILD_RATIO`] for the measured value.
+
+use crate::bv::Kdop;
+use crate::bvh::{BuildOptions, Bvh};
+use crate::kdop::pretest::BoxPretest;
+use crate::kdop::{Descent, KdopOptions, Workspace};
+use crate::mesh::Mesh;
+use crate::pose::Pose;
+use crate::scene::{Counters, NoSub, QueryOptions};
+use crate::traverse::{NodeTest, descend};
+use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
+use crate::{BvKind, Error};
+use std::time::Instant;
+
+/// How a hierarchy follows a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UpdateMethod {
+    /// Full bottom-up refit of every node.
+    Refit,
+    /// Larsson and Akenine-Möller's hybrid update: the upper half of the levels each frame,
+    /// deeper nodes lazily where the traversal reaches them (the default: see
+    /// [`DEFAULT_UPDATE`]).
+    #[default]
+    Hybrid,
+    /// A fresh build per frame.
+    Rebuild,
+}
+
+option_names! {
+    UpdateMethod, kind "update method", all ALL {
+        Refit => "refit": "Full bottom-up refit of every node per frame",
+        Hybrid => "hybrid": "Larsson and Akenine-Möller's hybrid update: the upper half of the levels per frame, deeper nodes where the traversal reaches them (default)",
+        Rebuild => "rebuild": "A fresh hierarchy per frame",
+    }
+}
+
+/// The default update, [`UpdateMethod::Hybrid`]: on the 100k-triangle cloth of `meshcollide
+/// bench deform` (BENCHMARKS.md, "Deforming meshes") it costs 12.0 ms per frame (update and
+/// query) against 14.4 ms for the full refit and 51.9 ms for a rebuild, and it is also the
+/// fastest on a folding sheet: a query near contact reaches few of the deep nodes, so
+/// refitting the lower half eagerly is mostly wasted. Its traversal is slower (2.0 ms
+/// against 0.9: a lazy node rescans its subtree's corners), so for queries that reach most
+/// of the tree the full refit is the better choice.
+pub const DEFAULT_UPDATE: UpdateMethod = UpdateMethod::Hybrid;
+
+/// Rebuild when the degradation measure (module docs) exceeds this many times its value
+/// after the last build. Measured with `meshcollide bench deform` (BENCHMARKS.md, "Deforming
+/// meshes"): the measure peaks at 1.09 on the draping cloth and at 1.30 on a sheet folding
+/// onto itself (`--scene fold`), where the refitted tree tests 5% more node pairs than a
+/// fresh one at the same query time, while a rebuild costs 50× such a query: rebuilding
+/// there would not pay. So the threshold sits above every measured scene, with room (2, not
+/// 1.3): it guards against sequences that carry neighbouring triangles far apart (tearing,
+/// scrambling), where the measure grows without bound.
+pub const DEFAULT_REBUILD_RATIO: f64 = 2.0;
+
+/// Options of the update.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeformOptions {
+    /// How the hierarchies follow a frame.
+    pub method: UpdateMethod,
+    /// Rebuild a refitted hierarchy when its degradation measure exceeds this many times
+    /// its value after the last build (`None`: never; ignored by `Rebuild`).
+    pub rebuild_ratio: Option<f64>,
+}
+
+impl Default for DeformOptions {
+    fn default() -> Self {
+        DeformOptions {
+            method: DEFAULT_UPDATE,
+            rebuild_ratio: Some(DEFAULT_REBUILD_RATIO),
+        }
+    }
+}
+
+/// What the updates of one frame (or, summed, of a run) did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct UpdateCounters {
+    /// Milliseconds spent updating before the traversal: A's refit, the upper levels of the
+    /// hybrid update, rebuilds, B's posed refit or upper levels, the box pretest. The lazy
+    /// part of the hybrid update runs inside the traversal and counts as query time.
+    pub update_ms: f64,
+    /// A's node volumes recomputed from a frame (eagerly or lazily). B's are counted in Nu
+    /// ([`Counters::bv_updates`]) as every tumbled node is.
+    pub refit_nodes: u64,
+    /// Hierarchies rebuilt (every frame's with `Rebuild`; by the trigger otherwise).
+    pub rebuilds: u64,
+}
+
+impl std::ops::AddAssign for UpdateCounters {
+    fn add_assign(&mut self, o: UpdateCounters) {
+        self.update_ms += o.update_ms;
+        self.refit_nodes += o.refit_nodes;
+        self.rebuilds += o.rebuilds;
+    }
+}
+
+/// The contacts of one frame.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FrameResult {
+    /// `(tri_a, tri_b)` in file numbering, sorted, without duplicates.
+    pub pairs: Vec<(u32, u32)>,
+    /// Nv, Np, Nu of the query (the traversal's, as a rigid query counts them).
+    pub counters: Counters,
+    /// What the update did.
+    pub update: UpdateCounters,
+    /// The degradation measure (module docs) of A's and B's refitted hierarchies over its
+    /// value after their last build, where this frame computed it (`None`: not refitted in
+    /// this frame, or B's reference not yet taken), before any rebuild it triggered.
+    pub degradation: [Option<f64>; 2],
+}
+
+/// Per node, its depth (root 0): children are stored after their parents.
+fn node_depths<const H: usize>(bvh: &Bvh<H>) -> Vec<u32> {
+    let mut d = vec![0u32; bvh.nodes.len()];
+    for i in 0..bvh.nodes.len() {
+        let n = &bvh.nodes[i];
+        if !n.is_leaf() {
+            d[n.first as usize] = d[i] + 1;
+            d[n.first as usize + 1] = d[i] + 1;
+        }
+    }
+    d
+}
+
+/// The topology-derived arrays of one hierarchy, for the hybrid update and the trigger.
+#[derive(Debug, Clone, Default)]
+struct Shape {
+    depth: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
+    /// The hybrid cut: nodes of depth `<= cut` are updated every frame.
+    cut: u32,
+    /// The degradation measure after the last build.
+    fresh: Option<f64>,
+}
+
+impl Shape {
+    fn of<const H: usize>(bvh: &Bvh<H>) -> Shape {
+        Shape {
+            depth: node_depths(bvh),
+            ranges: bvh.node_ranges(),
+            cut: bvh.depth / 2,
+            fresh: None,
+        }
+    }
+
+    /// Sum of the sizes of the nodes down to the cut over the root's size.
+    fn measure<const H: usize>(&self, bv: impl Fn(usize) -> Kdop<H>) -> f64 {
+        let root = bv(0).size() as f64;
+        let sum: f64 = (0..self.depth.len())
+            .filter(|&i| self.depth[i] <= self.cut)
+            .map(|i| bv(i).size() as f64)
+            .sum();
+        if root > 0.0 { sum / root } else { 1.0 }
+    }
+}
+
+/// A's lazily refitted node volumes of the current frame (hybrid update).
+#[derive(Debug, Default)]
+struct LazyEnv<const H: usize> {
+    stamp: Vec<u32>,
+    bv: Vec<Kdop<H>>,
+    cur: u32,
+    /// Per vertex, its k-DOP in this frame ([`Bvh::vertex_kdops`]).
+    vertex: Vec<Kdop<H>>,
+    refit: u64,
+}
+
+impl<const H: usize> LazyEnv<H> {
+    fn new(nodes: usize) -> Self {
+        LazyEnv {
+            stamp: vec![0; nodes],
+            bv: vec![Kdop::EMPTY; nodes],
+            cur: 0,
+            vertex: Vec::new(),
+            refit: 0,
+        }
+    }
+
+    /// Starts a frame: forgets every node (O(1) by stamping).
+    fn next_frame(&mut self) {
+        self.cur = self.cur.wrapping_add(1);
+        if self.cur == 0 {
+            self.stamp.fill(0);
+            self.cur = 1;
+        }
+        self.refit = 0;
+    }
+
+    /// The k-DOP of the corners of node `i`'s triangles, from the current positions.
+    fn bound_from_corners(&mut self, env: &Bvh<H>, range: (u32, u32), i: usize) -> Kdop<H> {
+        let k = env.corners_kdop(&self.vertex, range.0 as usize..range.1 as usize);
+        self.bv[i] = k;
+        self.stamp[i] = self.cur;
+        self.refit += 1;
+        k
+    }
+
+    /// The upper levels: nodes at the cut (and leaves above it) from their corners, the
+    /// others merged bottom-up.
+    fn update_top(&mut self, env: &Bvh<H>, shape: &Shape) {
+        self.next_frame();
+        self.vertex = env.vertex_kdops();
+        for i in (0..env.nodes.len()).rev() {
+            let d = shape.depth[i];
+            if d > shape.cut {
+                continue;
+            }
+            let n = &env.nodes[i];
+            if d == shape.cut || n.is_leaf() {
+                self.bound_from_corners(env, shape.ranges[i], i);
+            } else {
+                let c = n.first as usize;
+                self.bv[i] = self.bv[c].merge(&self.bv[c + 1]);
+                self.stamp[i] = self.cur;
+                self.refit += 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn get(&mut self, env: &Bvh<H>, shape: &Shape, i: usize) -> Kdop<H> {
+        if self.stamp[i] == self.cur {
+            self.bv[i]
+        } else {
+            self.bound_from_corners(env, shape.ranges[i], i)
+        }
+    }
+}
+
+/// The slab test with A's volumes read from the lazy hybrid update, or from the tree.
+struct DeformTest<'s, const H: usize> {
+    env: &'s Bvh<H>,
+    fly: &'s FlyingHierarchy<H>,
+    lazy: Option<(&'s mut LazyEnv<H>, &'s Shape)>,
+    descent: Descent,
+}
+
+impl<const H: usize> DeformTest<'_, H> {
+    #[inline]
+    fn env_bv(&mut self, e: usize) -> Kdop<H> {
+        match &mut self.lazy {
+            None => self.env.nodes[e].bv,
+            Some((l, shape)) => l.get(self.env, shape, e),
+        }
+    }
+}
+
+impl<const H: usize> NodeTest<H> for DeformTest<'_, H> {
+    type Sub = NoSub;
+
+    #[inline]
+    fn overlaps(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize, _: &mut NoSub) -> bool {
+        let a = self.env_bv(e);
+        a.overlaps(t.node_bv(self.fly, f))
+    }
+
+    #[inline]
+    fn prefer_a(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize) -> bool {
+        self.descent == Descent::Environment
+            || self.env_bv(e).size() >= t.node_bv(self.fly, f).size()
+    }
+}
+
+/// A's box centre drifted from the frame's origin by more than the box's diagonal.
+fn drifted(frame: &crate::frame::Frame, positions: &[[f64; 3]]) -> bool {
+    let f = crate::frame::Frame::of_points(positions);
+    let (lo, hi) = positions.iter().fold(
+        ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+        |(mut lo, mut hi), p| {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+            (lo, hi)
+        },
+    );
+    let diag: f64 = (0..3).map(|k| hi[k] - lo[k]).sum();
+    let shift: f64 = (0..3).map(|k| (f.origin[k] - frame.origin[k]).abs()).sum();
+    shift > diag
+}
+
+/// Both hierarchies of a deforming scene for one k (`H = k/2` slabs).
+#[derive(Debug)]
+pub struct DeformingScene<const H: usize> {
+    env: Bvh<H>,
+    fly: FlyingHierarchy<H>,
+    tri_a: Vec<[u32; 3]>,
+    tri_b: Vec<[u32; 3]>,
+    vertices: [usize; 2],
+    build: [BuildOptions; 2],
+    kdop: KdopOptions,
+    options: DeformOptions,
+    shape_a: Shape,
+    shape_b: Shape,
+    lazy: LazyEnv<H>,
+    /// A's volumes are those of the lazy update (hybrid, after a frame of A).
+    lazy_a: bool,
+    boxes: Option<BoxPretest>,
+    ws: Workspace<H>,
+    degradation: [Option<f64>; 2],
+}
+
+impl<const H: usize> DeformingScene<H> {
+    /// Builds both hierarchies from the base meshes.
+    pub fn new(
+        a: &Mesh,
+        b: &Mesh,
+        build: [BuildOptions; 2],
+        kdop: KdopOptions,
+        options: DeformOptions,
+    ) -> Self {
+        let (env, fly) = rayon::join(
+            || Bvh::<H>::build(a, &build[0]),
+            || FlyingHierarchy::new(Bvh::<H>::build(b, &build[1])),
+        );
+        let ws = Workspace::new(&fly);
+        let mut shape_a = Shape::of(&env);
+        shape_a.fresh = Some(shape_a.measure(|i| env.nodes[i].bv));
+        DeformingScene {
+            boxes: BoxPretest::new(&env, &fly.bvh),
+            lazy: LazyEnv::new(env.nodes.len()),
+            shape_b: Shape::of(&fly.bvh),
+            shape_a,
+            env,
+            fly,
+            tri_a: a.triangles.clone(),
+            tri_b: b.triangles.clone(),
+            vertices: [a.positions.len(), b.positions.len()],
+            build,
+            kdop,
+            options,
+            lazy_a: false,
+            ws,
+            degradation: [None; 2],
+        }
+    }
+
+    /// A's hierarchy (its node volumes are current after a `Refit` or `Rebuild` frame; after
+    /// a `Hybrid` frame only [`DeformingScene::complete`] makes them so).
+    pub fn env(&self) -> &Bvh<H> {
+        &self.env
+    }
+
+    /// B's hierarchy (in B's frame; a deformed B's node volumes are posed per query, not
+    /// kept here: [`DeformingScene::complete`] refits them).
+    pub fn fly(&self) -> &FlyingHierarchy<H> {
+        &self.fly
+    }
+
+    /// Brings every node volume of both hierarchies (in their own frames) up to the current
+    /// positions: for checks such as [`Bvh::validate`] after the hybrid update.
+    ///
+    /// After a hybrid frame of A, every node volume the update computed in that frame is
+    /// checked to equal the full refit's bit for bit (an error names the first that does
+    /// not): the hybrid update computes the same volumes, only fewer of them.
+    pub fn complete(&mut self) -> Result<(), Error> {
+        if self.lazy_a {
+            let positions = self.current_positions_a();
+            self.env.refit(&positions, &self.tri_a)?;
+            self.lazy_a = false;
+            let l = &self.lazy;
+            if let Some(i) = (0..self.env.nodes.len())
+                .find(|&i| l.stamp[i] == l.cur && l.bv[i] != self.env.nodes[i].bv)
+            {
+                return Err(Error::InvalidOption(format!(
+                    "A's node {i}: the hybrid update's k-DOP differs from the full refit's"
+                )));
+            }
+        }
+        if self.fly.deformed {
+            let positions = current_positions(&self.fly.bvh, self.vertices[1]);
+            self.fly.bvh.refit(&positions, &self.tri_b)?;
+        }
+        Ok(())
+    }
+
+    fn current_positions_a(&self) -> Vec<[f64; 3]> {
+        current_positions(&self.env, self.vertices[0])
+    }
+
+    /// Queries one frame: A's and B's positions (`None`: unchanged since the last frame, the
+    /// base mesh at first) and B's pose. Errors ([`crate::FrameError::Positions`],
+    /// [`crate::FrameError::Coordinate`]) leave the scene as it was.
+    pub fn query_frame(
+        &mut self,
+        frame_a: Option<&[[f64; 3]]>,
+        frame_b: Option<&[[f64; 3]]>,
+        pose: &Pose,
+        opts: &QueryOptions,
+    ) -> Result<FrameResult, Error> {
+        if let Some(p) = frame_a {
+            crate::mesh::frames::check_positions("A", self.vertices[0], p)?;
+        }
+        if let Some(p) = frame_b {
+            crate::mesh::frames::check_positions("B", self.vertices[1], p)?;
+        }
+        let t0 = Instant::now();
+        let mut up = UpdateCounters::default();
+        self.degradation = [None; 2];
+        if let Some(p) = frame_a {
+            self.update_a(p, &mut up)?;
+        }
+        if let Some(p) = frame_b {
+            self.update_b(p, &mut up)?;
+        }
+        if (frame_a.is_some() || frame_b.is_some()) && self.kdop.pretest {
+            self.boxes = BoxPretest::new(&self.env, &self.fly.bvh);
+        }
+        let mut out = Vec::new();
+        if self.kdop.pretest && self.boxes.as_ref().is_some_and(|t| t.separated(pose)) {
+            up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
+            return Ok(FrameResult {
+                pairs: out,
+                counters: Counters {
+                    bv_tests: 1,
+                    ..Default::default()
+                },
+                update: up,
+                degradation: self.degradation,
+            });
+        }
+        // B into A's frame: the eager part is update time when B deforms.
+        self.begin_b(pose, opts);
+        if frame_b.is_some() && self.check_b_quality(&mut up) {
+            // B was rebuilt: a new tree, a new workspace, tumbled afresh.
+            self.begin_b(pose, opts);
+        }
+        up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let lazy_before = self.lazy.refit;
+        let mut test = DeformTest {
+            env: &self.env,
+            fly: &self.fly,
+            lazy: self.lazy_a.then_some((&mut self.lazy, &self.shape_a)),
+            descent: self.kdop.descent,
+        };
+        let mut c = descend(
+            &self.env,
+            &self.fly,
+            pose,
+            opts.mode,
+            &mut self.ws.tumble,
+            &mut self.ws.stack,
+            &mut test,
+            &mut out,
+        );
+        if self.lazy_a {
+            up.refit_nodes += self.lazy.refit - lazy_before;
+        }
+        c.bv_updates = self.ws.tumble.updates;
+        c.bv_tests += self.kdop.pretest as u64;
+        out.sort_unstable();
+        out.dedup();
+        Ok(FrameResult {
+            pairs: out,
+            counters: c,
+            update: up,
+            degradation: self.degradation,
+        })
+    }
+
+    fn rebuild_a(&mut self, positions: &[[f64; 3]], up: &mut UpdateCounters) {
+        let mesh = Mesh {
+            positions: positions.to_vec(),
+            triangles: self.tri_a.clone(),
+        };
+        self.env = Bvh::build(&mesh, &self.build[0]);
+        self.shape_a = Shape::of(&self.env);
+        self.shape_a.fresh = Some(self.shape_a.measure(|i| self.env.nodes[i].bv));
+        self.lazy = LazyEnv::new(self.env.nodes.len());
+        self.lazy_a = false;
+        up.rebuilds += 1;
+    }
+
+    fn update_a(&mut self, p: &[[f64; 3]], up: &mut UpdateCounters) -> Result<(), Error> {
+        let method = self.options.method;
+        if method == UpdateMethod::Rebuild || drifted(self.env.frame(), p) {
+            self.rebuild_a(p, up);
+            return Ok(());
+        }
+        let measure = if method == UpdateMethod::Refit {
+            self.env.refit(p, &self.tri_a)?;
+            self.lazy_a = false;
+            up.refit_nodes += self.env.nodes.len() as u64;
+            self.shape_a.measure(|i| self.env.nodes[i].bv)
+        } else {
+            self.env.tris.set_positions(p);
+            self.lazy.update_top(&self.env, &self.shape_a);
+            self.lazy_a = true;
+            up.refit_nodes += self.lazy.refit;
+            let lazy = &self.lazy;
+            self.shape_a.measure(|i| lazy.bv[i])
+        };
+        if let Some(fresh) = self.shape_a.fresh {
+            self.degradation[0] = Some(measure / fresh);
+            if self
+                .options
+                .rebuild_ratio
+                .is_some_and(|r| measure > r * fresh)
+            {
+                self.rebuild_a(p, up);
+            }
+        }
+        Ok(())
+    }
+
+    fn rebuild_b(&mut self, positions: &[[f64; 3]], up: &mut UpdateCounters) {
+        let mesh = Mesh {
+            positions: positions.to_vec(),
+            triangles: self.tri_b.clone(),
+        };
+        self.fly = FlyingHierarchy::deforming(Bvh::build(&mesh, &self.build[1]));
+        self.ws = Workspace::new(&self.fly);
+        self.shape_b = Shape::of(&self.fly.bvh);
+        up.rebuilds += 1;
+    }
+
+    fn update_b(&mut self, p: &[[f64; 3]], up: &mut UpdateCounters) -> Result<(), Error> {
+        if self.options.method == UpdateMethod::Rebuild || drifted(self.fly.frame(), p) {
+            self.rebuild_b(p, up);
+            return Ok(());
+        }
+        self.fly.bvh.tris.set_positions(p);
+        self.fly.deformed = true;
+        Ok(())
+    }
+
+    /// Brings B into A's frame for `pose`: a deformed B by its posed refit or hybrid
+    /// update, a rigid one as asked.
+    fn begin_b(&mut self, pose: &Pose, opts: &QueryOptions) {
+        let lp = self.fly.local_pose(self.env.frame(), pose);
+        let tumble = &mut self.ws.tumble;
+        if self.fly.deformed && self.options.method == UpdateMethod::Hybrid {
+            let s = &self.shape_b;
+            tumble.begin_hybrid(&self.fly, &lp, s.cut, &s.depth, &s.ranges);
+        } else {
+            tumble.restart();
+            tumble.begin(&self.fly, &lp, opts.tumble);
+        }
+    }
+
+    /// B's degradation measure on its posed volumes down to the cut (just computed): the
+    /// first frame after a build sets the reference, a later one past the ratio rebuilds B
+    /// (true: then B must be tumbled again).
+    fn check_b_quality(&mut self, up: &mut UpdateCounters) -> bool {
+        if !self.fly.deformed || self.options.method == UpdateMethod::Rebuild {
+            return false;
+        }
+        let ws = &self.ws.tumble;
+        let m = self.shape_b.measure(|i| *ws.tumbled(i));
+        if let Some(fresh) = self.shape_b.fresh {
+            self.degradation[1] = Some(m / fresh);
+        }
+        match (self.shape_b.fresh, self.options.rebuild_ratio) {
+            (None, _) => self.shape_b.fresh = Some(m),
+            (Some(fresh), Some(r)) if m > r * fresh => {
+                let positions = current_positions(&self.fly.bvh, self.vertices[1]);
+                self.rebuild_b(&positions, up);
+                return true;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// Node counts and bytes of A's and B's hierarchies.
+    pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        [
+            (self.env.nodes.len(), self.env.node_bytes()),
+            (self.fly.bvh.nodes.len(), self.fly.bvh.node_bytes()),
+        ]
+    }
+
+    /// Depths of A's and B's hierarchies.
+    pub fn depths(&self) -> [u32; 2] {
+        [self.env.depth, self.fly.bvh.depth]
+    }
+}
+
+/// The mesh's current positions (mesh numbering) from a hierarchy's ordered vertices;
+/// vertices no triangle uses are 0 (no triangle reads them).
+fn current_positions<const H: usize>(bvh: &Bvh<H>, vertices: usize) -> Vec<[f64; 3]> {
+    let mut p = vec![[0.0; 3]; vertices];
+    for (&v, &x) in bvh.tris.vertex_map.iter().zip(&bvh.tris.positions) {
+        p[v as usize] = x;
+    }
+    p
+}
+
+/// A deforming scene for a k-DOP hierarchy chosen at run time.
+#[derive(Debug)]
+pub enum AnyDeforming {
+    /// `kdop6`.
+    Kdop6(DeformingScene<3>),
+    /// `kdop14`.
+    Kdop14(DeformingScene<7>),
+    /// `kdop18`.
+    Kdop18(DeformingScene<9>),
+    /// `kdop26`.
+    Kdop26(DeformingScene<13>),
+}
+
+macro_rules! each {
+    ($self:expr, $s:ident => $body:expr) => {
+        match $self {
+            AnyDeforming::Kdop6($s) => $body,
+            AnyDeforming::Kdop14($s) => $body,
+            AnyDeforming::Kdop18($s) => $body,
+            AnyDeforming::Kdop26($s) => $body,
+        }
+    };
+}
+
+/// Collision queries between two deforming meshes (either may also stay rigid): the k-DOP
+/// hierarchies (`kdop6`, `kdop14`, `kdop18`, `kdop26`) built once and updated per frame.
+///
+/// ```
+/// use meshcollide::deform::{DeformOptions, DeformingCollider};
+/// use meshcollide::{mesh::generate, BvKind, Pose, QueryOptions};
+/// let a = generate::torus([0.0; 3], 1.0, 0.3, 24, 12);
+/// let b = generate::torus([1.0, 0.0, 0.0], 1.0, 0.3, 24, 12);
+/// let mut c = DeformingCollider::new(&a, &b, BvKind::Kdop18, Default::default(),
+///     Default::default(), DeformOptions::default())?;
+/// let thinner = generate::torus([0.0; 3], 1.0, 0.1, 24, 12);
+/// let r = c.query_frame(Some(&thinner.positions), None, &Pose::IDENTITY, &QueryOptions::default())?;
+/// assert!(!r.pairs.is_empty());
+/// # Ok::<(), meshcollide::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct DeformingCollider {
+    scene: AnyDeforming,
+    kind: BvKind,
+}
+
+impl DeformingCollider {
+    /// The hierarchies that follow frames (the others are refused by
+    /// [`DeformingCollider::new`]).
+    pub const SUPPORTED: [BvKind; 4] = BvKind::ALL;
+
+    /// Builds A's and B's hierarchies from the base meshes. `bv` must be one of
+    /// [`DeformingCollider::SUPPORTED`] ([`Error::InvalidOption`] naming them otherwise).
+    pub fn new(
+        a: &Mesh,
+        b: &Mesh,
+        bv: BvKind,
+        build: [BuildOptions; 2],
+        kdop: KdopOptions,
+        options: DeformOptions,
+    ) -> Result<Self, Error> {
+        a.validate(std::path::Path::new("(mesh A)"))?;
+        b.validate(std::path::Path::new("(mesh B)"))?;
+        let scene = match bv {
+            BvKind::Kdop6 => AnyDeforming::Kdop6(DeformingScene::new(a, b, build, kdop, options)),
+            BvKind::Kdop14 => AnyDeforming::Kdop14(DeformingScene::new(a, b, build, kdop, options)),
+            BvKind::Kdop18 => AnyDeforming::Kdop18(DeformingScene::new(a, b, build, kdop, options)),
+            BvKind::Kdop26 => AnyDeforming::Kdop26(DeformingScene::new(a, b, build, kdop, options)),
+            other => return Err(unsupported(other)),
+        };
+        Ok(DeformingCollider { scene, kind: bv })
+    }
+
+    /// The hierarchy kind.
+    pub fn kind(&self) -> BvKind {
+        self.kind
+    }
+
+    /// The scene for its k.
+    pub fn scene(&self) -> &AnyDeforming {
+        &self.scene
+    }
+
+    /// Queries one frame; see [`DeformingScene::query_frame`].
+    pub fn query_frame(
+        &mut self,
+        frame_a: Option<&[[f64; 3]]>,
+        frame_b: Option<&[[f64; 3]]>,
+        pose: &Pose,
+        opts: &QueryOptions,
+    ) -> Result<FrameResult, Error> {
+        each!(&mut self.scene, s => s.query_frame(frame_a, frame_b, pose, opts))
+    }
+
+    /// Brings every node volume up to date and runs the hierarchy validator on A and B.
+    pub fn validate(&mut self) -> Result<(), Error> {
+        each!(&mut self.scene, s => {
+            s.complete()?;
+            s.env.validate().map_err(|e| Error::InvalidOption(format!("A's hierarchy: {e}")))?;
+            s.fly.bvh.validate().map_err(|e| Error::InvalidOption(format!("B's hierarchy: {e}")))
+        })
+    }
+
+    /// Node counts and bytes of A's and B's hierarchies.
+    pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        each!(&self.scene, s => s.hierarchy_sizes())
+    }
+
+    /// Depths of A's and B's hierarchies.
+    pub fn depths(&self) -> [u32; 2] {
+        each!(&self.scene, s => s.depths())
+    }
+}
+
+/// The error for a hierarchy that does not follow frames.
+pub fn unsupported(bv: BvKind) -> Error {
+    Error::InvalidOption(format!(
+        "--bv {} does not follow deforming meshes (frames); supported: {}",
+        bv.name(),
+        DeformingCollider::SUPPORTED.map(|k| k.name()).join(", ")
+    ))
+}
+
+/// The tumbling method reported for a query on frames (`stats.json`'s `tumble`).
+pub fn tumble_name(b_deforms: bool, method: UpdateMethod, asked: TumbleMethod) -> &'static str {
+    match (b_deforms, method) {
+        (false, _) => asked.name(),
+        (true, UpdateMethod::Hybrid) => "hybrid",
+        (true, _) => TumbleMethod::Exact.name(),
+    }
+}
