@@ -88,6 +88,10 @@ pub struct Stats {
     /// The descent rule used: `larger` or `env` for the k-DOPs, `env` for the dual
     /// hierarchy (always Algorithm 1), `own` for the boxtree and the R-tree.
     pub descent: String,
+    /// Whether poses started from the previous pose's front (`--coherence`, k-DOPs on the
+    /// CPU in all-contacts mode): Nv then counts fewer tests for the same pairs.
+    #[serde(default)]
+    pub coherence: bool,
     pub threads: usize,
     pub triangles_a: usize,
     pub triangles_b: usize,

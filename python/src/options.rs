@@ -28,6 +28,8 @@ pub struct Options {
     pub leaf_size_b: Option<u32>,
     pub tumble: TumbleMethod,
     pub descent: Option<Descent>,
+    /// `coherence=True`: the k-DOPs start each pose at the previous pose's front (CPU).
+    pub coherence: bool,
     pub gpu_memory: Option<u64>,
     pub rtree_collide: RtreeCollide,
     pub rtree_min: u32,
@@ -48,6 +50,7 @@ impl Default for Options {
             leaf_size_b: None,
             tumble: TumbleMethod::Approximate,
             descent: None,
+            coherence: false,
             gpu_memory: None,
             rtree_collide: RtreeCollide::V2,
             rtree_min: 4,
@@ -112,6 +115,7 @@ impl Options {
                     }
                 }
                 "descent" => o.descent = Some(name(&v)?),
+                "coherence" => o.coherence = v.extract()?,
                 "gpu_memory" => o.gpu_memory = Some(count(&key, &v, 1)?),
                 "rtree_collide" => o.rtree_collide = name(&v)?,
                 "rtree_min" => o.rtree_min = small(&key, &v, 0)?,
@@ -215,7 +219,10 @@ impl Options {
             .bv(self.bv)
             .build_options_a(oa)
             .build_options_b(ob)
-            .kdop(KdopOptions::with_descent(self.descent.unwrap_or_default()))
+            .kdop(KdopOptions {
+                coherence: self.coherence,
+                ..KdopOptions::with_descent(self.descent.unwrap_or_default())
+            })
             .boxtree(BoxtreeOptions {
                 test: self.box_test,
             })

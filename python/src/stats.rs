@@ -32,6 +32,10 @@ impl Run {
             box_test: o.box_test,
             dual: o.dual(),
             descent: o.descent.unwrap_or_default(),
+            coherence: o.coherence
+                && meshcollide::BvKind::ALL.contains(&o.bv)
+                && self.gpu.is_none()
+                && self.mode == Mode::All,
             mode: self.mode,
             tumble: self.tumble,
             triangles: self.triangles,

@@ -91,6 +91,12 @@ pub struct QueryArgs {
     /// k-DOP traversal: `larger` (the default) or `env` (Algorithm 1), on both backends.
     #[arg(long, value_enum)]
     pub descent: Option<Descent>,
+    /// k-DOP hierarchies on the CPU, all-contacts mode: start each pose where the previous
+    /// pose's descent stopped (in runs of 16 consecutive poses): the same pairs, fewer node
+    /// tests when consecutive poses are close (a motion path). The GPU starts every pose at
+    /// the roots; stats.json says whether it was used.
+    #[arg(long)]
+    pub coherence: bool,
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
@@ -222,7 +228,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .bv(bv)
         .build_options_a(opt_a)
         .build_options_b(opt_b)
-        .kdop(crate::KdopOptions::with_descent(descent))
+        .kdop(crate::KdopOptions {
+            coherence: a.coherence,
+            ..crate::KdopOptions::with_descent(descent)
+        })
         .boxtree(crate::BoxtreeOptions { test: a.box_test })
         .rtree(rtree_options)
         .dual(dual)
@@ -345,6 +354,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         box_test: a.box_test,
         dual,
         descent,
+        coherence: a.coherence
+            && BvKind::ALL.contains(&bv)
+            && gpu.is_none()
+            && a.mode == crate::Mode::All,
         mode: a.mode,
         tumble: opts.tumble,
         triangles: [ma.triangle_count(), mb.triangle_count()],

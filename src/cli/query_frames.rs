@@ -203,6 +203,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         build: [opt_a, opt_b],
         box_test: a.box_test,
         dual: Default::default(),
+        coherence: false,
         descent,
         mode: a.mode,
         tumble: opts.tumble,

@@ -6,6 +6,7 @@ use super::output::{AtomicFile, PairsOut, partial_path};
 use super::query::ms;
 use super::{BackendArg, Failure};
 use crate::formats::SelfStats;
+use crate::mesh::frames::FrameList;
 use crate::{BuildOptions, BvKind, Counters, Mesh, Mode, SelfCollider, SplitPoint, SplitRule};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -78,11 +79,11 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
     let mesh = crate::mesh::load(&a.a).map_err(crate::Error::from)?;
     let frames = match &a.frames_a {
-        Some(list) => read_frames(list, &mesh)?,
-        None => Vec::new(),
+        Some(list) => Some(read_frames(list, &mesh, &a.a)?),
+        None => None,
     };
     let load_ms = ms(t0);
-    let n_frames = frames.len().max(1);
+    let n_frames = frames.as_ref().map_or(1, FrameList::len);
     let mut out = PairsOut::create(&a.out)?;
     let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
 
@@ -111,8 +112,8 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         // Frames are read again one at a time (and checked again: a file may change under
         // the run), so memory holds one frame whatever their number; reading is not query.
         let tl = Instant::now();
-        let positions = match frames.get(i) {
-            Some(path) => Some(load_frame(path, i, &mesh)?),
+        let positions = match &frames {
+            Some(f) => Some(f.load(i, &mesh, &a.a).map_err(crate::Error::from)?),
             None => None,
         };
         reload_ms += ms(tl);
@@ -131,7 +132,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         done += 1;
         Ok(())
     };
-    let run = if frames.is_empty() {
+    let run = if frames.is_none() {
         frame(0, &mut collider)
     } else {
         // Ctrl-C between frames keeps the whole frames done (`interrupt.rs`).
@@ -180,62 +181,15 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Reads a frame list (FORMATS.md, "Deforming meshes") and checks every frame in it against
-/// the base mesh, keeping none (a bad frame is reported before any work or output): the
-/// frame files, in order.
-///
-/// TODO(frames branch): a minimal private reader so that `self` does not wait for the
-/// `frames` branch; merge with its frame-list reader (and its errors) when both land.
-fn read_frames(list: &Path, base: &Mesh) -> Result<Vec<PathBuf>, Failure> {
-    let text = std::fs::read_to_string(list)
-        .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", list.display())))?;
-    let dir = list.parent().unwrap_or(Path::new(""));
-    let mut frames = Vec::new();
-    for (line, entry) in text.lines().enumerate() {
-        let entry = entry.trim();
-        if entry.is_empty() || entry.starts_with('#') {
-            continue;
-        }
-        let path = dir.join(entry);
-        load_frame(&path, frames.len(), base).map_err(|e| {
-            e.note(&format!(
-                "frame {} of {} (line {})",
-                frames.len(),
-                list.display(),
-                line + 1
-            ))
-        })?;
-        frames.push(path);
-    }
-    if frames.is_empty() {
-        return Err(Failure::Input(format!(
-            "{}: the frame list names no frame",
-            list.display()
-        )));
+/// Reads a frame list (FORMATS.md, "Deforming meshes"; [`FrameList`], shared with `query
+/// --frames-a`) and checks every frame in it against the base mesh, keeping none (a bad
+/// frame is reported before any work or output).
+fn read_frames(list: &Path, base: &Mesh, base_path: &Path) -> Result<FrameList, Failure> {
+    let frames = FrameList::read(list).map_err(crate::Error::from)?;
+    for i in 0..frames.len() {
+        frames
+            .load(i, base, base_path)
+            .map_err(crate::Error::from)?;
     }
     Ok(frames)
-}
-
-/// Frame `i` of A: its positions, after checking that it has A's vertex count and faces.
-fn load_frame(path: &Path, i: usize, base: &Mesh) -> Result<Vec<[f64; 3]>, Failure> {
-    let m = crate::mesh::load(path).map_err(crate::Error::from)?;
-    if m.positions.len() != base.positions.len() {
-        return Err(Failure::Input(format!(
-            "{}: frame {i} has {} vertices, the base mesh A has {}",
-            path.display(),
-            m.positions.len(),
-            base.positions.len()
-        )));
-    }
-    if let Some(f) = (0..m.triangles.len().max(base.triangles.len()))
-        .find(|&f| m.triangles.get(f) != base.triangles.get(f))
-    {
-        return Err(Failure::Input(format!(
-            "{}: frame {i}: face {f} differs from the base mesh's ({} triangles, the base {})",
-            path.display(),
-            m.triangles.len(),
-            base.triangles.len()
-        )));
-    }
-    Ok(m.positions)
 }

@@ -43,6 +43,8 @@ pub struct RunFacts {
     pub dual: DualOptions,
     /// The k-DOPs' descent rule as asked.
     pub descent: Descent,
+    /// Whether the run used coherence (asked, and a k-DOP scene on the CPU in all mode).
+    pub coherence: bool,
     /// All pairs or the first per pose.
     pub mode: Mode,
     /// How B's volumes follow the pose.
@@ -123,6 +125,7 @@ impl Stats {
             leaf_size_b: ob.leaf_size,
             tumble: run.tumble.name().into(),
             descent: descent_used(bv, run.descent).into(),
+            coherence: run.coherence,
             threads: rayon::current_num_threads(),
             triangles_a: run.triangles[0],
             triangles_b: run.triangles[1],
