@@ -70,7 +70,9 @@ pub fn slab_bounds_f32(axis: [i8; 3], p: [f32; 3]) -> (f32, f32) {
 }
 
 /// The k-DOP of triangles' corners by [`slab_bounds_f32`]: per slab the min of `lo` and the
-/// max of `hi`. No corners: [`Kdop::EMPTY`].
+/// max of `hi`. No corners: [`Kdop::EMPTY`]. (The GPU refit's CPU twin and the refit's
+/// tests use it; the library alone does not.)
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 pub fn kdop_of_corners<const H: usize>(corners: &[[[f32; 3]; 3]]) -> Kdop<H> {
     let ax = axes(H);
     let mut k = Kdop::EMPTY;
