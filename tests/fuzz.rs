@@ -724,3 +724,90 @@ fn targeted_damage_is_refused() {
         );
     }
 }
+
+/// Frame lists (FORMATS.md, "Deforming meshes") damaged the same way: list lines deleted,
+/// duplicated, turned into junk, absolute or parent paths, blank and comment lines; frame
+/// files mutated like OBJ files, or with another vertex count or face. Reading the list
+/// and loading every frame against the base mesh must give the frames or a typed
+/// `FrameError`, never a panic; a frame that loads has the base's vertex count.
+#[test]
+fn damaged_frame_lists_are_read_or_refused_without_panic() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    use meshcollide::mesh::frames::FrameList;
+    let cases: u64 = std::env::var("MESHCOLLIDE_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map_or(300, |n| (n / 10).max(30));
+    let seed: u64 = std::env::var("MESHCOLLIDE_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20261125);
+    let dir = std::env::temp_dir().join(format!("meshcollide-fuzz-frames-{}", std::process::id()));
+    // The base as read from its OBJ (the writer adds polygons that the fan split turns
+    // into more triangles than `mesh()` has).
+    let base_obj = obj(&mesh());
+    let base_mesh = load_bytes(Path::new("base.obj"), &base_obj).unwrap();
+    let (mut loaded, mut refused) = (0, 0);
+    for case in 0..cases {
+        let d = dir.join(case.to_string());
+        std::fs::create_dir_all(d.join("f")).unwrap();
+        let mut rng = Rng::new(seed.wrapping_mul(0x51_7CC1).wrapping_add(case));
+        std::fs::write(d.join("base.obj"), &base_obj).unwrap();
+        let mut lines: Vec<String> = vec!["# frames".into()];
+        for i in 0..4 {
+            let name = format!("f/frame-{i}.obj");
+            let moved = mesh().map_positions(|p| [p[0] + 0.01 * i as f64, p[1], p[2]]);
+            let mut bytes = obj(&moved);
+            if rng.below(3) == 0 {
+                bytes = mutate(Kind::Obj, &bytes, &mut rng);
+            }
+            std::fs::write(d.join(&name), bytes).unwrap();
+            lines.push(name);
+        }
+        for _ in 0..1 + rng.below(3) {
+            let i = rng.below(lines.len() as u64) as usize;
+            match rng.below(7) {
+                0 => {
+                    lines.remove(i);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                2 => lines[i] = "f/nope.obj".into(),
+                3 => lines[i] = "/".into(),
+                4 => lines[i] = format!("../{}/f/frame-0.obj", case),
+                5 => lines.insert(i, "   ".into()),
+                _ => {
+                    lines[i] =
+                        String::from_utf8_lossy(&mutate(Kind::Obj, lines[i].as_bytes(), &mut rng))
+                            .into_owned()
+                }
+            }
+        }
+        std::fs::write(d.join("frames.txt"), lines.join("\n")).unwrap();
+        let r = std::panic::catch_unwind(|| match FrameList::read(&d.join("frames.txt")) {
+            Err(_) => Err(()),
+            Ok(list) => {
+                let mut ok = Ok(());
+                for i in 0..list.len() {
+                    match list.load(i, &base_mesh, &d.join("base.obj")) {
+                        Ok(p) => assert_eq!(p.len(), base_mesh.positions.len()),
+                        Err(e) => {
+                            assert!(!e.to_string().is_empty());
+                            ok = Err(());
+                        }
+                    }
+                }
+                ok
+            }
+        });
+        match r {
+            Ok(Ok(())) => loaded += 1,
+            Ok(Err(())) => refused += 1,
+            Err(_) => panic!("frame-list case {case} panicked (MESHCOLLIDE_FUZZ_SEED={seed})"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        loaded > 0 && refused > 0,
+        "{loaded} loaded, {refused} refused"
+    );
+}
