@@ -1,5 +1,7 @@
 """Collider.query against the command line (`meshcollide query`) on the same files."""
 
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,23 @@ def test_auto_backend_runs_and_matches_cpu(scene):
     poses = meshcollide.load_poses(scene["poses"])
     c = meshcollide.Collider.from_files(scene["a"], scene["b"])
     np.testing.assert_array_equal(c.query(poses, backend="auto"), c.query(poses, backend="cpu"))
+
+
+def test_coherence_gives_the_same_pairs_and_the_command_line_counters(scene, cli, tmp_path):
+    # A coherent path: a turn in 900 steps (0.4 degrees apart), its first 96 poses.
+    r = subprocess.run([cli, "poses", "--steps", "900", "--translate", "1", "0", "0", "--out",
+                        str(tmp_path / "p900.csv")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = (tmp_path / "p900.csv").read_text().splitlines()[:97]
+    (tmp_path / "path.csv").write_text("\n".join(lines) + "\n")
+    poses = meshcollide.load_poses(tmp_path / "path.csv")
+    plain = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    coh = meshcollide.Collider.from_files(scene["a"], scene["b"], coherence=True)
+    want = plain.query(poses, backend="cpu")
+    np.testing.assert_array_equal(coh.query(poses, backend="cpu"), want)
+    assert coh.last_stats["coherence"] is True and plain.last_stats["coherence"] is False
+    assert coh.last_stats["bv_tests"] < plain.last_stats["bv_tests"]
+    data, stats = run_cli(cli, scene["a"], scene["b"], tmp_path / "path.csv", tmp_path,
+                          "--backend", "cpu", "--coherence")
+    np.testing.assert_array_equal(csv_rows(data), want)
+    assert stats["bv_tests"] == coh.last_stats["bv_tests"]
