@@ -32,3 +32,19 @@ def test_gpu_equals_cpu(scene, options):
         assert s_gpu.get(k) == s_cpu.get(k), k
     shard = c.query(poses[20:], backend="gpu", first_pose=20)
     np.testing.assert_array_equal(shard, cpu[cpu[:, 0] >= 20])
+
+
+@pytest.mark.parametrize("bv", ["obb", "sphere"])
+def test_gpu_volume_trees_equal_cpu(scene, bv):
+    # Same pairs, Nv and Np; Nu differs by design (the GPU poses B's volume in every test).
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv=bv)
+    cpu = c.query(poses, backend="cpu")
+    s_cpu = c.last_stats
+    gpu = gpu_or_skip(c, poses)
+    s_gpu = c.last_stats
+    np.testing.assert_array_equal(gpu, cpu)
+    assert len(cpu) > 0
+    for k in ["poses", "pairs", "bv_tests", "tri_tests"]:
+        assert s_gpu.get(k) == s_cpu.get(k), k
+    assert s_gpu["bv_updates"] >= s_cpu["bv_updates"]
