@@ -199,3 +199,29 @@ impl PairsOut {
         }
     }
 }
+
+/// Finishes a successful run: the statistics are written (before either file is renamed
+/// into place), then pairs.csv and stats.json are committed, and what an earlier failed run
+/// kept in `<out>.partial` is removed, being superseded.
+pub fn finish_outputs(
+    out: PairsOut,
+    stats_file: Option<AtomicFile>,
+    stats: &impl serde::Serialize,
+    out_path: &Path,
+) -> Result<(), Failure> {
+    let stats_file = match stats_file {
+        Some(mut f) => {
+            let json = serde_json::to_string_pretty(stats)
+                .map_err(|e| Failure::Internal(e.to_string()))?;
+            f.write_all((json + "\n").as_bytes())?;
+            Some(f)
+        }
+        None => None,
+    };
+    out.commit()?;
+    if let Some(f) = stats_file {
+        f.commit()?;
+    }
+    let _ = std::fs::remove_file(partial_path(out_path));
+    Ok(())
+}

@@ -1,7 +1,7 @@
 //! `meshcollide query`.
 
 use super::inputs::{self, PoseRange};
-use super::output::{AtomicFile, PairsOut, partial_path};
+use super::output::{AtomicFile, PairsOut};
 use super::{BackendArg, Failure, TumbleArg};
 use crate::dual::SlabOrder;
 use crate::formats::{Stats, Totals};
@@ -372,22 +372,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         gpu: gpu_stats.map(Into::into),
     };
     let stats = Stats::new(&collider, run, &totals);
-    // The statistics are ready before either file is renamed into place.
-    let stats_file = match stats_file {
-        Some(mut f) => {
-            let json = serde_json::to_string_pretty(&stats)
-                .map_err(|e| Failure::Internal(e.to_string()))?;
-            f.write_all((json + "\n").as_bytes())?;
-            Some(f)
-        }
-        None => None,
-    };
-    out.commit()?;
-    if let Some(f) = stats_file {
-        f.commit()?;
-    }
-    // What an earlier failed run kept is superseded.
-    let _ = std::fs::remove_file(partial_path(&a.out));
+    super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
     eprintln!(
         "{} poses, {} in contact, {} pairs; build {:.1} ms, query {:.1} ms ({:.0} poses/s); Nv {}, Np {}, Nu {}",
         stats.poses,

@@ -7,7 +7,7 @@
 //! Frames are loaded by a second thread one frame ahead of the query (a channel of one
 //! slot), so at most three frames of each mesh are in memory whatever the list's length.
 
-use super::output::{AtomicFile, PairsOut, partial_path};
+use super::output::{AtomicFile, PairsOut};
 use super::query::{QueryArgs, ms};
 use super::{BackendArg, Failure};
 use crate::deform::{DeformOptions, DeformingCollider, tumble_name};
@@ -238,20 +238,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         rebuilds: update.rebuilds,
         frame_load_ms,
     });
-    let stats_file = match stats_file {
-        Some(mut f) => {
-            let json = serde_json::to_string_pretty(&stats)
-                .map_err(|e| Failure::Internal(e.to_string()))?;
-            f.write_all((json + "\n").as_bytes())?;
-            Some(f)
-        }
-        None => None,
-    };
-    out.commit()?;
-    if let Some(f) = stats_file {
-        f.commit()?;
-    }
-    let _ = std::fs::remove_file(partial_path(&a.out));
+    super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
     eprintln!(
         "{} frames, {} in contact, {} pairs; build {:.1} ms, update {:.1} ms, query {:.1} ms; Nv {}, Np {}, Nu {}; {} nodes refit, {} rebuilds",
         stats.poses,

@@ -2,7 +2,7 @@
 //! (`../shared/FORMATS.md`, "Self-collision"), per frame of a deforming mesh with
 //! `--frames-a`.
 
-use super::output::{AtomicFile, PairsOut, partial_path};
+use super::output::{AtomicFile, PairsOut};
 use super::query::ms;
 use super::{BackendArg, Failure};
 use crate::formats::SelfStats;
@@ -160,20 +160,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         [load_ms + reload_ms, build_ms, query_ms, refit_ms],
         mesh.triangle_count(),
     );
-    let stats_file = match stats_file {
-        Some(mut f) => {
-            let json = serde_json::to_string_pretty(&stats)
-                .map_err(|e| Failure::Internal(e.to_string()))?;
-            f.write_all((json + "\n").as_bytes())?;
-            Some(f)
-        }
-        None => None,
-    };
-    out.commit()?;
-    if let Some(f) = stats_file {
-        f.commit()?;
-    }
-    let _ = std::fs::remove_file(partial_path(&a.out));
+    super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
     eprintln!(
         "{} frame(s), {} with self-intersections, {} pairs; build {:.1} ms, query {:.1} ms; Nv {}, Np {}",
         n_frames, in_contact, pairs, build_ms, query_ms, counters.bv_tests, counters.tri_tests
