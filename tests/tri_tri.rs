@@ -8,7 +8,7 @@
 //! `MESHCOLLIDE_PROPTEST_CASES=<n>`.
 
 use meshcollide::tri::oracle::tri_tri_intersect_i64;
-use meshcollide::tri::{tri_tri_intersect, tri_tri_intersect_f32};
+use meshcollide::tri::{tri_tri_general, tri_tri_intersect, tri_tri_intersect_f32};
 use proptest::prelude::*;
 
 type ITri = [[i64; 3]; 3];
@@ -99,11 +99,23 @@ fn realize(a: &ITri, v: &Vert) -> [i64; 3] {
     }
 }
 
+/// Both paths against the oracle: the plane-sign fast path ([`tri_tri_intersect`]) and the
+/// by-shape path it hands coplanar and degenerate pairs to ([`tri_tri_general`]), so a
+/// fast path that took a pair it must not take, or reused a wrong sign, fails here.
 fn check(a: &ITri, b: &ITri) -> Result<(), TestCaseError> {
+    let want = tri_tri_intersect_i64(a, b);
+    let (fa, fb) = (to_f64(a), to_f64(b));
     prop_assert_eq!(
-        tri_tri_intersect(&to_f64(a), &to_f64(b)),
-        tri_tri_intersect_i64(a, b),
+        tri_tri_intersect(&fa, &fb),
+        want,
         "a = {:?}, b = {:?}",
+        a,
+        b
+    );
+    prop_assert_eq!(
+        tri_tri_general(&fa, &fb),
+        want,
+        "general: a = {:?}, b = {:?}",
         a,
         b
     );

@@ -42,7 +42,33 @@ pub type P3 = [f64; 3];
 
 /// Exact test whether two closed triangles intersect (touching counts; zero-area
 /// triangles are treated as the segment or point they are).
+///
+/// The six plane orientations are computed once and reused: they reject pairs with one
+/// triangle strictly on one side of the other's plane, and, when each triangle has a vertex
+/// off the other's plane, they prove both triangles proper (a nonzero `orient3d(a0, a1,
+/// a2, ·)` needs non-collinear `a`) and not coplanar, so two more orientations decide
+/// ([`intervals_meet`]). Every other pair (a triangle
+/// with all of the other's vertices on its plane: coplanar or degenerate) takes the general
+/// path, [`tri_tri_general`]. The decisions are the same signs either way.
 pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
+    let db = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
+    if strictly_one_sign(&db) {
+        return false;
+    }
+    let da = a.map(|p| o3(&b[0], &b[1], &b[2], &p));
+    if strictly_one_sign(&da) {
+        return false;
+    }
+    if db == [0.0; 3] || da == [0.0; 3] {
+        return tri_tri_general(a, b);
+    }
+    intervals_meet(a, &da, b, &db)
+}
+
+/// [`tri_tri_intersect`] by shape: each triangle classified ([`Shape::of`]), then the test
+/// for that pair of shapes. Used for coplanar and degenerate pairs, and as the reference
+/// the plane-sign fast path is tested against.
+pub fn tri_tri_general(a: &[P3; 3], b: &[P3; 3]) -> bool {
     match (Shape::of(a), Shape::of(b)) {
         (Shape::Tri(a), Shape::Tri(b)) => proper_proper(&a, &b),
         (Shape::Tri(t), Shape::Seg(p, q)) | (Shape::Seg(p, q), Shape::Tri(t)) => {
@@ -57,6 +83,67 @@ pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
         }
         (Shape::Point(p), Shape::Point(q)) => p == q,
     }
+}
+
+/// All three strictly positive or all three strictly negative.
+#[inline]
+fn strictly_one_sign(s: &[f64; 3]) -> bool {
+    (s[0] > 0.0 && s[1] > 0.0 && s[2] > 0.0) || (s[0] < 0.0 && s[1] < 0.0 && s[2] < 0.0)
+}
+
+/// Two proper, non-coplanar triangles that each meet the other's plane, given the plane
+/// signs `da[i] = orient3d(b0, b1, b2, a_i)` and `db[i] = orient3d(a0, a1, a2, b_i)`: they
+/// intersect iff two more orientations are `≤ 0` (Guigue and Devillers, "Fast and Robust
+/// Triangle-Triangle Overlap Test Using Orientation Predicates", J. Graphics Tools 8(1),
+/// 2003, section 3).
+///
+/// Why: `A ∩ B` lies on the line `L` where the planes meet, and equals `I_A ∩ I_B` with
+/// `I_A = A ∩ plane(B)`, `I_B = B ∩ plane(A)`, closed intervals of `L`. Each triangle is
+/// rotated so that its first vertex `p` is alone on one closed side of the other's plane
+/// ([`pivot`]), and the other triangle's last two vertices are swapped when that side is
+/// the negative one, so that, in coordinates where `plane(A) = {z = 0}` and `plane(B) =
+/// {y = 0}` with `p1` at `y ≥ 0` and `p2` at `z ≥ 0`, `I_A = [j, i]` with `i` on edge
+/// `p1q1` and `j` on `p1r1`, and `I_B = [k, l]` with `k` on `p2q2` and `l` on `p2r2`. Then
+/// `sign orient3d(p1, q1, p2, q2) = sign(k − i)` (the plane through `p1`, `q1`, `p2` meets
+/// `plane(B)` in the line through `i` and `p2`, and `q2` is on the side of `k`) and
+/// `sign orient3d(p1, r1, r2, p2) = sign(j − l)`, so the intervals meet iff both are
+/// `≤ 0`. The common sign factor is constant over the connected set of normalized
+/// configurations (an orientation vanishes only where its order changes) and is fixed by
+/// one example; a pivot on the other plane (`p` on it, its two neighbours strictly off) is
+/// the limit of that set with the same signs. `tests/tri_tri.rs` checks this path against
+/// the integer oracle on grids where zeros are common.
+fn intervals_meet(a: &[P3; 3], da: &[f64; 3], b: &[P3; 3], db: &[f64; 3]) -> bool {
+    let (ia, fa) = pivot(da);
+    let (ib, fb) = pivot(db);
+    let (p1, mut q1, mut r1) = (&a[ia], &a[(ia + 1) % 3], &a[(ia + 2) % 3]);
+    let (p2, mut q2, mut r2) = (&b[ib], &b[(ib + 1) % 3], &b[(ib + 2) % 3]);
+    if !fa {
+        std::mem::swap(&mut q2, &mut r2);
+    }
+    if !fb {
+        std::mem::swap(&mut q1, &mut r1);
+    }
+    o3(p1, q1, p2, q2) <= 0.0 && o3(p1, r1, r2, p2) <= 0.0
+}
+
+/// For plane signs `d` that are neither all zero nor all strictly one sign: a vertex `p`
+/// and whether its side is the positive one (`f`), such that `±d[p] ≥ 0` and `±d` of the
+/// other two `≤ 0` (sign `+` when `f`), with `d[p] ≠ 0` unless the other two are strictly
+/// on one side (the triangle touches the plane only at `p`).
+fn pivot(d: &[f64; 3]) -> (usize, bool) {
+    for i in 0..3 {
+        let (o1, o2) = (d[(i + 1) % 3], d[(i + 2) % 3]);
+        if d[i] > 0.0 && o1 <= 0.0 && o2 <= 0.0 {
+            return (i, true);
+        }
+        if d[i] < 0.0 && o1 >= 0.0 && o2 >= 0.0 {
+            return (i, false);
+        }
+    }
+    // Signs (0, +, +) or (0, −, −) in some rotation: the zero vertex, the others' side
+    // made the non-positive one.
+    let i = d.iter().position(|&x| x == 0.0).unwrap_or(0);
+    (i, d[(i + 1) % 3] < 0.0)
 }
 
 /// [`tri_tri_intersect`] on `f32` input; widening `f32 → f64` is exact, so this is exact too.
@@ -133,6 +220,12 @@ fn edges_meet(a: &[P3; 3], t: &[P3; 3]) -> bool {
 pub fn segment_triangle(p: &P3, q: &P3, t: &[P3; 3]) -> bool {
     let s = o3(&t[0], &t[1], &t[2], p);
     let u = o3(&t[0], &t[1], &t[2], q);
+    segment_triangle_signed(p, q, s, u, t)
+}
+
+/// [`segment_triangle`] with `s = orient3d(t0, t1, t2, p)` and `u = orient3d(t0, t1, t2,
+/// q)` given.
+fn segment_triangle_signed(p: &P3, q: &P3, s: f64, u: f64, t: &[P3; 3]) -> bool {
     if (s > 0.0 && u > 0.0) || (s < 0.0 && u < 0.0) {
         return false;
     }
@@ -147,13 +240,15 @@ pub fn segment_triangle(p: &P3, q: &P3, t: &[P3; 3]) -> bool {
     // The segment crosses (or touches) the plane at exactly one point X. The line pq is
     // transversal, and sign orient3d(p, q, ti, tj) = sign(d·n) · (side of X w.r.t. edge
     // ti→tj in the plane) with one common factor sign(d·n) ≠ 0, so X is in the closed
-    // triangle iff the three signs never strictly disagree.
-    let e = [
-        o3(p, q, &t[0], &t[1]),
-        o3(p, q, &t[1], &t[2]),
-        o3(p, q, &t[2], &t[0]),
-    ];
-    same_closed_sign(&e)
+    // triangle iff the three signs never strictly disagree (the third is skipped when the
+    // first two already do).
+    let e0 = o3(p, q, &t[0], &t[1]);
+    let e1 = o3(p, q, &t[1], &t[2]);
+    if (e0 > 0.0 && e1 < 0.0) || (e0 < 0.0 && e1 > 0.0) {
+        return false;
+    }
+    let e2 = o3(p, q, &t[2], &t[0]);
+    same_closed_sign(&[e0, e1, e2])
 }
 
 /// Closed point `p` in closed proper triangle `t`.
