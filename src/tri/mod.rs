@@ -51,11 +51,11 @@ pub type P3 = [f64; 3];
 /// with all of the other's vertices on its plane: coplanar or degenerate) takes the general
 /// path, [`tri_tri_general`]. The decisions are the same signs either way.
 pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
-    let db = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
+    let db = plane_signs(a, b);
     if strictly_one_sign(&db) {
         return false;
     }
-    let da = a.map(|p| o3(&b[0], &b[1], &b[2], &p));
+    let da = plane_signs(b, a);
     if strictly_one_sign(&da) {
         return false;
     }
@@ -83,6 +83,53 @@ pub fn tri_tri_general(a: &[P3; 3], b: &[P3; 3]) -> bool {
         }
         (Shape::Point(p), Shape::Point(q)) => p == q,
     }
+}
+
+/// Error factor of [`plane_signs`]' filter: `9·2^-53` (the proof needs `8·2^-53·(1 + 2^-49)`).
+const PLANE_FILTER: f64 = 9.0 * f64::EPSILON / 2.0;
+
+/// Numbers with the exact signs of `orient3d(t0, t1, t2, p_i)` for the three points `p`,
+/// the triangle's edge cross product shared by the three (`robust::orient3d` recomputes it
+/// each time); a sign the filter cannot certify is the exact [`robust::orient3d`].
+///
+/// `orient3d(t0, t1, t2, p) = −det[U; V; W]` with the exact differences `U = t1 − t0`,
+/// `V = t2 − t0`, `W = p − t0`. We evaluate `s = w·(u × v)` from the rounded differences
+/// `u, v, w`. Each of the six terms `±W_i U_j V_k` of the determinant reaches `s` through
+/// at most 8 roundings (three differences, the product `u_j v_k`, the cross product's
+/// subtraction, the product by `w_i`, two sums), each a factor `1 + δ` with `|δ| ≤ ε =
+/// 2^-53` (a difference of doubles is exact when it is subnormal, and within the module's
+/// coordinate range no product underflows or overflows), so `|s − det| ≤ γ_8·P` with
+/// `P = Σ|W_i U_j V_k|` and `γ_8 = 8ε/(1 − 8ε)`. The permanent `p̃` is evaluated from the
+/// same rounded products with absolute values; each of its terms is the exact one times at
+/// most 8 factors `≥ 1 − ε`, so `P ≤ p̃/(1 − ε)^8`. With `fl(9ε·p̃) ≥ 9ε(1 − ε)·p̃ >
+/// γ_8·p̃/(1 − ε)^8`, `|s| > fl(9ε·p̃)` proves `sign det = sign s` (and `p̃ = 0` forces
+/// `s = 0`, so the exact predicate runs). This is the structure of Shewchuk's orient3d
+/// error bound (stage A, "Adaptive Precision Floating-Point Arithmetic and Fast Robust
+/// Geometric Predicates", 1997, section 4.3), expanded along `w` instead of a column.
+#[inline]
+fn plane_signs(t: &[P3; 3], p: &[P3; 3]) -> [f64; 3] {
+    let o = &t[0];
+    let u = [t[1][0] - o[0], t[1][1] - o[1], t[1][2] - o[2]];
+    let v = [t[2][0] - o[0], t[2][1] - o[1], t[2][2] - o[2]];
+    let (yz, zy) = (u[1] * v[2], u[2] * v[1]);
+    let (zx, xz) = (u[2] * v[0], u[0] * v[2]);
+    let (xy, yx) = (u[0] * v[1], u[1] * v[0]);
+    let n = [yz - zy, zx - xz, xy - yx];
+    let pn = [
+        yz.abs() + zy.abs(),
+        zx.abs() + xz.abs(),
+        xy.abs() + yx.abs(),
+    ];
+    p.map(|q| {
+        let w = [q[0] - o[0], q[1] - o[1], q[2] - o[2]];
+        let s = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
+        let perm = w[0].abs() * pn[0] + w[1].abs() * pn[1] + w[2].abs() * pn[2];
+        if s.abs() > PLANE_FILTER * perm {
+            -s
+        } else {
+            o3(&t[0], &t[1], &t[2], &q)
+        }
+    })
 }
 
 /// All three strictly positive or all three strictly negative.

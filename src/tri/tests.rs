@@ -157,3 +157,48 @@ fn small_grid_sample_matches_oracle() {
         assert!(count * per >= n, "only {count} of {n} pairs are {what}");
     }
 }
+
+/// `plane_signs` against Shewchuk's exact `orient3d` (the oracle for a sign): random
+/// points, points exactly on the plane (integer grids, also scaled and moved to 1e6 where
+/// the rounded differences err), and points one or a few ulps off it, where the filter must
+/// hand over to the exact predicate. A filter without its margin fails the last two.
+#[test]
+fn plane_signs_are_orient3d_signs() {
+    let sign = |x: f64| (x > 0.0) as i8 - (x < 0.0) as i8;
+    let mut rng = crate::rng::Rng::new(7);
+    let mut r = |lo: f64, hi: f64| rng.range(lo, hi);
+    let mut near = 0;
+    for case in 0..20_000 {
+        let offset = [0.0, 1e6, 3.3e9][case % 3];
+        let scale = [1.0, 0.1, 1e-3][(case / 3) % 3];
+        let g = |r: &mut dyn FnMut(f64, f64) -> f64| {
+            [0; 3].map(|_| offset + scale * r(-8.0, 8.0).round())
+        };
+        let t = [g(&mut r), g(&mut r), g(&mut r)];
+        let mut pts = [[0.0; 3]; 3];
+        for q in pts.iter_mut() {
+            *q = match case % 4 {
+                0 => g(&mut r),
+                _ => {
+                    // On the plane: t0 + i·(t1 − t0) + j·(t2 − t0) on the grid, then a few
+                    // ulps away along one axis.
+                    let (i, j) = (r(-2.0, 2.0).round(), r(-2.0, 2.0).round());
+                    let mut q =
+                        [0; 3].map(|k| t[0][k] + i * (t[1][k] - t[0][k]) + j * (t[2][k] - t[0][k]));
+                    let k = (r(0.0, 2.99) as usize).min(2);
+                    for _ in 0..(case % 4 - 1) {
+                        q[k] = f64::from_bits(q[k].to_bits() + 1);
+                    }
+                    q
+                }
+            };
+        }
+        let got = plane_signs(&t, &pts);
+        for (q, g) in pts.iter().zip(got) {
+            let want = o3(&t[0], &t[1], &t[2], q);
+            near += (want.abs() < 1e-3) as usize;
+            assert_eq!(sign(g), sign(want), "t = {t:?}, p = {q:?}");
+        }
+    }
+    assert!(near > 10_000, "{near}");
+}

@@ -40,11 +40,40 @@ pub struct DeformArgs {
     /// stop, for `meshcollide query A B --frames-a a.frames --frames-b b.frames`.
     #[arg(long = "write-frames", value_name = "DIR")]
     pub write_frames: Option<std::path::PathBuf>,
+    /// Deform this mesh instead of the generated scene (`--scene` and the triangle counts
+    /// are then ignored): A is the model, fitted to a cube of side 2, under a smooth field
+    /// of amplitude 3 % of its size; B is a copy shifted by 30 % of its size along x, under
+    /// the same field a quarter turn of phase later.
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<std::path::PathBuf>,
 }
 
-/// The scene at frame `i` of `n`.
-fn scene(a: &DeformArgs, i: usize) -> (Mesh, Mesh) {
+/// The model of `--model`, fitted to a cube of side 2, with its name; `None` without it.
+fn load_model(a: &DeformArgs) -> Result<Option<(Mesh, String)>, Failure> {
+    let Some(p) = &a.model else {
+        return Ok(None);
+    };
+    let m = crate::mesh::load(p).map_err(crate::Error::from)?;
+    Ok(Some((
+        crate::experiments::fit_cube(&m),
+        p.display().to_string(),
+    )))
+}
+
+/// The scene at frame `i` of `n` (of `model` when given: see [`DeformArgs::model`]).
+fn scene(a: &DeformArgs, model: Option<&Mesh>, i: usize) -> (Mesh, Mesh) {
     let t = i as f64 / (a.frames.max(2) - 1) as f64;
+    if let Some(m) = model {
+        // fit_cube: side 2; the field's period is the model's size.
+        let phase = 4.0 * t;
+        return (
+            m.map_positions(|p| generate::smooth_field(p, 2.0, 0.03, phase)),
+            m.map_positions(|p| {
+                let q = generate::smooth_field(p, 2.0, 0.03, phase + std::f64::consts::FRAC_PI_2);
+                [q[0] + 0.6, q[1], q[2]]
+            }),
+        );
+    }
     let n = ((a.tris as f64 / 2.0).sqrt().round() as u32).max(1);
     if a.scene == "fold" {
         // The half x > 0 turns by up to 0.95π; B, a flat sheet across the fold, is cut by it.
@@ -75,13 +104,15 @@ fn write_frames(a: &DeformArgs, dir: &Path) -> Result<(), Failure> {
         }
         std::fs::write(dir.join(name), s).map_err(io)
     };
-    let (a0, b0) = scene(a, 0);
+    let model = load_model(a)?;
+    let model = model.as_ref().map(|m| &m.0);
+    let (a0, b0) = scene(a, model, 0);
     obj(&a0, "a.obj")?;
     obj(&b0, "b.obj")?;
-    let mut la = String::from("# the sheet, one frame per line (meshcollide bench deform)\n");
-    let mut lb = String::from("# the ball\n");
+    let mut la = String::from("# A, one frame per line (meshcollide bench deform)\n");
+    let mut lb = String::from("# B\n");
     for i in 0..a.frames {
-        let (fa, fb) = scene(a, i);
+        let (fa, fb) = scene(a, model, i);
         obj(&fa, &format!("frames/a-{i:04}.obj"))?;
         obj(&fb, &format!("frames/b-{i:04}.obj"))?;
         la += &format!("frames/a-{i:04}.obj\n");
@@ -90,7 +121,7 @@ fn write_frames(a: &DeformArgs, dir: &Path) -> Result<(), Failure> {
     std::fs::write(dir.join("a.frames"), la).map_err(io)?;
     std::fs::write(dir.join("b.frames"), lb).map_err(io)?;
     eprintln!(
-        "wrote {} frames of a {}-triangle sheet and a {}-triangle ball into {}",
+        "wrote {} frames of A ({} triangles) and B ({} triangles) into {}",
         a.frames,
         a0.triangle_count(),
         b0.triangle_count(),
@@ -123,9 +154,15 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
         .iter()
         .map(|s| parse_update(s).map(|o| (s.clone(), o)))
         .collect::<Result<_, _>>()?;
-    let (a0, b0) = scene(a, 0);
+    let model = load_model(a)?;
+    let (a0, b0) = scene(a, model.as_ref().map(|m| &m.0), 0);
     let build = [BuildOptions::default(); 2];
-    let what = if a.scene == "fold" {
+    let what = if let Some((_, name)) = &model {
+        format!(
+            "A: {name} ({} triangles, fitted to a cube of side 2) under a smooth field of amplitude 0.06, B: a copy 0.6 along x under the field a quarter turn later",
+            a0.triangle_count()
+        )
+    } else if a.scene == "fold" {
         format!(
             "A: a {}-triangle sheet folding onto itself (its half x > 0 turning by up to 0.95π about x = 0), B: a flat {}-triangle sheet across the fold",
             a0.triangle_count(),
@@ -165,7 +202,7 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
     let opts = QueryOptions::default();
     let b = bar(a.frames, "frames")?;
     for i in 0..a.frames {
-        let (fa, fb) = scene(a, i);
+        let (fa, fb) = scene(a, model.as_ref().map(|m| &m.0), i);
         let mut first: Option<Vec<(u32, u32)>> = None;
         for (m, c) in colliders.iter_mut().enumerate() {
             let t = Instant::now();
@@ -264,7 +301,7 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
         ),
         "update ms: before the traversal (A's refit or upper half, rebuilds, B's posed refit or upper half, the box pretest); query ms: the traversal, with the hybrid update's lazy nodes; one thread".into(),
         format!(
-            "refreshing the approximation method's tumbling data instead (bounding points and hull of a freshly built sheet hierarchy): {} ms per frame",
+            "refreshing the approximation method's tumbling data instead (bounding points and hull of A's freshly built hierarchy): {} ms per frame",
             f(refresh_ms, 1)
         ),
         "the pairs of every method are checked equal at every frame".into(),
