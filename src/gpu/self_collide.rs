@@ -99,14 +99,21 @@ pub struct GpuSelfScene<const H: usize> {
     pub capacities: Capacities,
 }
 
-/// Default capacities: a few MB; they grow on overflow.
-const DEFAULT_CAPS: Capacities = Capacities {
-    front: 1 << 16,
-    leaf: 1 << 15,
-    contact: 1 << 12,
-    unsure: 1 << 15,
-    tumbled: 1,
-};
+/// First capacities for a mesh of `n` triangles (clamped to the binding limit when the run
+/// starts; they grow on overflow and are kept for the next frame). A mesh's own surface
+/// meets itself everywhere, so the front and the leaf pairs grow with `n`: on folded
+/// sheets and tori the largest front is about 3·n node pairs and the vertex neighbours
+/// (UNSURE by design) about 6·n pairs at leaf size 1; starting there avoids reruns.
+fn initial_capacities(n: usize) -> Capacities {
+    let n = n.min(u32::MAX as usize / 8) as u32;
+    Capacities {
+        front: (4 * n).max(1 << 12),
+        leaf: (2 * n).max(1 << 12),
+        contact: (n / 4).max(1 << 10),
+        unsure: (8 * n).max(1 << 12),
+        tumbled: 1,
+    }
+}
 
 impl<const H: usize> GpuSelfScene<H> {
     /// Uploads `bvh` and compiles the pipelines.
@@ -174,7 +181,7 @@ impl<const H: usize> GpuSelfScene<H> {
             // root pair, at most 2·depth at a leaf pair).
             levels: 2 * bvh.depth - 1,
             buffers: None,
-            capacities: DEFAULT_CAPS,
+            capacities: initial_capacities(bvh.tris.len()),
         })
     }
 
