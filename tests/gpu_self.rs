@@ -250,6 +250,12 @@ fn refitted_frames_equal_the_cpu() {
     let mut g = GpuSelf::new(&ctx, &c18).unwrap();
     assert!(g.collide(&ctx, &c6, Mode::All).is_err());
     assert!(g.refit(&ctx, &c6).is_err());
+    // Another mesh's hierarchy of the same k: refused, not read out of bounds.
+    let other = SelfCollider::builder(&generate::grid(3, 2, 0.1, 0.0))
+        .build()
+        .unwrap();
+    assert!(g.collide(&ctx, &other, Mode::All).is_err());
+    assert!(g.refit(&ctx, &other).is_err());
 }
 
 #[test]

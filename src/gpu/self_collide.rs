@@ -93,6 +93,9 @@ pub struct GpuSelfScene<const H: usize> {
     slots: PagedArray,
     pipelines: Pipelines,
     levels: u32,
+    /// Nodes and triangles of the hierarchy uploaded: a hierarchy of other sizes is refused
+    /// (its positions would index past the uploaded arrays).
+    sizes: (usize, usize),
     buffers: Option<Buffers>,
     /// Capacities of the next run (tests shrink them to force overflow); afterwards they
     /// follow what the runs needed.
@@ -180,6 +183,7 @@ impl<const H: usize> GpuSelfScene<H> {
             // Each level adds at least one to the sum of the two nodes' depths (2 at the
             // root pair, at most 2·depth at a leaf pair).
             levels: 2 * bvh.depth - 1,
+            sizes: (bvh.nodes.len(), bvh.tris.len()),
             buffers: None,
             capacities: initial_capacities(bvh.tris.len()),
         })
@@ -188,6 +192,7 @@ impl<const H: usize> GpuSelfScene<H> {
     /// Writes the refitted node k-DOPs and f32 corners of `bvh` (the hierarchy uploaded by
     /// [`GpuSelfScene::new`], refitted: same nodes, same triangles).
     pub fn refit(&mut self, ctx: &GpuContext, bvh: &Bvh<H>) -> Result<(), GpuError> {
+        self.check(bvh)?;
         let corners = bvh.tris.all_corners_f32();
         let kdop = std::mem::size_of::<crate::bv::KdopNode<H>>() as u64;
         write_pages(ctx, &self.nodes, bytemuck::cast_slice(&bvh.nodes), kdop)?;
@@ -202,6 +207,7 @@ impl<const H: usize> GpuSelfScene<H> {
         bvh: &Bvh<H>,
         mode: Mode,
     ) -> Result<(PoseResult, GpuSelfStats), GpuError> {
+        self.check(bvh)?;
         let mut stats = GpuSelfStats::default();
         loop {
             match self.run(ctx, mode)? {
@@ -223,6 +229,14 @@ impl<const H: usize> GpuSelfScene<H> {
                 }
             }
         }
+    }
+
+    /// [`GpuError::InvalidInput`] unless `bvh` has the uploaded hierarchy's sizes.
+    fn check(&self, bvh: &Bvh<H>) -> Result<(), GpuError> {
+        if (bvh.nodes.len(), bvh.tris.len()) != self.sizes {
+            return Err(mismatch());
+        }
+        Ok(())
     }
 
     /// The run's buffers for the current capacities.
