@@ -189,3 +189,62 @@ fn expand_sphere(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     descend_pref(p, env_nodes_at(p.a), a.r >= b.r);
 }
+
+// Self-collision (self_collide::collide_bvh): one hierarchy against itself in its own frame,
+// nothing tumbled or posed (pose 0; B's node is another node of A, read from `env_nodes`).
+// A pair (n, n) needs no test: a leaf goes to the leaf list (its triangles pairwise), an
+// internal node to its child pairs (c0 + 1, c0 + 1), (c0, c0 + 1), (c0, c0), so each unordered
+// pair of distinct nodes is met once. A pair of distinct nodes is counted in `nv`, tested
+// with the k-DOP slabs and, on overlap, descends the internal node (the one with the larger
+// k-DOP, A on ties, when both are), or goes to the leaf list: the CPU's rule, in the CPU's
+// order of the two nodes, so the node pairs met (Nv) and the leaf pairs (Np) are its own.
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_self
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_self(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= counters.n_in) {
+        return;
+    }
+    let p = front_in[i];
+    if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
+        return;
+    }
+    let na = env_nodes_at(p.a);
+    if (p.a == p.b) {
+        if (na.count != 0u) {
+            push_leaf(p, counters.cap_leaf);
+            return;
+        }
+        let c = na.first;
+        let cap = counters.cap_front;
+        let k = atomicAdd(&counters.n_out, 3u);
+        if (k < cap && cap - k >= 3u) {
+            front_out[k] = FrontPair(p.pose, c + 1u, c + 1u, NO_SLOT);
+            front_out[k + 1u] = FrontPair(p.pose, c, c + 1u, NO_SLOT);
+            front_out[k + 2u] = FrontPair(p.pose, c, c, NO_SLOT);
+        } else {
+            atomicOr(&counters.overflow, 1u);
+        }
+        return;
+    }
+    if ((counters.resumed & RESUMED_EXPAND) == 0u) {
+        atomicAdd(&nv[p.pose], 1u);
+    }
+    let nb = env_nodes_at(p.b);
+    if (!kdop_overlaps(na.bv, nb.bv)) {
+        return;
+    }
+    var c0 = p;
+    var c1 = p;
+    if (na.count == 0u && (nb.count != 0u || kdop_size(na.bv) >= kdop_size(nb.bv))) {
+        c0.a = na.first + 1u;
+        c1.a = na.first;
+    } else if (nb.count == 0u) {
+        c0.b = nb.first + 1u;
+        c1.b = nb.first;
+    } else {
+        push_leaf(p, counters.cap_leaf);
+        return;
+    }
+    push_children(c0, c1, counters.cap_front);
+}

@@ -87,3 +87,69 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
     }
 }
+
+// Self-collision: the triangle pairs of one level's leaf pairs of one hierarchy against
+// itself (`expand_self`), positions p < q of a leaf against itself, all pairs of two
+// distinct leaves. `env_slots` holds each position's three local vertex slots (one to one
+// with the mesh's vertex indices). A pair sharing a vertex index is never decided here: the
+// self-collision rule (self_collide::adjacency) then asks for more than intersection, so it
+// goes to the UNSURE list for the host's exact rule. Every other pair's rule is plain
+// intersection, which the filter decides or leaves UNSURE. Both triangles are A's local f32
+// corners; B's error bound `eps_q` is transform_error_bound(q, 0, 0) = 8u·|q|₁ + 2^-100,
+// above the input rounding 2u·‖q‖∞ + 1e-44 of a local corner (frame::INPUT_REL, INPUT_ABS):
+// the filter's contract holds with the identity pose (nothing moved, nothing rounded).
+// Contacts carry (min, max) of the two file numbers.
+@group(0) @binding(13) var<storage, read> env_slots: array<u32>;
+
+fn shares_vertex(p: u32, q: u32) -> bool {
+    var found = false;
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        let s = env_slots_at(3u * p + i);
+        found = found | (s == env_slots_at(3u * q)) | (s == env_slots_at(3u * q + 1u)) | (s == env_slots_at(3u * q + 2u));
+    }
+    return found;
+}
+
+// CPU twin: src/gpu/mirror/tri_tri.rs::tri_test_self
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn tri_test_self(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (i >= min(atomicLoad(&counters.n_leaf), counters.cap_leaf)) {
+        return;
+    }
+    let p = leaves[i];
+    if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
+        return;
+    }
+    let na = env_nodes_at(p.a);
+    let nb = env_nodes_at(p.b);
+    let same = p.a == p.b;
+    if ((counters.resumed & RESUMED_TRI) == 0u) {
+        atomicAdd(&np[p.pose], select(na.count * nb.count, na.count * (na.count - 1u) / 2u, same));
+    }
+    let zero = vec3<f32>(0.0, 0.0, 0.0);
+    for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {
+        let q0 = env_corner(ib, 0u);
+        let q1 = env_corner(ib, 1u);
+        let q2 = env_corner(ib, 2u);
+        let eps = max(max(transform_error_bound(q0, zero, 0.0), transform_error_bound(q1, zero, 0.0)), transform_error_bound(q2, zero, 0.0));
+        let from_a = select(na.first, ib + 1u, same);
+        for (var ia = from_a; ia < na.first + na.count; ia = ia + 1u) {
+            var verdict = TF_UNSURE;
+            if (!shares_vertex(ia, ib)) {
+                verdict = tri_tri_filter(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps);
+            }
+            if (verdict == TF_HIT) {
+                let ta = env_tri_index_at(ia);
+                let tb = env_tri_index_at(ib);
+                push_contact(FrontPair(p.pose, min(ta, tb), max(ta, tb), NO_SLOT));
+                if (counters.mode_first != 0u) {
+                    atomicOr(&done[p.pose], 1u);
+                    return;
+                }
+            } else if (verdict == TF_UNSURE) {
+                push_unsure(FrontPair(p.pose, ia, ib, NO_SLOT));
+            }
+        }
+    }
+}

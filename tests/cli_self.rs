@@ -227,6 +227,101 @@ fn self_frames_equal_the_oracle_per_frame() {
     assert!(!d.join("p.csv.partial").exists());
 }
 
+/// Frames of a flat sheet folding into the self-intersecting one (`f/frame-*.obj`), the
+/// list `frames.txt` and the base mesh `base.obj`.
+fn write_folding_frames(d: &Path, n: u32) {
+    let end = generate::folded_sheet(18, 3, 0.5);
+    let start = generate::grid(18, 3, 0.1, 0.0);
+    std::fs::create_dir_all(d.join("f")).unwrap();
+    let mut list = String::new();
+    for f in 0..n {
+        let t = f64::from(f) / f64::from(n - 1);
+        let m = Mesh {
+            positions: start
+                .positions
+                .iter()
+                .zip(&end.positions)
+                .map(|(a, b)| [0, 1, 2].map(|k| a[k] + t * (b[k] - a[k])))
+                .collect(),
+            triangles: start.triangles.clone(),
+        };
+        let name = format!("f/frame-{f}.obj");
+        common::write_obj(&d.join(&name), &m);
+        list += &format!("{name}\n");
+    }
+    std::fs::write(d.join("frames.txt"), list).unwrap();
+    common::write_obj(&d.join("base.obj"), &start);
+}
+
+/// `--backend gpu` writes the CPU's pairs.csv byte for byte, with the CPU's Nv and Np in
+/// stats.json (all mode; with frames too); in first mode one of the CPU's pairs. Obeys
+/// `MESHCOLLIDE_REQUIRE_GPU` (skips loudly without a GPU otherwise).
+#[test]
+fn self_gpu_writes_the_cpu_bytes() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let d = tmp_dir("gpu");
+    common::write_obj(&d.join("a.obj"), &scene());
+    common::write_obj(
+        &d.join("spindle.obj"),
+        &generate::torus([0.0; 3], 1.0, 1.3, 16, 10),
+    );
+    common::write_obj(
+        &d.join("soup.obj"),
+        &generate::random_soup(2, 200, 1.0, 0.3),
+    );
+    write_folding_frames(&d, 4);
+    let stats = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(d.join(f)).unwrap()).unwrap()
+    };
+    let cases: &[&[&str]] = &[
+        &["a.obj"],
+        &["a.obj", "--bv", "kdop6", "--leaf-size", "4"],
+        &["spindle.obj", "--bv", "kdop26"],
+        &["soup.obj", "--leaf-size", "3"],
+        &["base.obj", "--frames-a", "frames.txt"],
+        &["base.obj", "--frames-a", "frames.txt", "--leaf-size", "4"],
+    ];
+    for case in cases {
+        let mut want_rows = 0;
+        for backend in ["cpu", "gpu"] {
+            let mut args = vec!["self"];
+            args.extend_from_slice(case);
+            let (out, st) = (format!("{backend}.csv"), format!("{backend}.json"));
+            args.extend(["--out", &out, "--stats", &st, "--backend", backend]);
+            ok(&run(&d, &args));
+            want_rows = pairs(&d, "cpu.csv").len();
+        }
+        assert_eq!(
+            std::fs::read(d.join("gpu.csv")).unwrap(),
+            std::fs::read(d.join("cpu.csv")).unwrap(),
+            "{case:?}: pairs.csv"
+        );
+        let (c, g) = (stats("cpu.json"), stats("gpu.json"));
+        assert!(g["backend"].as_str().unwrap().starts_with("gpu"), "{g}");
+        for k in ["bv_tests", "tri_tests", "pairs", "poses", "bv_updates"] {
+            assert_eq!(g[k], c[k], "{case:?}: {k}");
+        }
+        // First mode: one of the pairs per frame with any.
+        let mut args = vec!["self"];
+        args.extend_from_slice(case);
+        args.extend(["--out", "first.csv", "--mode", "first", "--backend", "gpu"]);
+        ok(&run(&d, &args));
+        let all = pairs(&d, "cpu.csv");
+        let first = pairs(&d, "first.csv");
+        assert!(first.iter().all(|p| all.contains(p)), "{case:?}: first");
+        let frames = |v: &[(u32, u32, u32)]| {
+            let mut f: Vec<u32> = v.iter().map(|p| p.0).collect();
+            f.dedup();
+            f
+        };
+        assert_eq!(frames(&first), frames(&all), "{case:?}: first");
+        assert_eq!(first.len(), frames(&all).len(), "{case:?}: one per frame");
+        assert!(want_rows > 0, "{case:?}");
+    }
+}
+
 fn expect_input_error(d: &Path, args: &[&str], needles: &[&str]) {
     let out = run(d, args);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -258,11 +353,6 @@ fn self_bad_input_exits_2_naming_the_file() {
         &["nan.obj", "line 2"],
     );
     expect_input_error(&d, &["self", "nope.obj", "--out", "p.csv"], &["nope.obj"]);
-    expect_input_error(
-        &d,
-        &["self", "ok.obj", "--out", "p.csv", "--backend", "gpu"],
-        &["self-collision runs on the CPU; the GPU path is not built yet"],
-    );
     expect_input_error(
         &d,
         &["self", "ok.obj", "--out", "p.csv", "--bv", "obb"],

@@ -36,11 +36,14 @@ def self_collide(
     bv: Literal["kdop6", "kdop14", "kdop18", "kdop26"] = "kdop18",
     mode: Literal["all", "first"] = "all",
     leaf_size: int = 1,
+    backend: Literal["auto", "cpu", "gpu"] = "auto",
 ) -> npt.NDArray[np.int64]:
     """Self-collision (``meshcollide self``): int64 ``(K, 3)`` rows ``frame, tri_a, tri_b``
     with ``tri_a < tri_b``; neighbours sharing vertices count only where they meet outside
     their shared vertices. ``frames``: an iterable of ``(n, 3)`` vertex arrays, one per
-    frame (the hierarchy is refitted); without it, frame 0 is the mesh as given."""
+    frame (the hierarchy is refitted); without it, frame 0 is the mesh as given.
+    ``backend``: ``auto`` (a hardware GPU, else the CPU), ``cpu`` or ``gpu`` (the same
+    pairs)."""
 
 def write_pairs(path: _Path, pairs: npt.NDArray[np.int64]) -> None:
     """Writes ``pairs.csv`` atomically (temporary file, then rename)."""

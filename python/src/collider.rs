@@ -34,13 +34,13 @@ pub struct Collider {
 
 /// `--backend`: auto (a hardware GPU, else the CPU), cpu or gpu.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Backend {
+pub(crate) enum Backend {
     Auto,
     Cpu,
     Gpu,
 }
 
-fn backend(s: &str) -> PyResult<Backend> {
+pub(crate) fn backend(s: &str) -> PyResult<Backend> {
     match s {
         "auto" => Ok(Backend::Auto),
         "cpu" => Ok(Backend::Cpu),
@@ -55,7 +55,7 @@ fn backend(s: &str) -> PyResult<Backend> {
 /// `auto` takes a hardware adapter only (a software one such as lavapipe is slower than
 /// the CPU path) and falls back to the CPU without one; `gpu` takes any adapter or fails.
 /// The second value says why `auto` chose the CPU.
-fn choose_backend(b: Backend) -> Result<(Option<GpuContext>, Option<String>), GpuError> {
+pub(crate) fn choose_backend(b: Backend) -> Result<(Option<GpuContext>, Option<String>), GpuError> {
     if b == Backend::Cpu {
         return Ok((None, None));
     }

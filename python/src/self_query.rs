@@ -3,6 +3,7 @@
 //! given and for each frame of new vertex positions.
 
 use crate::{arrays, errors};
+use meshcollide::gpu::{GpuContext, GpuSelf};
 use meshcollide::{BuildOptions, BvKind, Mode, SelfCollider};
 use numpy::IntoPyArray;
 use numpy::PyArray2;
@@ -15,9 +16,12 @@ use pyo3::prelude::*;
 /// `frames` (an iterable of `(n, 3)` vertex arrays, the mesh's vertex count each), frame
 /// `i` is the mesh with those positions, its hierarchy refitted (built once). `bv` is a
 /// k-DOP (`kdop6`, `kdop14`, `kdop18`, `kdop26`); `mode="first"` keeps at most one pair per
-/// frame. Bad input raises `InputError` naming the array, frame, triangle or option.
+/// frame. `backend`: `auto` (a hardware GPU, else the CPU), `cpu` or `gpu` (the same pairs,
+/// `meshcollide self --backend`). Bad input raises `InputError` naming the array, frame,
+/// triangle or option; a GPU failure `GpuError`.
 #[pyfunction]
-#[pyo3(signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = 1))]
+#[pyo3(signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = 1, backend = "auto"))]
+#[allow(clippy::too_many_arguments)] // the Python signature
 pub fn self_collide<'py>(
     py: Python<'py>,
     vertices: &Bound<'py, PyAny>,
@@ -26,7 +30,9 @@ pub fn self_collide<'py>(
     bv: &str,
     mode: &str,
     leaf_size: i64,
+    backend: &str,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    let backend = crate::collider::backend(backend)?;
     let mesh = arrays::mesh_from_arrays(vertices, triangles, "mesh")?;
     let bv: BvKind = bv
         .parse()
@@ -55,6 +61,29 @@ pub fn self_collide<'py>(
                 .build()
         })
         .map_err(errors::to_py)?;
+    // The GPU context and the hierarchy on it, for `backend` (as `meshcollide self`).
+    let gpu = py
+        .detach(|| {
+            let (ctx, _) = crate::collider::choose_backend(backend)?;
+            ctx.map(|ctx| GpuSelf::new(&ctx, &c).map(|g| (ctx, g)))
+                .transpose()
+        })
+        .map_err(|e| errors::to_py(e.into()))?;
+    let mut gpu = gpu;
+    let collide = |c: &SelfCollider,
+                   gpu: &mut Option<(GpuContext, GpuSelf)>,
+                   refitted: bool|
+     -> Result<Vec<(u32, u32)>, meshcollide::Error> {
+        match gpu {
+            Some((ctx, g)) => {
+                if refitted {
+                    g.refit(ctx, c)?;
+                }
+                Ok(g.collide(ctx, c, mode)?.0.pairs)
+            }
+            None => Ok(c.collide().pairs),
+        }
+    };
     let mut rows: Vec<i64> = Vec::new();
     let mut push = |frame: usize, pairs: &[(u32, u32)]| {
         for &(a, b) in pairs {
@@ -62,7 +91,11 @@ pub fn self_collide<'py>(
         }
     };
     match frames {
-        None => push(0, &py.detach(|| c.collide()).pairs),
+        None => push(
+            0,
+            &py.detach(|| collide(&c, &mut gpu, false))
+                .map_err(errors::to_py)?,
+        ),
         Some(frames) => {
             let n = mesh.positions.len();
             for (i, f) in frames.try_iter()?.enumerate() {
@@ -74,10 +107,12 @@ pub fn self_collide<'py>(
                         p.len()
                     )));
                 }
-                let r = py
-                    .detach(|| c.refit(&p).map(|()| c.collide()))
+                py.detach(|| c.refit(&p))
                     .map_err(|e| errors::input(format!("{what}: {e}")))?;
-                push(i, &r.pairs);
+                let pairs = py
+                    .detach(|| collide(&c, &mut gpu, true))
+                    .map_err(errors::to_py)?;
+                push(i, &pairs);
             }
         }
     }

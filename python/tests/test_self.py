@@ -1,6 +1,7 @@
 """meshcollide.self_collide against the command line (`meshcollide self`, itself checked
 against an exact rational oracle in the Rust tests) and known geometric facts."""
 
+import os
 import subprocess
 
 import numpy as np
@@ -70,3 +71,32 @@ def test_bad_input_names_what_is_wrong():
     bad[2, 0] = np.nan
     with pytest.raises(meshcollide.InputError):
         meshcollide.self_collide(v, t, frames=[bad])
+
+
+def self_gpu_or_skip(v, t, **kw):
+    try:
+        return meshcollide.self_collide(v, t, backend="gpu", **kw)
+    except meshcollide.GpuError as e:
+        if "no GPU adapter" in str(e) and os.environ.get("MESHCOLLIDE_REQUIRE_GPU") != "1":
+            pytest.skip(f"no GPU adapter: {e}")
+        raise
+
+
+@pytest.mark.parametrize("kind", ["folded-sheet", "spindle-torus"])
+def test_gpu_backend_equals_the_cpu(cli, tmp_path, kind):
+    mesh = tmp_path / f"{kind}.obj"
+    r = subprocess.run([cli, "generate", kind, "--n", "40", "--out", str(mesh)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    v, t = meshcollide.load_mesh(mesh)
+    for kw in [{}, {"bv": "kdop6", "leaf_size": 4}]:
+        want = meshcollide.self_collide(v, t, backend="cpu", **kw)
+        assert len(want) > 0
+        np.testing.assert_array_equal(self_gpu_or_skip(v, t, **kw), want)
+        first = self_gpu_or_skip(v, t, mode="first", **kw)
+        assert len(first) == 1 and any((first[0] == w).all() for w in want)
+    # Frames: the hierarchy refitted on the CPU, re-sent to the GPU.
+    frames = [v * 1.0, v * [1.0, 1.0, 0.0], v * 2.0]
+    want = meshcollide.self_collide(v, t, frames=frames, backend="cpu")
+    np.testing.assert_array_equal(self_gpu_or_skip(v, t, frames=frames), want)
+    with pytest.raises(meshcollide.InputError, match="backend"):
+        meshcollide.self_collide(v, t, backend="tpu")

@@ -232,7 +232,7 @@ fn info() -> Result<(), Failure> {
         "hierarchies on the CPU only: boxtree (Zachmann's restricted boxtree, --box-test align|satlite|sat|lut), rtree (--rtree-collide v1|v2)"
     );
     println!(
-        "self-collision (meshcollide self): cpu only (kdop6, kdop14, kdop18, kdop26; all and first modes; frames refitted)"
+        "self-collision (meshcollide self): cpu and gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; frames refitted on the CPU and re-uploaded)"
     );
     println!(
         "deforming meshes (query --frames-a/--frames-b, --update refit|hybrid|rebuild): cpu, kdop6, kdop14, kdop18, kdop26"

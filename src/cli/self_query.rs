@@ -45,7 +45,9 @@ pub struct SelfArgs {
     /// Most triangles in a leaf.
     #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub leaf_size: u32,
-    /// Execution backend: self-collision runs on the CPU (`gpu` is refused; `auto` is the CPU).
+    /// Execution backend: `gpu` runs the traversal and the f32 triangle filter on the GPU
+    /// (the same pairs; the same Nv and Np in all mode); `auto` uses a hardware GPU when
+    /// present, otherwise the CPU.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
     /// Worker threads (default: all cores).
@@ -57,12 +59,6 @@ pub struct SelfArgs {
 }
 
 pub fn run(a: &SelfArgs) -> Result<(), Failure> {
-    if a.backend == BackendArg::Gpu {
-        return Err(Failure::Input(
-            "self-collision runs on the CPU; the GPU path is not built yet (use --backend cpu or auto)"
-                .into(),
-        ));
-    }
     if !BvKind::ALL.contains(&a.bv) {
         return Err(Failure::Input(format!(
             "--bv {}: self-collision runs on the k-DOP hierarchies (kdop6, kdop14, kdop18, kdop26)",
@@ -97,6 +93,15 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         })
         .mode(a.mode)
         .build()?;
+    // The hierarchy on the GPU (uploaded once, refitted per frame), with `--backend gpu`.
+    let gpu = super::query::choose_backend(a.backend)?;
+    let mut on_gpu = match &gpu {
+        Some(ctx) => Some(
+            crate::gpu::GpuSelf::new(ctx, &collider)
+                .map_err(|e| Failure::Internal(e.to_string()))?,
+        ),
+        None => None,
+    };
     let build_ms = ms(t1);
 
     let mut counters = Counters::default();
@@ -120,9 +125,20 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         let t = Instant::now();
         if let Some(p) = positions {
             collider.refit(&p)?;
+            if let (Some(ctx), Some(g)) = (&gpu, on_gpu.as_mut()) {
+                g.refit(ctx, collider)
+                    .map_err(|e| Failure::Internal(e.to_string()))?;
+            }
             refit_ms += ms(t);
         }
-        let r = collider.collide();
+        let r = match (&gpu, on_gpu.as_mut()) {
+            (Some(ctx), Some(g)) => {
+                g.collide(ctx, collider, a.mode)
+                    .map_err(|e| Failure::Internal(e.to_string()))?
+                    .0
+            }
+            _ => collider.collide(),
+        };
         query_ms += ms(t);
         counters += r.counters;
         pairs += r.pairs.len();
@@ -150,7 +166,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         return Err(e.note(&out.keep_partial(n_frames)));
     }
     debug_assert_eq!(done, n_frames);
-    let stats = SelfStats::new(
+    let mut stats = SelfStats::new(
         &collider,
         a.mode,
         n_frames,
@@ -160,6 +176,9 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         [load_ms + reload_ms, build_ms, query_ms, refit_ms],
         mesh.triangle_count(),
     );
+    if let Some(ctx) = &gpu {
+        stats.backend = format!("gpu: {}", ctx.adapter_name());
+    }
     super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
     eprintln!(
         "{} frame(s), {} with self-intersections, {} pairs; build {:.1} ms, query {:.1} ms; Nv {}, Np {}",

@@ -7,7 +7,7 @@ use crate::{BuildOptions, Counters, Mode, SelfCollider};
 /// The statistics object of `meshcollide self --stats`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SelfStats {
-    /// Always `cpu` (the GPU path is not built yet).
+    /// `cpu`, or `gpu: <adapter>` (set by the command line when the GPU ran the query).
     pub backend: String,
     pub bv: String,
     /// Frames answered (1 without `--frames-a`).

@@ -9,6 +9,7 @@
 pub mod collide;
 pub mod context;
 pub mod refit;
+pub mod self_collide;
 
 // Internals: the buffer layouts shared with WGSL, the shader sources and the kernels' CPU
 // twins; public for the integration tests, not part of the API.
@@ -23,3 +24,4 @@ pub mod shader;
 
 pub use context::{GpuContext, GpuError, adapters};
 pub use refit::GpuRefit;
+pub use self_collide::{GpuSelf, GpuSelfStats};

@@ -27,6 +27,8 @@ pub const PAGED: &[(&str, &str)] = &[
     ("fly_spheres", "Sphere"),
     ("env_obbs", "Obb32"),
     ("fly_obbs", "Obb32"),
+    // Self-collision: the three local vertex slots of each triangle position.
+    ("env_slots", "u32"),
 ];
 
 /// Most pages of one array: 8 × the binding limit (1 GiB per array at 128 MiB).

@@ -231,3 +231,53 @@ pub fn expand_sphere<const H: usize>(
         b.descend_pref(*p, &na, ea.r >= fb.r);
     }
 }
+
+/// `expand_self` of `shaders/front_expand.wgsl` (self-collision, one hierarchy against
+/// itself, read from `env_nodes`; `fly_nodes` and `tumbled` are not read): `(n, n)` goes to
+/// the leaf list (a leaf) or to its three child pairs with one append of three (overflow
+/// bit 1); distinct nodes count one node test, and on k-DOP overlap descend the internal
+/// node (the larger k-DOP, A on ties, when both are) or go to the leaf list: the rule of
+/// [`crate::self_collide::collide_bvh`].
+pub fn expand_self<const H: usize>(b: &mut ExpandBindings<'_, H>) {
+    let front_in = b.front_in;
+    for p in &front_in[..b.counters.n_in as usize] {
+        if b.counters.mode_first != 0 && b.done[p.pose as usize] != 0 {
+            continue;
+        }
+        let na = b.env_nodes[p.a as usize];
+        if p.a == p.b {
+            if na.count != 0 {
+                b.push_leaf(*p);
+                continue;
+            }
+            let (c, cap, k) = (na.first, b.counters.cap_front, b.counters.n_out);
+            b.counters.n_out = k.wrapping_add(3);
+            if k < cap && cap - k >= 3 {
+                let k = k as usize;
+                b.front_out[k] = FrontPair::new(p.pose, c + 1, c + 1);
+                b.front_out[k + 1] = FrontPair::new(p.pose, c, c + 1);
+                b.front_out[k + 2] = FrontPair::new(p.pose, c, c);
+            } else {
+                b.counters.overflow |= 1;
+            }
+            continue;
+        }
+        if b.counted() {
+            let nv = &mut b.nv[p.pose as usize];
+            *nv = nv.wrapping_add(1);
+        }
+        let nb = b.env_nodes[p.b as usize];
+        if !kdop_overlaps(&na.bv, &nb.bv) {
+            continue;
+        }
+        if na.count == 0 && (nb.count != 0 || kdop_size(&na.bv) >= kdop_size(&nb.bv)) {
+            let child = |a| FrontPair { a, ..*p };
+            b.push_children(child(na.first + 1), child(na.first));
+        } else if nb.count == 0 {
+            let child = |x| FrontPair { b: x, ..*p };
+            b.push_children(child(nb.first + 1), child(nb.first));
+        } else {
+            b.push_leaf(*p);
+        }
+    }
+}

@@ -98,3 +98,106 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
         }
     }
 }
+
+/// The bindings of `tri_test_self` of `shaders/tri_tri.wgsl` (self-collision), by their
+/// WGSL names: one hierarchy's nodes, local f32 corners, file numbers and local vertex
+/// slots (`env_slots`, three per position, [`crate::ordered::OrderedTriangles::corners`]).
+pub struct SelfTriBindings<'a, const H: usize> {
+    pub env_nodes: &'a [KdopNode<H>],
+    pub env_tris: &'a [[[f32; 3]; 3]],
+    pub leaves: &'a [FrontPair],
+    pub counters: &'a mut GpuCounters,
+    pub np: &'a mut [u32],
+    pub done: &'a mut [u32],
+    pub contacts: &'a mut [FrontPair],
+    pub unsure: &'a mut [FrontPair],
+    pub env_tri_index: &'a [u32],
+    pub env_slots: &'a [[u32; 3]],
+}
+
+/// `shares_vertex` (inline in `tri_test_self`): whether positions `p`, `q` share a slot.
+fn shares_vertex(slots: &[[u32; 3]], p: u32, q: u32) -> bool {
+    let (a, b) = (slots[p as usize], slots[q as usize]);
+    a.iter().any(|s| b.contains(s))
+}
+
+/// `tri_test_self` of `shaders/tri_tri.wgsl`: for every stored leaf pair (pose not done in
+/// first-contact mode), count its triangle pairs in `np` (`c·(c−1)/2` for a leaf against
+/// itself, positions `p < q`) and, for each pair, send it to `unsure` when the two share a
+/// vertex slot (the host's adjacency rule decides), else filter it with the identity pose
+/// (`eps_q` = [`transform_error_bound`] with `t = 0`, `e0 = 0`): HIT appends the
+/// `(min, max)` file numbers to `contacts`, UNSURE the positions to `unsure`.
+pub fn tri_test_self<const H: usize>(b: &mut SelfTriBindings<'_, H>) {
+    let n = b.counters.n_leaf.min(b.counters.cap_leaf);
+    let first = b.counters.mode_first != 0;
+    let zero = [0.0f32; 3];
+    'invocation: for i in 0..n as usize {
+        let p = b.leaves[i];
+        let pose = p.pose as usize;
+        if first && b.done[pose] != 0 {
+            continue;
+        }
+        let na = b.env_nodes[p.a as usize];
+        let nb = b.env_nodes[p.b as usize];
+        let same = p.a == p.b;
+        if b.counters.resumed & RESUMED_TRI == 0 {
+            let count = if same {
+                na.count.wrapping_mul(na.count.wrapping_sub(1)) / 2
+            } else {
+                na.count.wrapping_mul(nb.count)
+            };
+            b.np[pose] = b.np[pose].wrapping_add(count);
+        }
+        for ib in nb.first..nb.first + nb.count {
+            let [q0, q1, q2] = b.env_tris[ib as usize];
+            let eps = transform_error_bound(q0, &zero, 0.0)
+                .max(transform_error_bound(q1, &zero, 0.0))
+                .max(transform_error_bound(q2, &zero, 0.0));
+            let from_a = if same { ib + 1 } else { na.first };
+            for ia in from_a..na.first + na.count {
+                let verdict = if shares_vertex(b.env_slots, ia, ib) {
+                    TF_UNSURE
+                } else {
+                    let [a0, a1, a2] = b.env_tris[ia as usize];
+                    tri_tri_filter(a0, a1, a2, q0, q1, q2, eps)
+                };
+                if verdict == TF_HIT {
+                    let (ta, tb) = (b.env_tri_index[ia as usize], b.env_tri_index[ib as usize]);
+                    push_contact(
+                        b.counters,
+                        b.contacts,
+                        FrontPair::new(p.pose, ta.min(tb), ta.max(tb)),
+                    );
+                    if first {
+                        b.done[pose] |= 1;
+                        continue 'invocation;
+                    }
+                } else if verdict == TF_UNSURE {
+                    push_unsure(b.counters, b.unsure, FrontPair::new(p.pose, ia, ib));
+                }
+            }
+        }
+    }
+}
+
+/// `push_contact` of `shaders/tri_tri.wgsl` on the self bindings.
+fn push_contact(c: &mut GpuCounters, contacts: &mut [FrontPair], p: FrontPair) {
+    let k = c.n_contact;
+    c.n_contact = k.wrapping_add(1);
+    if k < c.cap_contact {
+        contacts[k as usize] = p;
+    } else {
+        c.overflow |= 4;
+    }
+}
+
+/// `push_unsure` of `shaders/tri_tri.wgsl` on the self bindings.
+fn push_unsure(c: &mut GpuCounters, unsure: &mut [FrontPair], p: FrontPair) {
+    let k = c.n_unsure;
+    c.n_unsure = k.wrapping_add(1);
+    if k < c.cap_unsure {
+        unsure[k as usize] = p;
+    } else {
+        c.overflow |= 8;
+    }
+}
