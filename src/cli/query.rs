@@ -389,7 +389,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
 }
 
 /// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
-fn choose_backend(backend: BackendArg) -> Result<Option<crate::gpu::GpuContext>, Failure> {
+pub(super) fn choose_backend(
+    backend: BackendArg,
+) -> Result<Option<crate::gpu::GpuContext>, Failure> {
     if backend == BackendArg::Cpu {
         return Ok(None);
     }

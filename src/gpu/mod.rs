@@ -8,6 +8,7 @@
 
 pub mod collide;
 pub mod context;
+pub mod deform;
 pub mod refit;
 
 // Internals: the buffer layouts shared with WGSL, the shader sources and the kernels' CPU
