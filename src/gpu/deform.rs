@@ -38,7 +38,7 @@
 //! Limits: A's node array and each mesh's corners must fit one storage binding (no paging
 //! here, [`GpuError::TooLarge`] otherwise).
 
-use super::collide::{GpuHierarchies, GpuScene, GpuStats};
+use super::collide::{Capacities, GpuHierarchies, GpuScene, GpuStats};
 use super::context::{GpuContext, GpuError};
 use super::refit::GpuRefit;
 use crate::bv::Kdop;
@@ -167,33 +167,7 @@ impl<const H: usize> Side<H> {
         };
         let t = Instant::now();
         self.rebuilt |= up.rebuilds > 0;
-        if std::mem::take(&mut self.rebuilt) {
-            let old = self.device.take();
-            self.device = Some(Self::upload(ctx, s, old, &mut stats)?);
-            (self.stale_a, self.stale_b) = (false, false);
-        }
-        let d = match &mut self.device {
-            Some(d) => {
-                let q = &ctx.queue;
-                if self.stale_a {
-                    let corners = DeformingScene::env(s).tris.all_corners_f32();
-                    q.write_buffer(&d.env_tris, 0, bytemuck::cast_slice(&corners));
-                    stats.bytes_uploaded += std::mem::size_of_val(&corners[..]) as u64;
-                    // The refit runs on the device; the host's nodes stay stale.
-                    d.refit.submit(ctx);
-                    stats.dispatches += d.refit.dispatch_count() as u64;
-                    stats.submissions += 1;
-                }
-                if self.stale_b {
-                    let corners = DeformingScene::fly(s).bvh.tris.all_corners_f32();
-                    q.write_buffer(&d.fly_tris, 0, bytemuck::cast_slice(&corners));
-                    stats.bytes_uploaded += std::mem::size_of_val(&corners[..]) as u64;
-                }
-                d
-            }
-            None => self.device.insert(Self::upload(ctx, s, None, &mut stats)?),
-        };
-        (self.stale_a, self.stale_b) = (false, false);
+        let d = self.sync(ctx, s, &mut stats)?;
         up.update_ms += t.elapsed().as_secs_f64() * 1e3;
         let tumble = if DeformingScene::fly(s).deformed {
             TumbleMethod::Exact
@@ -222,15 +196,54 @@ impl<const H: usize> Side<H> {
         ))
     }
 
-    /// A's node array on the device.
-    fn read_env_nodes(&self, ctx: &GpuContext) -> Result<Option<Vec<u8>>, GpuError> {
-        match &self.device {
-            None => Ok(None),
-            Some(d) => {
-                let nodes = d.refit.read_nodes(ctx)?;
-                Ok(Some(bytemuck::cast_slice(&nodes).to_vec()))
-            }
+    /// Brings the device up to the host's state: the new hierarchies after a rebuild, else
+    /// the corners that changed, and A's refit (submitted, not waited for).
+    fn sync(
+        &mut self,
+        ctx: &GpuContext,
+        s: &DeformingScene<H>,
+        stats: &mut GpuStats,
+    ) -> Result<&mut Device<H>, GpuError> {
+        if std::mem::take(&mut self.rebuilt) {
+            let old = self.device.take();
+            self.device = Some(Self::upload(ctx, s, old, stats)?);
+            (self.stale_a, self.stale_b) = (false, false);
         }
+        let d = match self.device.take() {
+            Some(d) => {
+                let q = &ctx.queue;
+                if self.stale_a {
+                    let corners = DeformingScene::env(s).tris.all_corners_f32();
+                    q.write_buffer(&d.env_tris, 0, bytemuck::cast_slice(&corners));
+                    stats.bytes_uploaded += std::mem::size_of_val(&corners[..]) as u64;
+                    // The refit runs on the device; the host's nodes stay stale.
+                    d.refit.submit(ctx);
+                    stats.dispatches += d.refit.dispatch_count() as u64;
+                    stats.submissions += 1;
+                }
+                if self.stale_b {
+                    let corners = DeformingScene::fly(s).bvh.tris.all_corners_f32();
+                    q.write_buffer(&d.fly_tris, 0, bytemuck::cast_slice(&corners));
+                    stats.bytes_uploaded += std::mem::size_of_val(&corners[..]) as u64;
+                }
+                d
+            }
+            None => Self::upload(ctx, s, None, stats)?,
+        };
+        (self.stale_a, self.stale_b) = (false, false);
+        Ok(self.device.insert(d))
+    }
+
+    /// A's node array on the device, brought up to the host's positions first.
+    fn read_env_nodes(
+        &mut self,
+        ctx: &GpuContext,
+        s: &DeformingScene<H>,
+        stats: &mut GpuStats,
+    ) -> Result<Vec<u8>, GpuError> {
+        let d = self.sync(ctx, s, stats)?;
+        let nodes = d.refit.read_nodes(ctx)?;
+        Ok(bytemuck::cast_slice(&nodes).to_vec())
     }
 }
 
@@ -352,6 +365,22 @@ impl GpuDeformingCollider {
         Ok((r, s))
     }
 
+    /// Capacities of the next frame's batch ([`GpuScene::capacities`]; tests shrink them to
+    /// force the overflow and resume path). Afterwards they follow what the frames needed.
+    pub fn set_capacities(&mut self, caps: Capacities) {
+        fn set<const H: usize>(side: &mut Side<H>, caps: Capacities) {
+            if let Some(d) = &mut side.device {
+                d.scene.capacities = caps;
+            }
+        }
+        match &mut self.side {
+            AnySide::Kdop6(d) => set(d, caps),
+            AnySide::Kdop14(d) => set(d, caps),
+            AnySide::Kdop18(d) => set(d, caps),
+            AnySide::Kdop26(d) => set(d, caps),
+        }
+    }
+
     /// The device's work so far (the first upload and every frame).
     pub fn stats(&self) -> &GpuStats {
         &self.stats
@@ -365,11 +394,8 @@ impl GpuDeformingCollider {
     /// A's node array as refitted on the device (the bytes of `Bvh::nodes`), read back: a
     /// check for tests against [`crate::Bvh::refit`], costs a readback.
     pub fn read_env_nodes(&mut self, ctx: &GpuContext) -> Result<Vec<u8>, Error> {
-        let r: Result<Option<Vec<u8>>, Error> =
-            each_side!(self, _s, d => d.read_env_nodes(ctx).map_err(Error::from));
-        r?.ok_or_else(|| {
-            GpuError::InvalidInput("no device scene (the last frame rebuilt)".into()).into()
-        })
+        let stats = &mut self.stats;
+        each_side!(self, s, d => d.read_env_nodes(ctx, s, stats).map_err(Error::from))
     }
 
     /// Brings the host's node volumes up to date and runs the hierarchy validator
