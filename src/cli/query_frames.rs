@@ -1,7 +1,8 @@
 //! `meshcollide query` with deforming meshes (`--frames-a`, `--frames-b`): frame `i` of A
 //! and of B goes with pose row `i` (identity poses without `--poses`), as
 //! `../shared/FORMATS.md` specifies. The hierarchies are built once from the base meshes and
-//! updated per frame (`crate::deform`); `pairs.csv` streams as in a rigid query (whole
+//! updated per frame (`crate::deform`; with `--backend gpu`, `crate::gpu::deform`: A refitted
+//! on the device before the expansion, no readback between); `pairs.csv` streams as in a rigid query (whole
 //! poses, `.partial` on failure, Ctrl-C), and `stats.json` gains the update's fields.
 //!
 //! Frames are loaded by a second thread one frame ahead of the query (a channel of one
@@ -23,8 +24,8 @@ type Frame = Option<Vec<[f64; 3]>>;
 
 /// The collider of the chosen backend.
 enum Backend<'c> {
-    Cpu(DeformingCollider),
-    Gpu(&'c GpuContext, GpuDeformingCollider),
+    Cpu(Box<DeformingCollider>),
+    Gpu(&'c GpuContext, Box<GpuDeformingCollider>),
 }
 
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
@@ -123,8 +124,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         deform,
     )?;
     let mut collider = match &gpu {
-        None => Backend::Cpu(cpu),
-        Some(ctx) => Backend::Gpu(ctx, GpuDeformingCollider::new(ctx, cpu)?),
+        None => Backend::Cpu(Box::new(cpu)),
+        Some(ctx) => Backend::Gpu(ctx, Box::new(GpuDeformingCollider::new(ctx, cpu)?)),
     };
     let build_ms = ms(t1);
 
@@ -216,7 +217,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let c = totals.counters;
     let b_deforms = lb.is_some();
     let (host, gpu_stats) = match &collider {
-        Backend::Cpu(c) => (c, None),
+        Backend::Cpu(c) => (&**c, None),
         Backend::Gpu(_, c) => (c.cpu(), Some(c.stats().clone())),
     };
     let run = crate::formats::RunFacts {

@@ -34,6 +34,11 @@
 //!   (BENCHMARKS.md, "Deforming meshes"). B without frames keeps the rigid tumbling asked
 //!   for.
 //!
+//! **On the GPU** (`gpu::deform::GpuDeformingCollider`, `query --backend gpu`): the same
+//! host-side update and triggers ([`DeformingScene`]'s preparation of a frame), then A's
+//! refit and B's exact tumbling on the device; its module docs say what differs (Nu with
+//! the hybrid update of B).
+//!
 //! **Far from the origin.** Each hierarchy's local frame ([`crate::frame`]) keeps the origin
 //! chosen at build time; the frames may move its mesh anywhere. Proof that the f32 stages
 //! stay conservative: (1) every f32 bound rounds a local coordinate `fl32(fl64(p − o))` with
