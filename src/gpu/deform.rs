@@ -95,7 +95,7 @@ struct Device<const H: usize> {
 /// The device side of one k, and what the device lacks of the host's state.
 struct Side<const H: usize> {
     device: Option<Device<H>>,
-    /// A's corners changed on the host since they were last written (and A not rebuilt).
+    /// A's corners changed on the host since they were last written to the device.
     stale_a: bool,
     /// B's corners changed on the host since they were last written.
     stale_b: bool,
