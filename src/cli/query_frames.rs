@@ -1,17 +1,19 @@
 //! `meshcollide query` with deforming meshes (`--frames-a`, `--frames-b`): frame `i` of A
 //! and of B goes with pose row `i` (identity poses without `--poses`), as
 //! `../shared/FORMATS.md` specifies. The hierarchies are built once from the base meshes and
-//! updated per frame (`crate::deform`); `pairs.csv` streams as in a rigid query (whole
+//! updated per frame (`crate::deform`; with `--backend gpu`, `crate::gpu::deform`: A refitted
+//! on the device before the expansion, no readback between); `pairs.csv` streams as in a rigid query (whole
 //! poses, `.partial` on failure, Ctrl-C), and `stats.json` gains the update's fields.
 //!
 //! Frames are loaded by a second thread one frame ahead of the query (a channel of one
 //! slot), so at most three frames of each mesh are in memory whatever the list's length.
 
+use super::Failure;
 use super::output::{AtomicFile, PairsOut};
 use super::query::{QueryArgs, ms};
-use super::{BackendArg, Failure};
 use crate::deform::{DeformOptions, DeformingCollider, tumble_name};
 use crate::formats::{DeformStatsJson, Stats, Totals};
+use crate::gpu::{GpuContext, deform::GpuDeformingCollider};
 use crate::mesh::frames::FrameList;
 use crate::{AnySub, BuildOptions, Contacts, QueryOptions};
 use std::path::Path;
@@ -20,17 +22,18 @@ use std::time::Instant;
 
 type Frame = Option<Vec<[f64; 3]>>;
 
+/// The collider of the chosen backend.
+enum Backend<'c> {
+    Cpu(Box<DeformingCollider>),
+    Gpu(&'c GpuContext, Box<GpuDeformingCollider>),
+}
+
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
-    }
-    if a.backend == BackendArg::Gpu {
-        return Err(Failure::Input(
-            "--backend gpu does not run deforming meshes (--frames-a, --frames-b) yet: use --backend cpu or auto".into(),
-        ));
     }
     if !DeformingCollider::SUPPORTED.contains(&a.bv) {
         return Err(crate::deform::unsupported(a.bv).into());
@@ -85,6 +88,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         mb.map_err(crate::Error::from)?,
     );
     let load_ms = ms(t0);
+    // The k-DOPs of frames run on the GPU like a rigid query (`auto`: a hardware adapter).
+    let gpu = super::query::choose_backend(a.backend)?.map(|ctx| match a.gpu_memory {
+        Some(mib) => ctx.with_batch_memory(mib << 20),
+        None => ctx,
+    });
     let mut out = PairsOut::create(&a.out)?;
     let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
 
@@ -107,7 +115,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         rebuild_ratio: (a.rebuild_ratio > 0.0).then_some(a.rebuild_ratio),
     };
     let t1 = Instant::now();
-    let mut collider = DeformingCollider::new(
+    let cpu = DeformingCollider::new(
         &ma,
         &mb,
         a.bv,
@@ -115,6 +123,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         crate::KdopOptions::with_descent(descent),
         deform,
     )?;
+    let mut collider = match &gpu {
+        None => Backend::Cpu(Box::new(cpu)),
+        Some(ctx) => Backend::Gpu(ctx, Box::new(GpuDeformingCollider::new(ctx, cpu)?)),
+    };
     let build_ms = ms(t1);
 
     let mut totals = Totals::default();
@@ -170,7 +182,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                     }
                 };
                 let t = Instant::now();
-                let r = collider.query_frame(fa.as_deref(), fb.as_deref(), &pose, &opts)?;
+                let r = match &mut collider {
+                    Backend::Cpu(c) => c.query_frame(fa.as_deref(), fb.as_deref(), &pose, &opts)?,
+                    Backend::Gpu(ctx, c) => {
+                        c.query_frame(ctx, fa.as_deref(), fb.as_deref(), &pose, &opts)?
+                            .0
+                    }
+                };
                 query_ms += ms(t) - r.update.update_ms;
                 update += r.update;
                 if super::interrupt::requested() {
@@ -198,8 +216,15 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     }
     let c = totals.counters;
     let b_deforms = lb.is_some();
+    let (host, gpu_stats) = match &collider {
+        Backend::Cpu(c) => (&**c, None),
+        Backend::Gpu(_, c) => (c.cpu(), Some(c.stats().clone())),
+    };
     let run = crate::formats::RunFacts {
-        backend: "cpu".into(),
+        backend: match &gpu {
+            Some(ctx) => format!("gpu: {}", ctx.adapter_name()),
+            None => "cpu".into(),
+        },
         build: [opt_a, opt_b],
         box_test: a.box_test,
         dual: Default::default(),
@@ -213,16 +238,18 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         query_ms,
         pose_range: None,
         saved: [None, None],
-        gpu: None,
+        gpu: gpu_stats.map(Into::into),
     };
-    let mut stats = Stats::of_hierarchies(
-        a.bv,
-        collider.hierarchy_sizes(),
-        collider.depths(),
-        run,
-        &totals,
-    );
-    stats.tumble = tumble_name(b_deforms, a.update, opts.tumble).into();
+    let mut stats =
+        Stats::of_hierarchies(a.bv, host.hierarchy_sizes(), host.depths(), run, &totals);
+    // The device tumbles a deformed B exactly whatever the update (crate::gpu::deform).
+    let update_for_tumble = match (&collider, a.update) {
+        (Backend::Gpu(..), crate::deform::UpdateMethod::Hybrid) => {
+            crate::deform::UpdateMethod::Refit
+        }
+        (_, u) => u,
+    };
+    stats.tumble = tumble_name(b_deforms, update_for_tumble, opts.tumble).into();
     stats.deform = Some(DeformStatsJson {
         frames: n_frames,
         update: a.update.name().into(),

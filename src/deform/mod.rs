@@ -34,6 +34,11 @@
 //!   (BENCHMARKS.md, "Deforming meshes"). B without frames keeps the rigid tumbling asked
 //!   for.
 //!
+//! **On the GPU** (`gpu::deform::GpuDeformingCollider`, `query --backend gpu`): the same
+//! host-side update and triggers ([`DeformingScene`]'s preparation of a frame), then A's
+//! refit and B's exact tumbling on the device; its module docs say what differs (Nu with
+//! the hybrid update of B).
+//!
 //! **Far from the origin.** Each hierarchy's local frame ([`crate::frame`]) keeps the origin
 //! chosen at build time; the frames may move its mesh anywhere. Proof that the f32 stages
 //! stay conservative: (1) every f32 bound rounds a local coordinate `fl32(fl64(p − o))` with
@@ -164,6 +169,14 @@ pub struct FrameResult {
     /// value after their last build, where this frame computed it (`None`: not refitted in
     /// this frame, or B's reference not yet taken), before any rebuild it triggered.
     pub degradation: [Option<f64>; 2],
+}
+
+/// What [`DeformingScene::prepare`] leaves to the traversal.
+pub(crate) enum Prepared {
+    /// The frame is answered (the pretest separated it).
+    Done(FrameResult),
+    /// Traverse: the update's counters so far.
+    Traverse(UpdateCounters),
 }
 
 /// Per node, its depth (root 0): children are stored after their parents.
@@ -445,44 +458,11 @@ impl<const H: usize> DeformingScene<H> {
         pose: &Pose,
         opts: &QueryOptions,
     ) -> Result<FrameResult, Error> {
-        if let Some(p) = frame_a {
-            crate::mesh::frames::check_positions("A", self.vertices[0], p)?;
-        }
-        if let Some(p) = frame_b {
-            crate::mesh::frames::check_positions("B", self.vertices[1], p)?;
-        }
-        let t0 = Instant::now();
-        let mut up = UpdateCounters::default();
-        self.degradation = [None; 2];
-        if let Some(p) = frame_a {
-            self.update_a(p, &mut up)?;
-        }
-        if let Some(p) = frame_b {
-            self.update_b(p, &mut up)?;
-        }
-        if (frame_a.is_some() || frame_b.is_some()) && self.kdop.pretest {
-            self.boxes = BoxPretest::new(&self.env, &self.fly.bvh);
-        }
+        let mut up = match self.prepare(frame_a, frame_b, pose, opts, false)? {
+            Prepared::Done(r) => return Ok(r),
+            Prepared::Traverse(up) => up,
+        };
         let mut out = Vec::new();
-        if self.kdop.pretest && self.boxes.as_ref().is_some_and(|t| t.separated(pose)) {
-            up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
-            return Ok(FrameResult {
-                pairs: out,
-                counters: Counters {
-                    bv_tests: 1,
-                    ..Default::default()
-                },
-                update: up,
-                degradation: self.degradation,
-            });
-        }
-        // B into A's frame: the eager part is update time when B deforms.
-        self.begin_b(pose, opts);
-        if frame_b.is_some() && self.check_b_quality(&mut up) {
-            // B was rebuilt: a new tree, a new workspace, tumbled afresh.
-            self.begin_b(pose, opts);
-        }
-        up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
         let lazy_before = self.lazy.refit;
         let mut test = DeformTest {
             env: &self.env,
@@ -515,6 +495,94 @@ impl<const H: usize> DeformingScene<H> {
         })
     }
 
+    /// Everything before the traversal: the updates of A and B, the rebuild triggers, the
+    /// pose-level pretest and (on the CPU) B's tumbling. With `gpu`, A's node volumes and a
+    /// deformed B's posed volumes are left to the device: A's positions are only set (its
+    /// nodes down to the hybrid cut bounded when the rebuild trigger needs them, the same
+    /// bits as the full refit's), and B's posed volumes down to the cut computed only for
+    /// B's trigger; so both backends rebuild at the same frames.
+    pub(crate) fn prepare(
+        &mut self,
+        frame_a: Option<&[[f64; 3]]>,
+        frame_b: Option<&[[f64; 3]]>,
+        pose: &Pose,
+        opts: &QueryOptions,
+        gpu: bool,
+    ) -> Result<Prepared, Error> {
+        if let Some(p) = frame_a {
+            crate::mesh::frames::check_positions("A", self.vertices[0], p)?;
+        }
+        if let Some(p) = frame_b {
+            crate::mesh::frames::check_positions("B", self.vertices[1], p)?;
+        }
+        let t0 = Instant::now();
+        let mut up = UpdateCounters::default();
+        self.degradation = [None; 2];
+        if let Some(p) = frame_a {
+            self.update_a(p, &mut up, gpu)?;
+        }
+        if let Some(p) = frame_b {
+            self.update_b(p, &mut up)?;
+        }
+        if (frame_a.is_some() || frame_b.is_some()) && self.kdop.pretest {
+            self.boxes = BoxPretest::new(&self.env, &self.fly.bvh);
+        }
+        if self.kdop.pretest && self.boxes.as_ref().is_some_and(|t| t.separated(pose)) {
+            up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
+            return Ok(Prepared::Done(FrameResult {
+                pairs: Vec::new(),
+                counters: Counters {
+                    bv_tests: 1,
+                    ..Default::default()
+                },
+                update: up,
+                degradation: self.degradation,
+            }));
+        }
+        if !gpu {
+            // B into A's frame: the eager part is update time when B deforms.
+            self.begin_b(pose, opts);
+            if frame_b.is_some() && self.check_b_quality(&mut up) {
+                // B was rebuilt: a new tree, a new workspace, tumbled afresh.
+                self.begin_b(pose, opts);
+            }
+        } else if frame_b.is_some()
+            && self.fly.deformed
+            && self.options.method != UpdateMethod::Rebuild
+            && self.options.rebuild_ratio.is_some()
+        {
+            // B's trigger reads its posed volumes down to the cut: the hybrid update's top,
+            // the same bits as the device's exact tumbling gives those nodes.
+            let lp = self.fly.local_pose(self.env.frame(), pose);
+            let s = &self.shape_b;
+            self.ws
+                .tumble
+                .begin_hybrid(&self.fly, &lp, s.cut, &s.depth, &s.ranges);
+            self.check_b_quality(&mut up);
+        }
+        up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
+        Ok(Prepared::Traverse(up))
+    }
+
+    /// Whether A's node volumes in [`DeformingScene::env`] are those of its current
+    /// positions (false after a hybrid frame, or a frame whose refit ran on the device).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn env_current(&self) -> bool {
+        !self.lazy_a
+    }
+
+    /// The scene's k-DOP options (descent rule, pretest).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn kdop_options(&self) -> KdopOptions {
+        self.kdop
+    }
+
+    /// The last frame's degradation measures ([`FrameResult::degradation`]).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn degradation(&self) -> [Option<f64>; 2] {
+        self.degradation
+    }
+
     fn rebuild_a(&mut self, positions: &[[f64; 3]], up: &mut UpdateCounters) {
         let mesh = Mesh {
             positions: positions.to_vec(),
@@ -528,13 +596,32 @@ impl<const H: usize> DeformingScene<H> {
         up.rebuilds += 1;
     }
 
-    fn update_a(&mut self, p: &[[f64; 3]], up: &mut UpdateCounters) -> Result<(), Error> {
+    fn update_a(
+        &mut self,
+        p: &[[f64; 3]],
+        up: &mut UpdateCounters,
+        gpu: bool,
+    ) -> Result<(), Error> {
         let method = self.options.method;
         if method == UpdateMethod::Rebuild || drifted(self.env.frame(), p) {
             self.rebuild_a(p, up);
             return Ok(());
         }
-        let measure = if method == UpdateMethod::Refit {
+        let measure = if gpu {
+            // The device refits every node; the host bounds the top for the trigger only.
+            self.env.tris.set_positions(p);
+            self.lazy_a = true;
+            up.refit_nodes += self.env.nodes.len() as u64;
+            if self.options.rebuild_ratio.is_none() {
+                // No trigger: nothing to bound here (the stamps of an older frame forgotten,
+                // for `complete`).
+                self.lazy.next_frame();
+                return Ok(());
+            }
+            self.lazy.update_top(&self.env, &self.shape_a);
+            let lazy = &self.lazy;
+            self.shape_a.measure(|i| lazy.bv[i])
+        } else if method == UpdateMethod::Refit {
             self.env.refit(p, &self.tri_a)?;
             self.lazy_a = false;
             up.refit_nodes += self.env.nodes.len() as u64;
@@ -723,6 +810,12 @@ impl DeformingCollider {
     /// The scene for its k.
     pub fn scene(&self) -> &AnyDeforming {
         &self.scene
+    }
+
+    /// The scene for its k, to update (the GPU backend).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn scene_mut(&mut self) -> &mut AnyDeforming {
+        &mut self.scene
     }
 
     /// Queries one frame; see [`DeformingScene::query_frame`].

@@ -8,6 +8,7 @@
 
 pub mod collide;
 pub mod context;
+pub mod deform;
 pub mod refit;
 pub mod self_collide;
 

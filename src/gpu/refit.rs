@@ -39,6 +39,7 @@ const REFIT_INTERNAL_BINDINGS: &[(u32, Slot)] = &[
 
 struct Kernel {
     pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
     bind_group: wgpu::BindGroup,
 }
 
@@ -80,36 +81,20 @@ fn check_size(ctx: &GpuContext, bytes: usize) -> Result<(), GpuError> {
     Ok(())
 }
 
+/// The kernel `entry` over `buffers`: compiled from `module`, or `old`'s pipeline bound anew
+/// (a rebuilt hierarchy's refit keeps the compiled pipelines).
 fn kernel(
     ctx: &GpuContext,
-    module: &wgpu::ShaderModule,
+    module: &dyn Fn() -> wgpu::ShaderModule,
     entry: &str,
     slots: &[(u32, Slot)],
     buffers: &[(u32, &wgpu::Buffer)],
+    old: Option<Kernel>,
 ) -> Kernel {
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
-        .iter()
-        .map(|&(binding, slot)| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: match slot {
-                    Slot::StorageRw => wgpu::BufferBindingType::Storage { read_only: false },
-                    Slot::StorageRo => wgpu::BufferBindingType::Storage { read_only: true },
-                    Slot::UniformDynamic => wgpu::BufferBindingType::Uniform,
-                },
-                has_dynamic_offset: matches!(slot, Slot::UniformDynamic),
-                min_binding_size: None,
-            },
-            count: None,
-        })
-        .collect();
-    let layout = ctx
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(entry),
-            entries: &entries,
-        });
+    let (pipeline, layout) = match old {
+        Some(k) => (k.pipeline, k.layout),
+        None => compile(ctx, &module(), entry, slots),
+    };
     let bind_entries: Vec<wgpu::BindGroupEntry> = slots
         .iter()
         .map(|&(binding, slot)| {
@@ -134,6 +119,42 @@ fn kernel(
         layout: &layout,
         entries: &bind_entries,
     });
+    Kernel {
+        pipeline,
+        layout,
+        bind_group,
+    }
+}
+
+fn compile(
+    ctx: &GpuContext,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    slots: &[(u32, Slot)],
+) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
+        .iter()
+        .map(|&(binding, slot)| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match slot {
+                    Slot::StorageRw => wgpu::BufferBindingType::Storage { read_only: false },
+                    Slot::StorageRo => wgpu::BufferBindingType::Storage { read_only: true },
+                    Slot::UniformDynamic => wgpu::BufferBindingType::Uniform,
+                },
+                has_dynamic_offset: matches!(slot, Slot::UniformDynamic),
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    let layout = ctx
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(entry),
+            entries: &entries,
+        });
     let pipeline_layout = ctx
         .device
         .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -151,10 +172,7 @@ fn kernel(
             compilation_options: Default::default(),
             cache: None,
         });
-    Kernel {
-        pipeline,
-        bind_group,
-    }
+    (pipeline, layout)
 }
 
 impl<const H: usize> GpuRefit<H> {
@@ -179,6 +197,46 @@ impl<const H: usize> GpuRefit<H> {
                 "GpuRefit::new: a triangle names vertex {v}, the mesh has {vertex_count}"
             )));
         }
+        let node_bytes: &[u8] = bytemuck::cast_slice(&bvh.nodes);
+        check_size(ctx, node_bytes.len())?;
+        check_size(ctx, 12 * vertex_count)?;
+        let nodes = ctx.storage("refit nodes", node_bytes, wgpu::BufferUsages::empty());
+        let positions = ctx.storage_empty(
+            "refit positions",
+            12 * vertex_count as u64,
+            wgpu::BufferUsages::empty(),
+        )?;
+        Self::with_buffers(ctx, bvh, &tri_verts, nodes, positions, vertex_count, None)
+    }
+
+    /// A refit that writes `nodes` (the hierarchy's node array, same bytes as `bvh.nodes`)
+    /// in place from `corners`, the local f32 corners of the reordered triangles
+    /// ([`crate::ordered::OrderedTriangles::all_corners_f32`], what the triangle tests
+    /// read): each corner is a "vertex" of its own, so one upload per frame serves both,
+    /// and the bits are [`crate::Bvh::refit`]'s (the same rounding of the same points). The
+    /// caller writes `corners`; [`GpuRefit::submit`] refits. `old`: the refit of the
+    /// hierarchy this one replaces, whose compiled pipelines are kept.
+    pub(crate) fn over_corners(
+        ctx: &GpuContext,
+        bvh: &Bvh<H>,
+        nodes: wgpu::Buffer,
+        corners: wgpu::Buffer,
+        old: Option<GpuRefit<H>>,
+    ) -> Result<GpuRefit<H>, GpuError> {
+        let n = 3 * bvh.tri_index.len();
+        let identity: Vec<u32> = (0..n as u32).collect();
+        Self::with_buffers(ctx, bvh, &identity, nodes, corners, n, old)
+    }
+
+    fn with_buffers(
+        ctx: &GpuContext,
+        bvh: &Bvh<H>,
+        tri_verts: &[u32],
+        nodes: wgpu::Buffer,
+        positions: wgpu::Buffer,
+        vertex_count: usize,
+        old: Option<GpuRefit<H>>,
+    ) -> Result<GpuRefit<H>, GpuError> {
         // Dispatch order: all leaves, then internal levels deepest first.
         let levels = bvh.levels();
         let is_leaf = |&&i: &&u32| bvh.nodes[i as usize].is_leaf();
@@ -209,20 +267,10 @@ impl<const H: usize> GpuRefit<H> {
             let at = i * range_stride as usize;
             range_bytes[at..at + 16].copy_from_slice(bytemuck::bytes_of(r));
         }
-
-        let node_bytes: &[u8] = bytemuck::cast_slice(&bvh.nodes);
-        check_size(ctx, node_bytes.len())?;
-        check_size(ctx, 12 * vertex_count)?;
         check_size(ctx, 4 * tri_verts.len())?;
-        let nodes = ctx.storage("refit nodes", node_bytes, wgpu::BufferUsages::empty());
-        let positions = ctx.storage_empty(
-            "refit positions",
-            12 * vertex_count as u64,
-            wgpu::BufferUsages::empty(),
-        )?;
         let tri_verts = ctx.storage(
             "refit tri_verts",
-            bytemuck::cast_slice(&tri_verts),
+            bytemuck::cast_slice(tri_verts),
             wgpu::BufferUsages::empty(),
         );
         let node_list = ctx.storage(
@@ -232,12 +280,17 @@ impl<const H: usize> GpuRefit<H> {
         );
         let ranges = ctx.storage("refit ranges", &range_bytes, wgpu::BufferUsages::UNIFORM);
 
-        let module = ctx
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("kdop_refit.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(source("kdop_refit.wgsl", H).into()),
-            });
+        let module = || {
+            ctx.device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some("kdop_refit.wgsl"),
+                    source: wgpu::ShaderSource::Wgsl(source("kdop_refit.wgsl", H).into()),
+                })
+        };
+        let (old_leaves, old_internal) = match old {
+            Some(o) => (Some(o.leaves), Some(o.internal)),
+            None => (None, None),
+        };
         let leaves = kernel(
             ctx,
             &module,
@@ -250,6 +303,7 @@ impl<const H: usize> GpuRefit<H> {
                 (3, &node_list),
                 (4, &ranges),
             ],
+            old_leaves,
         );
         let internal = kernel(
             ctx,
@@ -257,6 +311,7 @@ impl<const H: usize> GpuRefit<H> {
             "refit_internal",
             REFIT_INTERNAL_BINDINGS,
             &[(0, &nodes), (3, &node_list), (4, &ranges)],
+            old_internal,
         );
         Ok(GpuRefit {
             nodes,
@@ -296,6 +351,13 @@ impl<const H: usize> GpuRefit<H> {
             ctx.queue
                 .write_buffer(&self.positions, 0, bytemuck::cast_slice(&local));
         }
+        self.submit(ctx);
+        Ok(())
+    }
+
+    /// Refits every node from the positions on the device, in one submission and without
+    /// waiting for it (a later submission on the queue sees the refitted nodes).
+    pub(crate) fn submit(&self, ctx: &GpuContext) {
         let max_groups = ctx.device.limits().max_compute_workgroups_per_dimension;
         let mut enc = ctx
             .device
@@ -322,7 +384,6 @@ impl<const H: usize> GpuRefit<H> {
             }
         }
         ctx.queue.submit([enc.finish()]);
-        Ok(())
     }
 
     /// Reads the node array back (same bytes as `Bvh::nodes` after a CPU refit).

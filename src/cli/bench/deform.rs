@@ -40,12 +40,41 @@ pub struct DeformArgs {
     /// stop, for `meshcollide query A B --frames-a a.frames --frames-b b.frames`.
     #[arg(long = "write-frames", value_name = "DIR")]
     pub write_frames: Option<std::path::PathBuf>,
+    /// `cpu`, or `gpu`: every update on the GPU (`crate::gpu::deform`: A refitted on the
+    /// device, B tumbled exactly), its pairs checked against the CPU's at every frame;
+    /// written to `deform-gpu.md` and `.svg`.
+    #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
+    pub backend: String,
     /// Deform this mesh instead of the generated scene (`--scene` and the triangle counts
     /// are then ignored): A is the model, fitted to a cube of side 2, under a smooth field
     /// of amplitude 3 % of its size; B is a copy shifted by 30 % of its size along x, under
     /// the same field a quarter turn of phase later.
     #[arg(long, value_name = "PATH")]
     pub model: Option<std::path::PathBuf>,
+}
+
+/// A collider of the chosen backend.
+enum Backend<'c> {
+    Cpu(Box<DeformingCollider>),
+    Gpu(
+        &'c crate::gpu::GpuContext,
+        Box<crate::gpu::deform::GpuDeformingCollider>,
+    ),
+}
+
+impl Backend<'_> {
+    fn query_frame(
+        &mut self,
+        fa: &Mesh,
+        fb: &Mesh,
+        opts: &QueryOptions,
+    ) -> Result<crate::deform::FrameResult, crate::Error> {
+        let (pa, pb) = (Some(&fa.positions[..]), Some(&fb.positions[..]));
+        match self {
+            Backend::Cpu(c) => c.query_frame(pa, pb, &Pose::IDENTITY, opts),
+            Backend::Gpu(ctx, c) => Ok(c.query_frame(ctx, pa, pb, &Pose::IDENTITY, opts)?.0),
+        }
+    }
 }
 
 /// The model of `--model`, fitted to a cube of side 2, with its name; `None` without it.
@@ -175,10 +204,36 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
             b0.triangle_count()
         )
     };
-    let mut colliders: Vec<DeformingCollider> = methods
-        .iter()
-        .map(|(_, o)| DeformingCollider::new(&a0, &b0, bv, build, KdopOptions::default(), *o))
-        .collect::<Result<_, _>>()?;
+    let ctx = match a.backend.as_str() {
+        "gpu" => Some(crate::gpu::GpuContext::new().map_err(crate::Error::from)?),
+        _ => None,
+    };
+    let mut colliders: Vec<Backend> = Vec::new();
+    for (_, o) in &methods {
+        let c = DeformingCollider::new(&a0, &b0, bv, build, KdopOptions::default(), *o)?;
+        colliders.push(match &ctx {
+            None => Backend::Cpu(Box::new(c)),
+            Some(ctx) => Backend::Gpu(
+                ctx,
+                Box::new(crate::gpu::deform::GpuDeformingCollider::new(ctx, c)?),
+            ),
+        });
+    }
+    // On the GPU, the CPU's pairs of the first method are the reference at every frame.
+    let mut reference = match &ctx {
+        None => None,
+        Some(_) => {
+            let o = methods.first().map_or(DeformOptions::default(), |m| m.1);
+            Some(DeformingCollider::new(
+                &a0,
+                &b0,
+                bv,
+                build,
+                KdopOptions::default(),
+                o,
+            )?)
+        }
+    };
     // The cost of refreshing B's tumbling data instead (bounding points, hull): measured
     // once on the sheet, for the notes.
     let t = Instant::now();
@@ -203,15 +258,21 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
     let b = bar(a.frames, "frames")?;
     for i in 0..a.frames {
         let (fa, fb) = scene(a, model.as_ref().map(|m| &m.0), i);
-        let mut first: Option<Vec<(u32, u32)>> = None;
+        let mut first: Option<Vec<(u32, u32)>> = match &mut reference {
+            None => None,
+            Some(c) => Some(
+                c.query_frame(
+                    Some(&fa.positions),
+                    Some(&fb.positions),
+                    &Pose::IDENTITY,
+                    &opts,
+                )?
+                .pairs,
+            ),
+        };
         for (m, c) in colliders.iter_mut().enumerate() {
             let t = Instant::now();
-            let r = c.query_frame(
-                Some(&fa.positions),
-                Some(&fb.positions),
-                &Pose::IDENTITY,
-                &opts,
-            )?;
+            let r = c.query_frame(&fa, &fb, &opts)?;
             let total = t.elapsed().as_secs_f64() * 1e3;
             let s = &mut acc[m];
             let q = total - r.update.update_ms;
@@ -231,8 +292,9 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
                 None => first = Some(r.pairs),
                 Some(p) if *p != r.pairs => {
                     return Err(Failure::Internal(format!(
-                        "frame {i}: --update {} found {} pairs, {} found {}",
+                        "frame {i}: --update {} ({}) found {} pairs, {} on the CPU found {}",
                         methods[m].0,
+                        a.backend,
                         r.pairs.len(),
                         methods[0].0,
                         p.len()
@@ -306,16 +368,27 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
         ),
         "the pairs of every method are checked equal at every frame".into(),
     ];
+    let mut notes = notes;
+    let name = match &ctx {
+        None => "deform",
+        Some(ctx) => {
+            notes.push(format!(
+                "backend gpu ({}): A refitted on the device before the front expansion (no readback between), B tumbled exactly (Nu: every node of B); update ms: the host's part (positions, rebuild trigger, uploads), query ms: the device's batch and its readbacks; pairs checked against the CPU's",
+                ctx.adapter_name()
+            ));
+            "deform-gpu"
+        }
+    };
     write_report(
         &a.common.out,
-        "deform",
+        name,
         "Deforming meshes: refit, hybrid update, rebuild",
         &notes,
         &table,
     )?;
     write_plot(
         &a.common.out,
-        "deform",
+        name,
         &[
             Panel {
                 title: "update per frame".into(),
@@ -331,6 +404,6 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
             },
         ],
     )?;
-    eprintln!("wrote {}/deform.md and deform.svg", a.common.out.display());
+    eprintln!("wrote {}/{name}.md and {name}.svg", a.common.out.display());
     Ok(())
 }

@@ -298,6 +298,8 @@ pub struct GpuScene<const H: usize> {
     pub max_buffer_bytes: u64,
     /// Whether a static array is split over several bindings ([`crate::gpu::paged`]).
     pub paged: bool,
+    /// The paging the pipelines were compiled for.
+    paging: Paging,
     /// Budget for the batch buffers together (bytes): batches hold as many poses as fit.
     pub batch_memory: u64,
     /// Most poses of one batch, and of poses read ahead ([`MAX_BATCH_POSES`] unless
@@ -338,6 +340,25 @@ impl<const H: usize> GpuScene<H> {
     /// [`crate::ordered::OrderedTriangles::all_corners_f32`]) and bounding points as the
     /// same bytes (and the node spheres of a dual scene), and compiles the pipelines.
     pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
+        Self::upload(ctx, scene, None)
+    }
+
+    /// [`GpuScene::new`] for a scene whose hierarchies were rebuilt (the deforming
+    /// backend, [`crate::gpu::deform`]): uploads its arrays and keeps `old`'s compiled
+    /// pipelines when the same shaders serve (same paging, both k-DOP scenes).
+    pub(crate) fn reupload<S: GpuHierarchies<H>>(
+        ctx: &GpuContext,
+        scene: &S,
+        old: GpuScene<H>,
+    ) -> Result<Self, GpuError> {
+        Self::upload(ctx, scene, Some(old))
+    }
+
+    fn upload<S: GpuHierarchies<H>>(
+        ctx: &GpuContext,
+        scene: &S,
+        old: Option<GpuScene<H>>,
+    ) -> Result<Self, GpuError> {
         let env = scene.env();
         let fly_bvh = scene.fly_bvh();
         let limit = ctx.binding_limit;
@@ -360,9 +381,10 @@ impl<const H: usize> GpuScene<H> {
             4,
         )?;
         // Nothing tumbled (volume trees): one unused element each, so the bindings exist.
+        // A deforming B rebuilt has no bounding points either (it is tumbled exactly).
         let (offsets, points): (&[u32], &[[f32; 3]]) = match scene.fly() {
-            Some(f) => (&f.offsets, &f.points),
-            None => (&[0], &[[0.0; 3]]),
+            Some(f) if !f.points.is_empty() => (&f.offsets, &f.points),
+            _ => (&[0], &[[0.0; 3]]),
         };
         let fly_offsets = upload("fly_offsets", bytemuck::cast_slice(offsets), 4)?;
         let fly_points = upload("fly_points", bytemuck::cast_slice(points), 4)?;
@@ -424,25 +446,35 @@ impl<const H: usize> GpuScene<H> {
             paging.arrays[a.id()] = a.layout();
         }
         let pipeline = |file: &str, entry: &str| pipeline(ctx, file, entry, H, &paging);
-        let pipelines = Pipelines {
-            tumble_exact_leaves: pipeline("kdop_tumble.wgsl", "tumble_exact_leaves"),
-            tumble_exact_merge: pipeline("kdop_tumble.wgsl", "tumble_exact_merge"),
-            tumble_front: pipeline("kdop_tumble.wgsl", "tumble_front"),
-            prepare_tumble: pipeline("front_prepare.wgsl", "prepare_tumble"),
-            tumble_fresh: pipeline("kdop_tumble.wgsl", "tumble_fresh"),
-            rehash: pipeline("kdop_tumble.wgsl", "rehash"),
-            reslot: pipeline("kdop_tumble.wgsl", "reslot"),
-            expand: pipeline("front_expand.wgsl", "expand"),
-            prepare_tri: pipeline("front_prepare.wgsl", "prepare_tri"),
-            prepare_next: pipeline("front_prepare.wgsl", "prepare_next"),
-            tri_test: pipeline("tri_tri.wgsl", "tri_test"),
-            expand_dual: dual
-                .is_some()
-                .then(|| pipeline("front_expand.wgsl", "expand_dual")),
-            expand_volume: volumes.as_ref().map(|v| {
-                let entry = if v.obb { "expand_obb" } else { "expand_sphere" };
-                pipeline("front_expand.wgsl", entry)
-            }),
+        let plain = |p: &Pipelines| p.expand_dual.is_none() && p.expand_volume.is_none();
+        let kept = old
+            .filter(|o| {
+                o.paging == paging && dual.is_none() && volumes.is_none() && plain(&o.pipelines)
+            })
+            .map(|o| o.pipelines);
+        let pipelines = if let Some(p) = kept {
+            p
+        } else {
+            Pipelines {
+                tumble_exact_leaves: pipeline("kdop_tumble.wgsl", "tumble_exact_leaves"),
+                tumble_exact_merge: pipeline("kdop_tumble.wgsl", "tumble_exact_merge"),
+                tumble_front: pipeline("kdop_tumble.wgsl", "tumble_front"),
+                prepare_tumble: pipeline("front_prepare.wgsl", "prepare_tumble"),
+                tumble_fresh: pipeline("kdop_tumble.wgsl", "tumble_fresh"),
+                rehash: pipeline("kdop_tumble.wgsl", "rehash"),
+                reslot: pipeline("kdop_tumble.wgsl", "reslot"),
+                expand: pipeline("front_expand.wgsl", "expand"),
+                prepare_tri: pipeline("front_prepare.wgsl", "prepare_tri"),
+                prepare_next: pipeline("front_prepare.wgsl", "prepare_next"),
+                tri_test: pipeline("tri_tri.wgsl", "tri_test"),
+                expand_dual: dual
+                    .is_some()
+                    .then(|| pipeline("front_expand.wgsl", "expand_dual")),
+                expand_volume: volumes.as_ref().map(|v| {
+                    let entry = if v.obb { "expand_obb" } else { "expand_sphere" };
+                    pipeline("front_expand.wgsl", entry)
+                }),
+            }
         };
         // Shader compilation and pipeline creation report through the error handler.
         ctx.check()?;
@@ -468,6 +500,7 @@ impl<const H: usize> GpuScene<H> {
             capacities: Capacities::default(),
             max_buffer_bytes: limit,
             paged: paging.is_paged(),
+            paging,
             batch_memory: ctx.batch_memory,
             max_batch_poses: MAX_BATCH_POSES,
             per_pose: None,
@@ -501,6 +534,20 @@ impl<const H: usize> GpuScene<H> {
             .into_iter()
             .map(|a| (super::paged::PAGED[a.id()].0, a.pages.len(), a.bytes))
             .collect()
+    }
+
+    /// A's node array and A's and B's triangle corners, each one buffer (`None` when one
+    /// is paged): the deforming backend ([`crate::gpu::deform`]) refits A's nodes and
+    /// writes the corners of a frame in place, so the pipeline reads them with no copy.
+    pub(crate) fn deform_buffers(&self) -> Option<[&wgpu::Buffer; 3]> {
+        match (
+            &self.env_nodes.pages[..],
+            &self.env_tris.pages[..],
+            &self.fly_tris.pages[..],
+        ) {
+            ([n], [a], [b]) => Some([n, a, b]),
+            _ => None,
+        }
     }
 
     /// All poses, in batches; results per pose in the order given, like

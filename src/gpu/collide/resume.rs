@@ -121,7 +121,9 @@ impl<const H: usize> GpuScene<H> {
         let old_tumbled = std::mem::replace(&mut bb.tumbled, tumbled);
         let old_keys = std::mem::replace(&mut bb.hash_keys, keys);
         bb.old_table = Some((old_tumbled, old_keys, old_slots));
-        bb.caps.tumbled = bb.caps.tumbled.max(slots as u32);
+        // The table now has `slots` slots, fewer than a reused buffer's when this batch used
+        // only part of it (its hash mask is the batch's): the capacity follows the buffer.
+        bb.caps.tumbled = slots as u32;
         bb.bytes += (slots - old_slots as u64) * (Self::KDOP + 8);
         let mut n = *c;
         n.overflow = 0;
