@@ -331,6 +331,16 @@ fn tri_tri(c: &mut Criterion) {
                 .count()
         })
     });
+    // The by-shape path alone (classification, six plane orientations, edge tests): what
+    // the plane-sign fast path and its filter save.
+    g.bench_function("by_shape_f64_box_overlapping_pairs", |b| {
+        b.iter(|| {
+            pairs
+                .iter()
+                .filter(|&&(i, j)| tri::tri_tri_general(&t[i], &t[j]))
+                .count()
+        })
+    });
     g.finish();
 }
 
