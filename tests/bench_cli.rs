@@ -392,3 +392,70 @@ fn hierarchies_rows_equal_brute_force_and_report_node_bytes() {
         assert!(num(r, "avg Nv") >= 1.0 && num(r, "build ms") >= 0.0);
     }
 }
+
+/// `bench deform --model`: every update method's row counts the pairs of brute force on the
+/// deformed copies, summed over the frames (the scene rebuilt here from the option's
+/// documented field: the model fitted to a cube of side 2, A under `smooth_field` at phase
+/// 4t, B under it a quarter turn later and 0.6 along x).
+#[test]
+fn deform_model_rows_equal_brute_force() {
+    use meshcollide::mesh::generate;
+    let d = out_dir("deform-model");
+    std::fs::create_dir_all(&d).unwrap();
+    let model = d.join("torus.obj");
+    let t = generate::torus([0.0; 3], 1.0, 0.35, 24, 12);
+    let mut obj = String::new();
+    for p in &t.positions {
+        obj += &format!("v {} {} {}\n", p[0], p[1], p[2]);
+    }
+    for f in &t.triangles {
+        obj += &format!("f {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
+    }
+    std::fs::write(&model, obj).unwrap();
+    let frames = 3;
+    let rows = run(
+        &d,
+        "deform",
+        &[
+            "deform",
+            "--model",
+            model.to_str().unwrap(),
+            "--frames",
+            "3",
+            "--updates",
+            "refit,hybrid,rebuild",
+        ],
+    );
+    let m = ex::fit_cube(&meshcollide::mesh::load(&model).unwrap());
+    let want: usize = (0..frames)
+        .map(|i| {
+            let phase = 4.0 * i as f64 / (frames - 1) as f64;
+            let fa = m.map_positions(|p| generate::smooth_field(p, 2.0, 0.03, phase));
+            let fb = m.map_positions(|p| {
+                let q = generate::smooth_field(p, 2.0, 0.03, phase + std::f64::consts::FRAC_PI_2);
+                [q[0] + 0.6, q[1], q[2]]
+            });
+            brute_force(&fa, &fb, &Pose::IDENTITY).len()
+        })
+        .sum();
+    assert!(want > 0, "the copies must touch");
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert_eq!(
+            num(r, "pairs (all frames)") as usize,
+            want,
+            "{}",
+            r["update"]
+        );
+    }
+    // A model that cannot be read is an error naming it, not a panic.
+    let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        .args(["bench", "deform", "--model"])
+        .arg(d.join("missing.obj"))
+        .arg("--out")
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.obj"));
+}
