@@ -47,7 +47,7 @@ pub type P3 = [f64; 3];
 /// triangle strictly on one side of the other's plane, and, when each triangle has a vertex
 /// off the other's plane, they prove both triangles proper (a nonzero `orient3d(a0, a1,
 /// a2, ·)` needs non-collinear `a`) and not coplanar, so two more orientations decide
-/// ([`intervals_meet`]). Every other pair (a triangle
+/// (`intervals_meet`). Every other pair (a triangle
 /// with all of the other's vertices on its plane: coplanar or degenerate) takes the general
 /// path, [`tri_tri_general`]. The decisions are the same signs either way.
 pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
