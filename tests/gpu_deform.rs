@@ -19,52 +19,7 @@ use meshcollide::{BuildOptions, BvKind, KdopOptions, Mesh, Pose, QueryOptions};
 
 mod common;
 
-/// A deforming scene: A and B at time `t`.
-type Scene = Box<dyn Fn(f64) -> (Mesh, Mesh)>;
-
-/// The scenes of tests/deform.rs.
-fn scenes() -> Vec<(&'static str, Scene)> {
-    vec![
-        (
-            "sheet folding onto itself",
-            Box::new(|t| {
-                (
-                    generate::folding_sheet([0.0; 3], 14, 2.0, t),
-                    generate::folding_sheet([0.0, 0.05, 0.03], 12, 2.0, -0.9 * t),
-                )
-            }),
-        ),
-        (
-            "sheet draping onto a sphere",
-            Box::new(|t| {
-                (
-                    generate::draping_sheet([0.0; 3], 1.0, 16, 4.0, t),
-                    generate::uv_sphere([0.0; 3], 1.0, 12, 24),
-                )
-            }),
-        ),
-        (
-            "twisting bars",
-            Box::new(|t| {
-                (
-                    generate::twisted_bar([0.0; 3], 4.0, 0.3, 24, t),
-                    generate::twisted_bar([0.0; 3], 4.0, 0.3, 24, -t)
-                        .map_positions(|p| [p[1] + 0.2, p[0], p[2] + 0.1]),
-                )
-            }),
-        ),
-        (
-            "tori breathing",
-            Box::new(|t| {
-                (
-                    generate::breathing_torus([0.0; 3], 1.0, 0.45, 24, 10, t),
-                    generate::breathing_torus([1.0, 0.0, 0.0], 1.0, 0.45, 24, 10, t + 0.25)
-                        .map_positions(|p| [p[0], p[2], p[1]]),
-                )
-            }),
-        ),
-    ]
-}
+use common::{Scene, deforming_scenes as scenes};
 
 const FRAMES: usize = 6;
 

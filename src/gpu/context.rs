@@ -223,6 +223,38 @@ impl GpuContext {
         Ok(data)
     }
 
+    /// The first `na` bytes of `a` and the first `nb` bytes of `b` as Pod values, through one
+    /// staging buffer and one wait (one readback); nothing is read when both are 0.
+    pub fn read_two<T: bytemuck::Pod>(
+        &self,
+        label: &str,
+        (a, na): (&wgpu::Buffer, u64),
+        (b, nb): (&wgpu::Buffer, u64),
+    ) -> Result<(Vec<T>, Vec<T>), GpuError> {
+        if na + nb == 0 {
+            return Ok((Vec::new(), Vec::new()));
+        }
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: na + nb,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        if na > 0 {
+            enc.copy_buffer_to_buffer(a, 0, &staging, 0, na);
+        }
+        if nb > 0 {
+            enc.copy_buffer_to_buffer(b, 0, &staging, na, nb);
+        }
+        self.queue.submit([enc.finish()]);
+        let bytes = self.map_read(&staging)?;
+        Ok((
+            bytemuck::pod_collect_to_vec(&bytes[..na as usize]),
+            bytemuck::pod_collect_to_vec(&bytes[na as usize..]),
+        ))
+    }
+
     /// Reads a buffer back as Pod values.
     pub fn read_pod<T: bytemuck::Pod>(
         &self,

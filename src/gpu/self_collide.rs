@@ -408,26 +408,8 @@ impl<const H: usize> GpuSelfScene<H> {
             return Ok(Err(grown(caps, &c, ctx.binding_limit)?));
         }
         let (n_c, n_u) = (c.n_contact as u64 * PAIR, c.n_unsure as u64 * PAIR);
-        let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
-        if n_c + n_u > 0 {
-            let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("self pairs"),
-                size: n_c + n_u,
-                usage: U::MAP_READ | U::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            if n_c > 0 {
-                enc.copy_buffer_to_buffer(&bb.contacts, 0, &staging, 0, n_c);
-            }
-            if n_u > 0 {
-                enc.copy_buffer_to_buffer(&bb.unsure, 0, &staging, n_c, n_u);
-            }
-            q.submit([enc.finish()]);
-            let bytes = ctx.map_read(&staging)?;
-            contacts = bytemuck::pod_collect_to_vec(&bytes[..n_c as usize]);
-            unsure = bytemuck::pod_collect_to_vec(&bytes[n_c as usize..]);
-        }
+        let (contacts, unsure) =
+            ctx.read_two("self pairs", (&bb.contacts, n_c), (&bb.unsure, n_u))?;
         Ok(Ok((c, nv, np, contacts, unsure)))
     }
 }

@@ -103,3 +103,68 @@ pub fn shifted_tumbling(
         .flat_map(|f| meshcollide::pose::tumbling_poses(steps, c, [f * size, 0.02 * size, 0.0]))
         .collect()
 }
+
+/// A deforming scene: A and B at time `t`.
+#[allow(dead_code)] // the deforming tests only
+pub type Scene = Box<dyn Fn(f64) -> (meshcollide::Mesh, meshcollide::Mesh)>;
+
+#[allow(dead_code)] // the deforming tests only
+/// The generated deforming scenes: a sheet folding onto itself, a sheet draping onto a
+/// sphere, twisting bars crossing, tori breathing.
+pub fn deforming_scenes() -> Vec<(&'static str, Scene)> {
+    vec![
+        (
+            "sheet folding onto itself",
+            Box::new(|t| {
+                (
+                    meshcollide::mesh::generate::folding_sheet([0.0; 3], 14, 2.0, t),
+                    // A copy folding the other way, a little above: the halves cross.
+                    meshcollide::mesh::generate::folding_sheet(
+                        [0.0, 0.05, 0.03],
+                        12,
+                        2.0,
+                        -0.9 * t,
+                    ),
+                )
+            }),
+        ),
+        (
+            "sheet draping onto a sphere",
+            Box::new(|t| {
+                (
+                    meshcollide::mesh::generate::draping_sheet([0.0; 3], 1.0, 16, 4.0, t),
+                    meshcollide::mesh::generate::uv_sphere([0.0; 3], 1.0, 12, 24),
+                )
+            }),
+        ),
+        (
+            "twisting bars",
+            Box::new(|t| {
+                (
+                    meshcollide::mesh::generate::twisted_bar([0.0; 3], 4.0, 0.3, 24, t),
+                    meshcollide::mesh::generate::twisted_bar([0.0; 3], 4.0, 0.3, 24, -t)
+                        .map_positions(|p| {
+                            [p[1] + 0.2, p[0], p[2] + 0.1] // crossing at 90°
+                        }),
+                )
+            }),
+        ),
+        (
+            "tori breathing",
+            Box::new(|t| {
+                (
+                    meshcollide::mesh::generate::breathing_torus([0.0; 3], 1.0, 0.45, 24, 10, t),
+                    meshcollide::mesh::generate::breathing_torus(
+                        [1.0, 0.0, 0.0],
+                        1.0,
+                        0.45,
+                        24,
+                        10,
+                        t + 0.25,
+                    )
+                    .map_positions(|p| [p[0], p[2], p[1]]),
+                )
+            }),
+        ),
+    ]
+}

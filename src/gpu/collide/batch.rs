@@ -634,27 +634,10 @@ impl<const H: usize> GpuScene<H> {
         let (nu, dual) = rest.split_at(p as usize);
         // The contacts and the unsure pairs, in one readback when there are any.
         let (n_c, n_u) = (c.n_contact as u64 * PAIR, c.n_unsure as u64 * PAIR);
-        let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
+        let (contacts, unsure) = ctx.read_two("pairs", (&bb.contacts, n_c), (&bb.unsure, n_u))?;
         if n_c + n_u > 0 {
-            let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("pairs"),
-                size: n_c + n_u,
-                usage: U::MAP_READ | U::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let mut enc = ctx.device.create_command_encoder(&Default::default());
-            if n_c > 0 {
-                enc.copy_buffer_to_buffer(&bb.contacts, 0, &staging, 0, n_c);
-            }
-            if n_u > 0 {
-                enc.copy_buffer_to_buffer(&bb.unsure, 0, &staging, n_c, n_u);
-            }
-            q.submit([enc.finish()]);
-            let bytes = ctx.map_read(&staging)?;
             work.readbacks += 1;
             work.bytes_read_back += n_c + n_u;
-            contacts = bytemuck::pod_collect_to_vec(&bytes[..n_c as usize]);
-            unsure = bytemuck::pod_collect_to_vec(&bytes[n_c as usize..]);
         }
         Ok(Ok((
             BatchOutput {
