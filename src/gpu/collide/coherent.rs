@@ -18,6 +18,16 @@
 //! uploads are counted in [`GpuStats`]. A level run again after an overflow records its
 //! pairs again: the host drops duplicates (a front holds each pair once). A record buffer
 //! too small is grown to twice what was asked for and the step runs again (`reruns`).
+//!
+//! Nu: with the approximation method the host tumbles B's root for every pose (hill
+//! climbing, [`crate::tumble::PoseFrame`]'s `root`), as the CPU does; the device counts a
+//! node when a front pair reaches it, so a pose seeded with a front without B's root gets
+//! that one update added here: Nu equals the CPU's too.
+//!
+//! Not yet on the device: the hand-over between steps. The fronts make a round trip through
+//! the host (on the bunny, 1,200 poses 0.1° apart: about 0.4 GB read back and 0.7 GB
+//! uploaded for 25 M node tests), which a kernel building the next step's seeds from
+//! `front_record` and per-chunk `root_nv`/off flags on the device would remove.
 
 use super::{
     BatchOutput, BatchWork, GpuHierarchies, GpuScene, GpuStats, PAIR, finish, rejected_pose,
@@ -144,7 +154,9 @@ impl<const H: usize> GpuScene<H> {
                 let mut at = 0;
                 let mut most = lanes.len();
                 while at < lanes.len() {
-                    let lane = &lanes[at..(at + most).min(lanes.len())];
+                    // As many poses as the batches so far say fit (a probe first).
+                    let (fit, _) = self.plan(lanes.len() - at, dense);
+                    let lane = &lanes[at..at + most.min(fit).min(lanes.len() - at)];
                     let step = self.coherent_step(ctx, scene, &group, lane, &chunks, tumble);
                     self.coherent.seeds = None;
                     match step? {
@@ -264,18 +276,22 @@ impl<const H: usize> GpuScene<H> {
                         self.coherent.cap = n.saturating_mul(2).min(most_records);
                         continue;
                     }
-                    let mut pairs: Vec<FrontPair> = ctx.read_pod(record, n as usize)?;
+                    let pairs: Vec<FrontPair> = ctx.read_pod(record, n as usize)?;
                     if n > 0 {
                         work.readbacks += 1;
                         work.bytes_read_back += n as u64 * PAIR;
                     }
-                    pairs.sort_unstable_by_key(|q| (q.pose, q.a, q.b));
-                    pairs.dedup_by_key(|q| (q.pose, q.a, q.b));
                     let mut fronts = vec![Vec::new(); p];
                     for q in pairs {
                         fronts[q.pose as usize].push((q.a, q.b));
                     }
-                    work.bytes_uploaded += n_seeds.saturating_sub(p as u64) * PAIR;
+                    // Only a level run again (a resume) records pairs twice.
+                    if work.resumes > 0 {
+                        for f in &mut fronts {
+                            f.sort_unstable();
+                            f.dedup();
+                        }
+                    }
                     self.learn(p, &counters);
                     self.last_poses = p;
                     self.capacities = caps;
