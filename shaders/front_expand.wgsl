@@ -248,3 +248,36 @@ fn expand_self(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     push_children(c0, c1, counters.cap_front);
 }
+
+// Temporal coherence (kdop::KdopOptions::coherence on the GPU, gpu::collide::coherent):
+// `expand` that also records the pose's front, the pairs where its descent stops (those
+// found disjoint and the leaf pairs, traverse::descend_from), in `front_record` (slot
+// NO_SLOT), for the next pose of its chunk to start from. One append site; beyond the
+// buffer's length the count still grows (the host grows the buffer and runs the step
+// again). A level run again after an overflow records its pairs again: the host removes
+// the duplicates (a front holds each pair once).
+@group(0) @binding(16) var<storage, read_write> front_record: array<FrontPair>;
+@group(0) @binding(17) var<storage, read_write> record_count: array<atomic<u32>>;
+
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_record
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_record(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid);
+    if (enter_skips(i)) {
+        return;
+    }
+    let p = front_in[i];
+    let na = env_nodes_at(p.a);
+    let kb = tumbled[p.slot];
+    let overlap = kdop_overlaps(na.bv, kb);
+    let leaf_b = fly_nodes_at(p.b).count != 0u;
+    if (!overlap || (na.count != 0u && leaf_b)) {
+        let k = atomicAdd(&record_count[0], 1u);
+        if (k < arrayLength(&front_record)) {
+            front_record[k] = FrontPair(p.pose, p.a, p.b, NO_SLOT);
+        }
+    }
+    if (overlap) {
+        descend(p, na, kb);
+    }
+}

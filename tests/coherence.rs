@@ -139,7 +139,7 @@ fn shared_models_give_the_same_pairs() {
 }
 
 /// `meshcollide query --coherence` writes the same pairs.csv as without, and stats.json
-/// says whether coherence ran (on the CPU; never on the GPU).
+/// says whether coherence ran (the GPU's run: tests/gpu_coherence.rs).
 #[test]
 fn cli_coherence_writes_the_same_pairs() {
     let d = std::env::temp_dir().join(format!("meshcollide-coh-{}", std::process::id()));

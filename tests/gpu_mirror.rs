@@ -16,7 +16,7 @@ use meshcollide::bv::{Kdop, KdopNode};
 use meshcollide::dual::{DualOptions, DualScene, SlabOrder};
 use meshcollide::gpu::collide::GpuScene;
 use meshcollide::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RefitRange, SliceParams};
-use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings};
+use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings, RecordBindings};
 use meshcollide::gpu::mirror::tri_tri::{self, TriTestBindings};
 use meshcollide::gpu::mirror::{self, front_prepare, kdop_refit, kdop_tumble};
 use meshcollide::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE, source};
@@ -911,6 +911,144 @@ fn expand_and_tri_test_match_their_twins() {
     let larger = kdop_scene_with::<9>(1, KdopOptions::default());
     let leaves = front_levels::<9, _>(&mut gpu, &larger, &poses, None, false);
     assert!(!leaves.is_empty());
+}
+
+/// `expand_record` (temporal coherence) against its twin, level by level from the roots:
+/// the expansion of `expand` and the recorded front (disjoint and leaf pairs), with a record
+/// buffer large enough and one of two pairs (the count still grows).
+#[test]
+fn expand_record_matches_its_twin() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    let scene = kdop_scene_with::<9>(1, KdopOptions::default());
+    let (env, fly) = (&scene.env, &scene.fly);
+    let frames: Vec<PoseFrame<9>> = fly.pose_frames(env.frame(), &poses);
+    let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
+    let tumbled: Vec<Kdop<9>> = (0..p as usize * n_fly as usize)
+        .map(|i| {
+            let (pose, node) = (i / n_fly as usize, i % n_fly as usize);
+            if node == 0 {
+                frames[pose].root
+            } else {
+                fly.tumble_node(node, &frames[pose])
+            }
+        })
+        .collect();
+    let done = vec![0u32; p as usize];
+    let (env_nodes, fly_nodes, tumbled_b, done_b) = (
+        gpu.buf(&env.nodes),
+        gpu.buf(&fly.bvh.nodes),
+        gpu.buf(&tumbled),
+        gpu.buf(&done),
+    );
+    let zero = FrontPair::new(0, 0, 0);
+    for record_cap in [1usize << 16, 2] {
+        let mut front: Vec<FrontPair> = (0..p)
+            .map(|pose| FrontPair {
+                pose,
+                a: 0,
+                b: 0,
+                slot: pose * n_fly,
+            })
+            .collect();
+        let mut level = 0;
+        let mut recorded = 0u32;
+        while !front.is_empty() {
+            let (cap_front, cap_leaf) = (2 * front.len() as u32, front.len() as u32);
+            let c0 = GpuCounters {
+                n_in: front.len() as u32,
+                cap_front,
+                cap_leaf,
+                n_fly,
+                descent_larger: 1,
+                ..Default::default()
+            };
+            let nv0 = vec![0u32; p as usize];
+            let (front_in_b, front_out_b, leaves_b, c_b, nv_b, rec_b, count_b) = (
+                gpu.buf(&front),
+                gpu.buf(&vec![zero; cap_front as usize]),
+                gpu.buf(&vec![zero; cap_leaf as usize]),
+                gpu.buf(&[c0]),
+                gpu.buf(&nv0),
+                gpu.buf(&vec![zero; record_cap]),
+                gpu.buf(&[recorded]),
+            );
+            let (mut c, mut nv) = (c0, nv0);
+            let mut front_out = vec![zero; cap_front as usize];
+            let mut leaves = vec![zero; cap_leaf as usize];
+            let mut records = vec![zero; record_cap];
+            let mut count = [recorded];
+            front_expand::expand_record(
+                &mut ExpandBindings {
+                    env_nodes: &env.nodes,
+                    fly_nodes: &fly.bvh.nodes,
+                    tumbled: &tumbled,
+                    front_in: &front,
+                    front_out: &mut front_out,
+                    leaves: &mut leaves,
+                    counters: &mut c,
+                    nv: &mut nv,
+                    done: &done,
+                },
+                &mut RecordBindings {
+                    front_record: &mut records,
+                    record_count: &mut count,
+                },
+            );
+            let b: Vec<(u32, &wgpu::Buffer)> = vec![
+                (0, &env_nodes),
+                (1, &fly_nodes),
+                (2, &tumbled_b),
+                (3, &front_in_b),
+                (4, &front_out_b),
+                (5, &leaves_b),
+                (6, &c_b),
+                (7, &nv_b),
+                (8, &done_b),
+                (16, &rec_b),
+                (17, &count_b),
+            ];
+            gpu.run(
+                "front_expand.wgsl",
+                "expand_record",
+                9,
+                &b,
+                front.len() as u64,
+            );
+            let label = format!("expand_record level {level}, record buffer {record_cap}");
+            let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
+            assert_eq!(got_c, c, "{label}: counters");
+            assert_eq!(c.overflow, 0, "{label}");
+            let (n_out, n_leaf) = (c.n_out as usize, c.n_leaf as usize);
+            assert_eq!(
+                sorted(gpu.read(&front_out_b, n_out)),
+                sorted(front_out[..n_out].to_vec()),
+                "{label}: front_out"
+            );
+            assert_eq!(
+                sorted(gpu.read(&leaves_b, n_leaf)),
+                sorted(leaves[..n_leaf].to_vec()),
+                "{label}: leaves"
+            );
+            assert_eq!(gpu.read::<u32>(&nv_b, p as usize), nv, "{label}: nv");
+            let got_count = gpu.read::<u32>(&count_b, 1)[0];
+            assert_eq!(got_count, count[0], "{label}: record_count");
+            let (from, to) = (recorded as usize, (count[0] as usize).min(record_cap));
+            if from < to && record_cap > 2 {
+                // Which appends found room is the device's order when the buffer is full.
+                assert_eq!(
+                    sorted(gpu.read::<FrontPair>(&rec_b, to)[from..].to_vec()),
+                    sorted(records[from..to].to_vec()),
+                    "{label}: front_record"
+                );
+            }
+            recorded = count[0];
+            front_out.truncate(n_out);
+            front = front_out;
+            level += 1;
+        }
+        assert!(recorded > 2, "fronts recorded");
+    }
 }
 
 #[test]

@@ -34,7 +34,6 @@ impl Run {
             descent: o.descent.unwrap_or_default(),
             coherence: o.coherence
                 && meshcollide::BvKind::ALL.contains(&o.bv)
-                && self.gpu.is_none()
                 && self.mode == Mode::All,
             mode: self.mode,
             tumble: self.tumble,

@@ -52,11 +52,12 @@ pub struct KdopOptions {
     /// B's posed box against A's box before anything is tumbled
     /// ([`pretest::BoxPretest`]); counted as one test (Nv) per pose. On by default.
     pub pretest: bool,
-    /// Temporal coherence (CPU, all-contacts mode): each pose of a chunk of consecutive
-    /// poses starts from the node pairs where the previous pose's descent stopped, not
-    /// from the roots (`traverse::descend_from`: the same pairs, fewer node tests
-    /// on coherent sequences). Off by default: the GPU starts every pose from the roots,
-    /// and with it off both backends count the same Nv.
+    /// Temporal coherence (all-contacts mode, both backends): each pose of a chunk of
+    /// consecutive poses starts from the node pairs where the previous pose's descent
+    /// stopped, not from the roots (`traverse::descend_from`: the same pairs, fewer node
+    /// tests on coherent sequences). The GPU runs the same rule, chunk by chunk, so both
+    /// backends count the same Nv, Np and Nu (`gpu::collide`, steps of one pose per chunk).
+    /// Off by default.
     pub coherence: bool,
 }
 

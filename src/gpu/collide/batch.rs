@@ -235,6 +235,9 @@ impl<const H: usize> GpuScene<H> {
             (Some(pipe), _) | (None, Some(pipe)) => pipe,
             (None, None) => &pl.expand,
         };
+        // Coherence: `expand_record` and its two buffers instead.
+        let recording = self.coherent.recording(&pl.expand_record);
+        let expand_pipe = recording.map_or(expand_pipe, |(pipe, _)| pipe);
         let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
             let mut bufs = vec![
                 (3, fin),
@@ -255,6 +258,9 @@ impl<const H: usize> GpuScene<H> {
                     bufs.extend(v.fly.entries(at + 1));
                 }
                 None => bufs.push((2, &bb.tumbled)),
+            }
+            if let Some((_, (record, count))) = recording {
+                bufs.extend([(16, record), (17, count)]);
             }
             if let Some(d) = &self.dual {
                 bufs.extend([(11, &bb.frames), (12, &bb.dual_counts)]);
@@ -394,7 +400,8 @@ impl<const H: usize> GpuScene<H> {
                     dispatches += 1;
                 }
                 if let Some(f) = &bg.front {
-                    let (gx, gy) = groups(p as u64);
+                    // The roots, one pair per pose, or a coherent step's seeds.
+                    let (gx, gy) = groups(self.coherent.first_front(p) as u64);
                     pass.set_pipeline(&pl.tumble_front);
                     pass.set_bind_group(0, &f.front[0], &[]);
                     pass.dispatch_workgroups(gx, gy, 1);
@@ -486,8 +493,9 @@ impl<const H: usize> GpuScene<H> {
     ) -> Result<Result<(BatchOutput, GpuCounters), Capacities>, GpuError> {
         let p = frames.len() as u32;
         let dense = tumble == TumbleMethod::Exact;
+        let n0 = self.coherent.first_front(p);
         let caps = Capacities {
-            front: caps.front.max(2 * p),
+            front: caps.front.max(2 * p).max(n0),
             ..caps
         };
         self.buffers(ctx, p, caps, dense)?;
@@ -498,16 +506,19 @@ impl<const H: usize> GpuScene<H> {
         };
         work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
         let n_fly = self.n_fly;
-        let initial: Vec<FrontPair> = (0..p)
-            .map(|pose| FrontPair {
-                pose,
-                a: 0,
-                b: 0,
-                slot: if dense { pose * n_fly } else { NO_SLOT },
-            })
-            .collect();
+        let initial: Vec<FrontPair> = match self.coherent.seeds(dense, n_fly) {
+            Some(seeds) => seeds,
+            None => (0..p)
+                .map(|pose| FrontPair {
+                    pose,
+                    a: 0,
+                    b: 0,
+                    slot: if dense { pose * n_fly } else { NO_SLOT },
+                })
+                .collect(),
+        };
         let counters0 = GpuCounters {
-            n_in: p,
+            n_in: n0,
             cap_front: caps.front,
             cap_leaf: caps.leaf,
             cap_contact: caps.contact,
@@ -520,7 +531,7 @@ impl<const H: usize> GpuScene<H> {
             hash_mask: if dense { 0 } else { caps.tumbled - 1 },
             ..Default::default()
         };
-        let (gx, gy) = groups(p as u64);
+        let (gx, gy) = groups(n0 as u64);
         let q = &ctx.queue;
         q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
         q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
@@ -559,6 +570,11 @@ impl<const H: usize> GpuScene<H> {
                 enc.clear_buffer(&bb.level_sizes, 0, None);
                 if !dense {
                     enc.clear_buffer(&bb.hash_keys, 0, Some(caps.tumbled as u64 * 4));
+                }
+                if let Some((_, (_, count))) =
+                    self.coherent.recording(&self.pipelines.expand_record)
+                {
+                    enc.clear_buffer(count, 0, None);
                 }
             }
             let mut clock = if super::profile::requested() {

@@ -40,6 +40,7 @@ use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 
 mod batch;
+mod coherent;
 mod plan;
 pub mod profile;
 mod resume;
@@ -87,6 +88,11 @@ pub trait GpuHierarchies<const H: usize> {
     fn pretest(&self) -> Option<&BoxPretest> {
         None
     }
+    /// Whether all-contacts runs start each pose from the front its chunk's previous pose
+    /// recorded ([`crate::kdop::KdopOptions::coherence`]; the k-DOP scene only).
+    fn coherence(&self) -> bool {
+        false
+    }
 }
 
 /// The node volumes of a volume tree, A's then B's, indexed like the nodes.
@@ -120,6 +126,9 @@ impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
     }
     fn pretest(&self) -> Option<&BoxPretest> {
         KdopScene::pretest(self)
+    }
+    fn coherence(&self) -> bool {
+        self.options.coherence
     }
 }
 
@@ -240,6 +249,8 @@ struct Pipelines {
     expand_dual: Option<wgpu::ComputePipeline>,
     /// The OBB or sphere tree's expansion (built only for those scenes).
     expand_volume: Option<wgpu::ComputePipeline>,
+    /// `expand` recording the front (built only for a k-DOP scene with coherence on).
+    expand_record: Option<wgpu::ComputePipeline>,
 }
 
 fn pipeline(
@@ -310,6 +321,8 @@ pub struct GpuScene<const H: usize> {
     last_poses: usize,
     buffers: Option<BatchBuffers>,
     uploaded: bool,
+    /// Temporal coherence: the seeds and the recorded fronts of a step.
+    coherent: coherent::Recording,
 }
 
 /// Bindings `0, 1, 2, …` in order.
@@ -446,7 +459,12 @@ impl<const H: usize> GpuScene<H> {
             paging.arrays[a.id()] = a.layout();
         }
         let pipeline = |file: &str, entry: &str| pipeline(ctx, file, entry, H, &paging);
-        let plain = |p: &Pipelines| p.expand_dual.is_none() && p.expand_volume.is_none();
+        let record = scene.coherence() && dual.is_none() && volumes.is_none();
+        let plain = |p: &Pipelines| {
+            p.expand_dual.is_none()
+                && p.expand_volume.is_none()
+                && p.expand_record.is_some() == record
+        };
         let kept = old
             .filter(|o| {
                 o.paging == paging && dual.is_none() && volumes.is_none() && plain(&o.pipelines)
@@ -474,6 +492,7 @@ impl<const H: usize> GpuScene<H> {
                     let entry = if v.obb { "expand_obb" } else { "expand_sphere" };
                     pipeline("front_expand.wgsl", entry)
                 }),
+                expand_record: record.then(|| pipeline("front_expand.wgsl", "expand_record")),
             }
         };
         // Shader compilation and pipeline creation report through the error handler.
@@ -507,6 +526,7 @@ impl<const H: usize> GpuScene<H> {
             last_poses: 0,
             buffers: None,
             uploaded: false,
+            coherent: Default::default(),
         })
     }
 
@@ -587,6 +607,9 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
+        if mode == Mode::All && self.pipelines.expand_record.is_some() {
+            return self.collide_each_coherent(ctx, scene, poses, tumble, sink);
+        }
         // The volume trees tumble nothing, whatever the method.
         let dense = tumble == TumbleMethod::Exact && self.volumes.is_none();
         let per_pose = self.n_fly as u64 * Self::KDOP;
@@ -748,7 +771,7 @@ impl<const H: usize> GpuScene<H> {
 }
 
 /// The result of a pose the host's pretest rejected: no contact, the pretest's one test.
-fn rejected_pose<S: SubCounters>(nv: u64) -> PoseResult<S> {
+pub(crate) fn rejected_pose<S: SubCounters>(nv: u64) -> PoseResult<S> {
     PoseResult {
         pairs: Vec::new(),
         counters: Counters {

@@ -72,6 +72,11 @@ pub struct GpuStats {
     pub peak_buffer_bytes: u64,
     /// Per batch that completed: its work.
     pub batches: Vec<BatchWork>,
+    /// Temporal coherence: poses that started from their chunk's previous front.
+    pub seeded_poses: u64,
+    /// Temporal coherence: chunks where a pose from a front tested more node pairs than
+    /// the chunk's descent from the roots, which turned coherence off for the chunk's rest.
+    pub coherence_off: u64,
 }
 
 impl GpuStats {

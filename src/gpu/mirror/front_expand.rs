@@ -151,6 +151,43 @@ pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
     }
 }
 
+/// Bindings 16–17 of `shaders/front_expand.wgsl`, written by `expand_record` only: the
+/// recorded front (its length is the capacity) and its append count (`record_count[0]`).
+pub struct RecordBindings<'a> {
+    pub front_record: &'a mut [FrontPair],
+    pub record_count: &'a mut [u32],
+}
+
+/// `expand_record` of `shaders/front_expand.wgsl`: [`expand`], also appending to
+/// `front_record` (slot [`NO_SLOT`]) every pair found disjoint and every leaf pair (both
+/// nodes leaves, overlapping): the front of `traverse::descend_from`. Beyond the buffer
+/// the count still grows.
+pub fn expand_record<const H: usize>(b: &mut ExpandBindings<'_, H>, r: &mut RecordBindings<'_>) {
+    let front_in = b.front_in;
+    for p in &front_in[..b.counters.n_in as usize] {
+        if !b.enter(p) {
+            continue;
+        }
+        let na = b.env_nodes[p.a as usize];
+        let kb = b.tumbled_b(p);
+        let overlap = kdop_overlaps(&na.bv, &kb);
+        let leaf_b = b.fly_nodes[p.b as usize].count != 0;
+        if !overlap || (na.count != 0 && leaf_b) {
+            let k = r.record_count[0];
+            r.record_count[0] = k.wrapping_add(1);
+            if let Some(slot) = r.front_record.get_mut(k as usize) {
+                *slot = FrontPair {
+                    slot: NO_SLOT,
+                    ..*p
+                };
+            }
+        }
+        if overlap {
+            b.descend(*p, &na, &kb);
+        }
+    }
+}
+
 /// `expand_dual` of `shaders/front_expand.wgsl` (the dual k-DOP–sphere hierarchy): the
 /// sphere test first ([`sphere_posed`], [`sphere_disjoint`]), then the k-DOP slabs
 /// ([`kdop_overlaps_dual`]; `dual_flags` bit 0: per-pair order, bit 1: B's k-DOP
