@@ -175,6 +175,11 @@ pub struct GpuStatsJson {
     pub peak_buffer_bytes: u64,
     /// Node pairs entering each level of the breadth-first front, summed over poses.
     pub front_sizes_per_level: Vec<u64>,
+    /// With coherence: poses started from the previous pose's front instead of the roots.
+    pub seeded_poses: u64,
+    /// With coherence: runs of consecutive poses where a pose from a front tested more node
+    /// pairs than the run's descent from the roots, so the rest of the run started at the roots.
+    pub coherence_off: u64,
     /// Per batch: poses, node pairs tested, nodes tumbled, triangle pairs, bytes read from
     /// node arrays, atomics, dispatches, bytes up and back, readbacks, submissions.
     #[cfg(feature = "gpu")]

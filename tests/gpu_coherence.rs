@@ -324,5 +324,10 @@ fn cli_gpu_coherence_equals_cpu() {
     for k in ["pairs", "bv_tests", "tri_tests", "bv_updates"] {
         assert_eq!(sg[k], sc[k], "{k}");
     }
+    // 70 poses are 5 runs of at most 16: at most 65 poses can start from a front, and on
+    // these small steps some do.
+    let seeded = sg["gpu"]["seeded_poses"].as_u64().unwrap();
+    assert!(seeded > 0 && seeded <= 65, "{seeded}");
+    assert!(sg["gpu"]["coherence_off"].as_u64().unwrap() <= 5);
     let _ = std::fs::remove_dir_all(&d);
 }

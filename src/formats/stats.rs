@@ -167,6 +167,8 @@ impl From<crate::gpu::collide::GpuStats> for GpuStatsJson {
             bytes_read_back: g.bytes_read_back,
             peak_buffer_bytes: g.peak_buffer_bytes,
             front_sizes_per_level: g.level_sizes,
+            seeded_poses: g.seeded_poses,
+            coherence_off: g.coherence_off,
             batches: g.batches,
         }
     }
