@@ -111,22 +111,7 @@ impl<const H: usize> GpuScene<H> {
         mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
         let dense = tumble == TumbleMethod::Exact;
-        let per_pose = self.n_fly as u64 * Self::KDOP;
-        if dense && per_pose > self.max_buffer_bytes {
-            return Err(GpuError::ExactTumbleTooLarge {
-                needed: per_pose,
-                limit: self.max_buffer_bytes,
-            }
-            .into());
-        }
-        let mut stats = GpuStats {
-            level_sizes: vec![0; self.levels as usize],
-            ..Default::default()
-        };
-        if !self.uploaded {
-            stats.bytes_uploaded = self.static_bytes;
-            self.uploaded = true;
-        }
+        let mut stats = self.begin_run(dense)?;
         let group_poses = self.max_batch_poses.max(1).next_multiple_of(POSE_CHUNK);
         let pretest_nv = scene.pretest().is_some() as u64;
         let mut poses = poses.into_iter();
