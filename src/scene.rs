@@ -159,6 +159,9 @@ pub trait PairScene: Sync + std::fmt::Debug {
     type Sub: SubCounters;
     /// A fresh workspace.
     fn workspace(&self) -> Self::Workspace;
+    /// Maps the pages of a fresh workspace's per-node and per-triangle arrays now (see
+    /// `touch_pages`); called once, at build, on the workspace the pool keeps.
+    fn prefault(&self, _ws: &mut Self::Workspace) {}
     /// Called before each chunk of [`POSE_CHUNK`] poses of a batch, and before a single
     /// pose: results must not depend on which poses a workspace saw before.
     fn begin_chunk(&self, _ws: &mut Self::Workspace) {}
@@ -279,6 +282,17 @@ fn collide_pooled<S: PairScene>(
         .collect()
 }
 
+/// Writes one element per 4 KiB page of `v` (its own value back), so that the kernel maps
+/// those pages now. Workspaces are zeroed by `calloc`, which hands out pages that are mapped
+/// only when first written: without this the first pose of a scene paid one page fault per
+/// page it touched (a 20k-triangle nested-spheres query: 0.31 ms cold against 0.10 warm).
+pub(crate) fn touch_pages<T: Copy>(v: &mut [T]) {
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    for x in v.iter_mut().step_by(step) {
+        *x = std::hint::black_box(*x);
+    }
+}
+
 /// A workspace lent by a [`WorkspacePool`], given back when dropped.
 struct Pooled<'p, W>(&'p WorkspacePool<W>, Option<W>);
 
@@ -358,7 +372,9 @@ impl<W> WorkspacePool<W> {
         if let Ok(mut p) = self.0.lock()
             && p.is_empty()
         {
-            p.push(s.workspace());
+            let mut ws = s.workspace();
+            s.prefault(&mut ws);
+            p.push(ws);
         }
     }
 

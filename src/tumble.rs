@@ -527,6 +527,15 @@ impl<const H: usize> TumbleWorkspace<H> {
         }
     }
 
+    /// Maps the pages of the per-node and per-triangle arrays ([`crate::scene::touch_pages`]).
+    pub fn prefault(&mut self) {
+        use crate::scene::touch_pages;
+        touch_pages(&mut self.node_stamp);
+        touch_pages(&mut self.node_bv);
+        touch_pages(&mut self.leaf_stamp);
+        touch_pages(&mut self.tri_world);
+    }
+
     /// Makes the next pose start hill climbing afresh (from the climb table), so that what
     /// a query computes does not depend on the poses this workspace saw before.
     pub fn restart(&mut self) {

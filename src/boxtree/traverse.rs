@@ -206,6 +206,14 @@ impl PairScene for BoxtreeScene {
     type Workspace = Workspace;
     type Sub = NoSub;
 
+    fn prefault(&self, ws: &mut Workspace) {
+        use crate::scene::touch_pages;
+        touch_pages(&mut ws.tri_stamp);
+        touch_pages(&mut ws.tris);
+        touch_pages(&mut ws.node_stamp);
+        touch_pages(&mut ws.lut);
+    }
+
     fn workspace(&self) -> Workspace {
         let (nt, nn) = (self.fly.tri_index.len(), self.fly.nodes.len());
         Workspace {

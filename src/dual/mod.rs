@@ -320,6 +320,16 @@ impl<const H: usize> PairScene for DualScene<H> {
         DualWorkspace::new(&self.fly, self.options.symmetric)
     }
 
+    fn prefault(&self, ws: &mut DualWorkspace<H>) {
+        use crate::scene::touch_pages;
+        ws.tumble.prefault();
+        let m = &mut ws.moved;
+        touch_pages(&mut m.sphere_stamp);
+        touch_pages(&mut m.sphere);
+        touch_pages(&mut m.sym_stamp);
+        touch_pages(&mut m.sym);
+    }
+
     fn begin_chunk(&self, ws: &mut DualWorkspace<H>) {
         ws.tumble.restart();
     }

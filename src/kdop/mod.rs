@@ -275,6 +275,10 @@ impl<const H: usize> PairScene for KdopScene<H> {
         Workspace::new(&self.fly)
     }
 
+    fn prefault(&self, ws: &mut Workspace<H>) {
+        ws.tumble.prefault();
+    }
+
     fn begin_chunk(&self, ws: &mut Workspace<H>) {
         // Hill climbing starts where a fresh workspace would, the descent at the roots.
         ws.tumble.restart();

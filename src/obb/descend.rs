@@ -48,6 +48,15 @@ impl<P: Copy + Default> Workspace<P> {
         }
     }
 
+    /// Maps the pages of the per-node and per-triangle arrays ([`crate::scene::touch_pages`]).
+    pub(crate) fn prefault(&mut self) {
+        use crate::scene::touch_pages;
+        touch_pages(&mut self.leaf_stamp);
+        touch_pages(&mut self.moved);
+        touch_pages(&mut self.posed_stamp);
+        touch_pages(&mut self.posed);
+    }
+
     fn begin(&mut self) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {

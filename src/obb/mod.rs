@@ -29,6 +29,7 @@
 mod descend;
 pub mod fit;
 pub mod sat;
+mod sat_lanes;
 
 use crate::bvh::{BuildOptions, Bvh};
 use crate::dual::node_spheres;
@@ -197,6 +198,10 @@ impl<V: Volume> PairScene for VolumeScene<V> {
 
     fn workspace(&self) -> Workspace<V::Posed> {
         Workspace::new(&self.fly)
+    }
+
+    fn prefault(&self, ws: &mut Workspace<V::Posed>) {
+        ws.prefault();
     }
 
     fn collide_into(

@@ -1,0 +1,89 @@
+//! The CPU form of the OBB separating axis test on screened inputs: the decision of
+//! `sat::obb_disjoint` (the GPU's), three lanes at a time with glam's `Vec3A` (SSE2 on
+//! x86-64, plain scalars elsewhere).
+//!
+//! Why the decision is the same bit for bit: every lane runs the scalar test's operations
+//! on the same operands in the same order (`(x₀y₀ + x₁y₁) + x₂y₂` for every dot product,
+//! `a·b − c·d` as `a·b + (−(c·d))`, which IEEE rounds alike), and a multiplication or an
+//! addition rounds the same in a lane as alone; Rust never fuses them. Products are formed
+//! as `y·x` where the scalar has `x·y`, which is exact commutation. So each compared value
+//! equals the scalar's, and the 15 inequalities are visited in another order, which cannot
+//! change their disjunction. Inputs and intermediates are screened as in the scalar test
+//! (`sat::obb_disjoint_cpu`'s proof): anything not coarse sends the pair to the flushed
+//! test. Tested against the scalar test in `sat`'s tests.
+
+use super::fit::Obb32;
+use super::sat::{COARSE, FLOOR, PosedObb, SLACK_REL, obb_disjoint};
+use glam::{Vec3A, Vec3Swizzles};
+
+/// Whether every lane is zero or at least 2⁻⁵¹ in magnitude.
+#[inline(always)]
+fn coarse(v: Vec3A) -> bool {
+    (v.cmpeq(Vec3A::ZERO) | v.abs().cmpge(Vec3A::splat(COARSE))).all()
+}
+
+/// [`obb_disjoint`]'s decision for a fitted `a` and a screened `b` (the caller has checked
+/// that B's numbers are coarse).
+#[inline]
+pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
+    let e = &a.e;
+    // A's axes by coordinate: lane i holds aᵢ's x (y, z).
+    let (ax, ay, az) = (
+        Vec3A::new(e[0], e[3], e[6]),
+        Vec3A::new(e[1], e[4], e[7]),
+        Vec3A::new(e[2], e[5], e[8]),
+    );
+    let f = &b.f;
+    let d = Vec3A::from_array(b.c) - Vec3A::from_array(a.c);
+    // tᵢ = aᵢ·d.
+    let t = (ax * d.x + ay * d.y) + az * d.z;
+    if !(coarse(d) & coarse(t)) {
+        return obb_disjoint(a, b);
+    }
+    // Columns of C (lane i: Cᵢⱼ = aᵢ·fⱼ).
+    let col = |j: usize| (ax * f[3 * j] + ay * f[3 * j + 1]) + az * f[3 * j + 2];
+    let (c0, c1, c2) = (col(0), col(1), col(2));
+    if !(coarse(c0) & coarse(c1) & coarse(c2)) {
+        return obb_disjoint(a, b);
+    }
+    let ta = t.abs();
+    let tn = (ta.x + ta.y) + ta.z;
+    let dn = d.abs().max_element();
+    let sa = (a.h[0] + a.h[1]) + a.h[2];
+    let sb = (b.h[0] + b.h[1]) + b.h[2];
+    let scale = ((dn + tn) + sa) + sb;
+    let slack = Vec3A::splat((8.0 * b.e + SLACK_REL * scale) + FLOOR);
+    let (ha, hb) = (Vec3A::from_array(a.h), Vec3A::from_array(b.h));
+    // A's axes, lane i.
+    let rad = ha + ((c0.abs() * hb.x + c1.abs() * hb.y) + c2.abs() * hb.z);
+    if ta.cmpgt(rad + slack).any() {
+        return true;
+    }
+    // Rows of C (lane j), the same values as the columns'.
+    let (fx, fy, fz) = (
+        Vec3A::new(f[0], f[3], f[6]),
+        Vec3A::new(f[1], f[4], f[7]),
+        Vec3A::new(f[2], f[5], f[8]),
+    );
+    let row = |i: usize| (fx * e[3 * i] + fy * e[3 * i + 1]) + fz * e[3 * i + 2];
+    let r = [row(0), row(1), row(2)];
+    let ar = [r[0].abs(), r[1].abs(), r[2].abs()];
+    // B's axes, lane j.
+    let proj = (r[0] * t.x + r[1] * t.y) + r[2] * t.z;
+    let rad = ((ar[0] * a.h[0] + ar[1] * a.h[1]) + ar[2] * a.h[2]) + hb;
+    if proj.abs().cmpgt(rad + slack).any() {
+        return true;
+    }
+    // The cross products aᵢ × fⱼ, lane j; j + 1 and j + 2 (mod 3) by rotating lanes.
+    let t = t.to_array();
+    let (hb1, hb2) = (hb.yzx(), hb.zxy());
+    for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+        let proj = r[i1] * t[i2] - r[i2] * t[i1];
+        let rad = (ar[i2] * a.h[i1] + ar[i1] * a.h[i2]) + (hb1 * ar[i].zxy() + hb2 * ar[i].yzx());
+        if proj.abs().cmpgt(rad + slack).any() {
+            return true;
+        }
+    }
+    false
+}
