@@ -160,7 +160,7 @@ pub trait PairScene: Sync + std::fmt::Debug {
     /// A fresh workspace.
     fn workspace(&self) -> Self::Workspace;
     /// Maps the pages of a fresh workspace's per-node and per-triangle arrays now (see
-    /// `touch_pages`); called once, at build, on the workspace the pool keeps.
+    /// `tumble::touch_pages`); called once, at build, on the workspace the pool keeps.
     fn prefault(&self, _ws: &mut Self::Workspace) {}
     /// Called before each chunk of [`POSE_CHUNK`] poses of a batch, and before a single
     /// pose: results must not depend on which poses a workspace saw before.
@@ -280,17 +280,6 @@ fn collide_pooled<S: PairScene>(
         )
         .flatten_iter()
         .collect()
-}
-
-/// Writes one element per 4 KiB page of `v` (its own value back), so that the kernel maps
-/// those pages now. Workspaces are zeroed by `calloc`, which hands out pages that are mapped
-/// only when first written: without this the first pose of a scene paid one page fault per
-/// page it touched (a 20k-triangle nested-spheres query: 0.31 ms cold against 0.10 warm).
-pub(crate) fn touch_pages<T: Copy>(v: &mut [T]) {
-    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
-    for x in v.iter_mut().step_by(step) {
-        *x = std::hint::black_box(*x);
-    }
 }
 
 /// A workspace lent by a [`WorkspacePool`], given back when dropped.

@@ -505,6 +505,17 @@ pub struct TumbleWorkspace<const H: usize> {
     corners: Vec<[[f32; 3]; 3]>,
 }
 
+/// Writes one element per 4 KiB page of `v` (its own value back), so that the kernel maps
+/// those pages now. Workspaces are zeroed by `calloc`, which hands out pages that are mapped
+/// only when first written: without this the first pose of a scene paid one page fault per
+/// page it touched (a 20k-triangle nested-spheres query: 0.31 ms cold against 0.10 warm).
+pub(crate) fn touch_pages<T: Copy>(v: &mut [T]) {
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    for x in v.iter_mut().step_by(step) {
+        *x = std::hint::black_box(*x);
+    }
+}
+
 impl<const H: usize> TumbleWorkspace<H> {
     pub fn new(fly: &FlyingHierarchy<H>) -> Self {
         let n = fly.bvh.nodes.len();
@@ -527,9 +538,8 @@ impl<const H: usize> TumbleWorkspace<H> {
         }
     }
 
-    /// Maps the pages of the per-node and per-triangle arrays ([`crate::scene::touch_pages`]).
+    /// Maps the pages of the per-node and per-triangle arrays ([`touch_pages`]).
     pub fn prefault(&mut self) {
-        use crate::scene::touch_pages;
         touch_pages(&mut self.node_stamp);
         touch_pages(&mut self.node_bv);
         touch_pages(&mut self.leaf_stamp);

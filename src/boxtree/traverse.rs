@@ -207,7 +207,7 @@ impl PairScene for BoxtreeScene {
     type Sub = NoSub;
 
     fn prefault(&self, ws: &mut Workspace) {
-        use crate::scene::touch_pages;
+        use crate::tumble::touch_pages;
         touch_pages(&mut ws.tri_stamp);
         touch_pages(&mut ws.tris);
         touch_pages(&mut ws.node_stamp);

@@ -321,7 +321,7 @@ impl<const H: usize> PairScene for DualScene<H> {
     }
 
     fn prefault(&self, ws: &mut DualWorkspace<H>) {
-        use crate::scene::touch_pages;
+        use crate::tumble::touch_pages;
         ws.tumble.prefault();
         let m = &mut ws.moved;
         touch_pages(&mut m.sphere_stamp);

@@ -48,9 +48,9 @@ impl<P: Copy + Default> Workspace<P> {
         }
     }
 
-    /// Maps the pages of the per-node and per-triangle arrays ([`crate::scene::touch_pages`]).
+    /// Maps the pages of the per-node and per-triangle arrays ([`crate::tumble::touch_pages`]).
     pub(crate) fn prefault(&mut self) {
-        use crate::scene::touch_pages;
+        use crate::tumble::touch_pages;
         touch_pages(&mut self.leaf_stamp);
         touch_pages(&mut self.moved);
         touch_pages(&mut self.posed_stamp);
