@@ -15,6 +15,7 @@
 //!
 //! This module sits above every hierarchy: it imports them, none imports it.
 
+use crate::auto::{AutoCounters, AutoScene, Choice};
 use crate::boxtree::{BoxtreeOptions, BoxtreeScene};
 use crate::bv::BvKind;
 use crate::bvh::BuildOptions;
@@ -39,6 +40,8 @@ pub enum AnySub {
     None,
     /// The dual k-DOP–sphere hierarchy.
     Dual(DualCounters),
+    /// `--bv auto`: which tree answered, and the probes.
+    Auto(AutoCounters),
 }
 
 impl AnySub {
@@ -46,7 +49,15 @@ impl AnySub {
     pub fn dual(self) -> Option<DualCounters> {
         match self {
             AnySub::Dual(d) => Some(d),
-            AnySub::None => None,
+            _ => None,
+        }
+    }
+
+    /// `auto`'s sub-counters, if this is `auto`.
+    pub fn auto(self) -> Option<AutoCounters> {
+        match self {
+            AnySub::Auto(a) => Some(a),
+            _ => None,
         }
     }
 }
@@ -56,6 +67,7 @@ impl std::ops::AddAssign for AnySub {
     fn add_assign(&mut self, o: AnySub) {
         match (self, o) {
             (AnySub::Dual(a), AnySub::Dual(b)) => *a += b,
+            (AnySub::Auto(a), AnySub::Auto(b)) => *a += b,
             (_, AnySub::None) => {}
             (s, o) => *s = o,
         }
@@ -67,6 +79,12 @@ impl SubCounters for AnySub {}
 impl From<NoSub> for AnySub {
     fn from(_: NoSub) -> AnySub {
         AnySub::None
+    }
+}
+
+impl From<AutoCounters> for AnySub {
+    fn from(a: AutoCounters) -> AnySub {
+        AnySub::Auto(a)
     }
 }
 
@@ -108,6 +126,9 @@ pub enum AnyScene {
     Obb(ObbScene),
     /// The sphere tree.
     Sphere(SphereScene),
+    /// The kdop18 and OBB trees, one picked per call (`crate::auto`); boxed, as it holds
+    /// two scenes.
+    Auto(Box<AutoScene>),
 }
 
 /// Runs `$body` with `$s` bound to the scene, whatever its kind.
@@ -126,6 +147,10 @@ macro_rules! with_scene {
             AnyScene::Dual26($s) => $body,
             AnyScene::Obb($s) => $body,
             AnyScene::Sphere($s) => $body,
+            AnyScene::Auto($s) => {
+                let $s: &AutoScene = $s;
+                $body
+            }
         }
     };
 }
@@ -167,11 +192,13 @@ impl AnyScene {
             AnyScene::Dual26(_) => BvKind::Dual26,
             AnyScene::Obb(_) => BvKind::Obb,
             AnyScene::Sphere(_) => BvKind::Sphere,
+            AnyScene::Auto(_) => BvKind::Auto,
         }
     }
 }
 
-/// Builds a [`Collider`]: the hierarchy and its options; every option has a default (kdop18,
+/// Builds a [`Collider`]: the hierarchy and its options; every option has a default
+/// (`auto`: the kdop18 and OBB trees, one picked per call by [`crate::auto`]'s probe;
 /// splatter at the mean, leaf size 1, all contacts, approximation-method tumbling).
 #[derive(Debug, Clone)]
 #[must_use]
@@ -277,8 +304,12 @@ impl<'m> ColliderBuilder<'m> {
     /// Errors: a mesh without triangles or with a triangle naming a missing vertex, a
     /// coordinate that is not finite or outside the supported range
     /// ([`crate::mesh::in_supported_range`]), or invalid R-tree options.
-    pub fn build(self) -> crate::Result<Collider> {
+    pub fn build(mut self) -> crate::Result<Collider> {
         let (a, b) = (self.a, self.b);
+        // `auto` is kdop18 where only a k-DOP serves: ready-made trees, coherence.
+        if self.pre.iter().any(Option::is_some) || self.kdop.coherence {
+            self.bv = self.bv.concrete();
+        }
         a.validate(std::path::Path::new("mesh A"))?;
         b.validate(std::path::Path::new("mesh B"))?;
         let (oa, ob) = (&self.build_a, &self.build_b);
@@ -320,9 +351,16 @@ impl<'m> ColliderBuilder<'m> {
             BvKind::Dual26 => AnyScene::Dual26(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
             BvKind::Obb => AnyScene::Obb(ObbScene::build(a, b, oa, ob)),
             BvKind::Sphere => AnyScene::Sphere(SphereScene::build(a, b, oa, ob)),
+            BvKind::Auto => AnyScene::Auto(Box::new(AutoScene::build(a, b, oa, ob, k))),
         };
         // One workspace now, so that the first query costs what a later one does.
-        with_scene!(&scene, s => prepare(s));
+        match &scene {
+            AnyScene::Auto(s) => {
+                prepare(&s.kdop);
+                prepare(&s.obb);
+            }
+            s => with_scene!(s, s => prepare(s)),
+        }
         Ok(Collider {
             scene,
             query: self.query,
@@ -439,6 +477,92 @@ where
     })
 }
 
+/// `auto`'s batch: the probe on the first poses until one decides, then the rest on the
+/// tree it chose, in parallel (`crate::auto`).
+fn auto_many(
+    s: &AutoScene,
+    poses: &[Pose],
+    opts: &QueryOptions,
+    progress: Option<Progress<'_>>,
+) -> Vec<Contacts> {
+    let mut out = Vec::with_capacity(poses.len());
+    let mut it = poses.iter().copied();
+    let choice = s
+        .probe_prefix(&mut it, opts, |r| {
+            out.push(r.map_sub(AnySub::from));
+            Ok::<(), ()>(())
+        })
+        .ok()
+        .flatten();
+    let head = out.len();
+    if let Some(p) = progress {
+        p(head);
+    }
+    let shifted = move |k: usize| {
+        if let Some(p) = progress {
+            p(head + k);
+        }
+    };
+    let rest = &poses[head..];
+    let tail = match choice.unwrap_or(crate::auto::UNDECIDED) {
+        Choice::Kdop18 => auto_tail(
+            collide_batch(&s.kdop, rest, opts, Some(&shifted)),
+            Choice::Kdop18,
+        ),
+        Choice::Obb => auto_tail(
+            collide_batch(&s.obb, rest, opts, Some(&shifted)),
+            Choice::Obb,
+        ),
+    };
+    out.extend(tail);
+    out
+}
+
+/// The poses `auto` gave to one tree, with `auto`'s sub-counters.
+fn auto_tail(rs: Vec<PoseResult>, choice: Choice) -> impl Iterator<Item = Contacts> {
+    rs.into_iter().map(move |r| {
+        let sub = crate::auto::answered(&r.counters, choice);
+        r.map_sub(|_| AnySub::Auto(sub))
+    })
+}
+
+/// `auto`'s first poses, answered by the probe and given to `sink` from index 0: how many,
+/// and the tree for the rest.
+fn auto_head(
+    s: &AutoScene,
+    poses: &mut impl Iterator<Item = Pose>,
+    opts: &QueryOptions,
+    sink: &mut impl FnMut(usize, Contacts) -> crate::Result<()>,
+) -> crate::Result<(usize, Choice)> {
+    let mut head = 0;
+    let choice = s.probe_prefix(poses, opts, |r| {
+        sink(head, r.map_sub(AnySub::from))?;
+        head += 1;
+        Ok::<(), crate::Error>(())
+    })?;
+    Ok((head, choice.unwrap_or(crate::auto::UNDECIDED)))
+}
+
+/// `auto`'s stream: the probe's poses, then the rest streamed on the chosen tree.
+fn auto_each(
+    s: &AutoScene,
+    poses: impl IntoIterator<Item = Pose>,
+    opts: &QueryOptions,
+    chunk: usize,
+    mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
+) -> crate::Result<()> {
+    let mut it = poses.into_iter();
+    let (head, choice) = auto_head(s, &mut it, opts, &mut sink)?;
+    let mut tail = |i: usize, r: PoseResult| {
+        let sub = crate::auto::answered(&r.counters, choice);
+        sink(head + i, r.map_sub(|_| AnySub::Auto(sub)))
+    };
+    match choice {
+        Choice::Kdop18 => collide_each(&s.kdop, it, opts, chunk, &mut tail),
+        Choice::Obb => collide_each(&s.obb, it, opts, chunk, &mut tail),
+    }
+}
+
 impl Collider {
     /// A builder for the scene of A (the environment) and B (the flying mesh, moved by the
     /// poses).
@@ -446,7 +570,7 @@ impl Collider {
         ColliderBuilder {
             a,
             b,
-            bv: BvKind::Kdop18,
+            bv: BvKind::Auto,
             build_a: BuildOptions::default(),
             build_b: BuildOptions::default(),
             kdop: KdopOptions::default(),
@@ -491,6 +615,10 @@ impl Collider {
 
     /// The contacts of one pose with other query options.
     pub fn collide_with(&self, pose: &Pose, opts: &QueryOptions) -> Contacts {
+        if let AnyScene::Auto(s) = &self.scene {
+            let mut r = auto_many(s, std::slice::from_ref(pose), opts, None);
+            return r.pop().unwrap_or_default();
+        }
         with_scene!(&self.scene, s => one(s, pose, opts))
     }
 
@@ -507,6 +635,9 @@ impl Collider {
         opts: &QueryOptions,
         progress: Option<Progress<'_>>,
     ) -> Vec<Contacts> {
+        if let AnyScene::Auto(s) = &self.scene {
+            return auto_many(s, poses, opts, progress);
+        }
         with_scene!(&self.scene, s => many(s, poses, opts, progress))
     }
 
@@ -522,6 +653,9 @@ impl Collider {
         sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
     ) -> crate::Result<()> {
         let chunk = self.chunk.unwrap_or(STREAM_CHUNK);
+        if let AnyScene::Auto(s) = &self.scene {
+            return auto_each(s, poses, opts, chunk, sink);
+        }
         with_scene!(&self.scene, s => each(s, poses, opts, chunk, sink))
     }
 
@@ -559,7 +693,38 @@ impl Collider {
         opts: &QueryOptions,
         mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
     ) -> crate::Result<crate::gpu::collide::GpuStats> {
-        with_gpu_scene!(&self.scene, s => {
+        if let AnyScene::Auto(s) = &self.scene {
+            // The host's probe answers the first poses until one decides, as on the CPU;
+            // the rest go to the device with the tree it chose (the same counters).
+            let mut it = poses.into_iter();
+            let (head, choice) = auto_head(s, &mut it, opts, &mut sink)?;
+            let mut tail = |i: usize, mut r: Contacts| {
+                r.counters.sub = AnySub::Auto(crate::auto::answered(&r.counters.cost(), choice));
+                sink(head + i, r)
+            };
+            return match choice {
+                Choice::Kdop18 => self.gpu_run(ctx, &s.kdop, it, opts, &mut tail),
+                Choice::Obb => self.gpu_run(ctx, &s.obb, it, opts, &mut tail),
+            };
+        }
+        with_gpu_scene!(&self.scene, s => self.gpu_run(ctx, s, poses, opts, sink),
+            other => Err(crate::gpu::GpuError::Unsupported { bv: other.kind().name() }.into()))
+    }
+
+    /// [`Collider::collide_stream_gpu`] on one scene.
+    #[cfg(feature = "gpu")]
+    fn gpu_run<const H: usize, S: crate::gpu::collide::GpuHierarchies<H>>(
+        &self,
+        ctx: &crate::gpu::GpuContext,
+        s: &S,
+        poses: impl IntoIterator<Item = Pose>,
+        opts: &QueryOptions,
+        mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
+    ) -> crate::Result<crate::gpu::collide::GpuStats>
+    where
+        AnySub: From<S::Sub>,
+    {
+        {
             let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
             if let Some(n) = self.chunk {
                 g.max_batch_poses = n;
@@ -567,7 +732,7 @@ impl Collider {
             g.collide_each(ctx, s, poses, opts.mode, opts.tumble, |i, r| {
                 sink(i, r.map_sub(AnySub::from))
             })
-        }, other => Err(crate::gpu::GpuError::Unsupported { bv: other.kind().name() }.into()))
+        }
     }
 
     /// `(nodes, bytes)` of A's and B's node arrays.

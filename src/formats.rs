@@ -107,6 +107,9 @@ pub struct Stats {
     /// Sub-tests of the dual k-DOP–sphere hierarchy (`--bv dual*` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dual: Option<DualStatsJson>,
+    /// Which tree answered (`--bv auto` only; `crate::auto`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auto: Option<AutoStatsJson>,
     /// What the GPU did (GPU backend only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu: Option<GpuStatsJson>,
@@ -152,6 +155,19 @@ pub struct DualStatsJson {
     pub accepted: u64,
     /// Slab interval tests made (sub-tests, not in Nv).
     pub slab_tests: u64,
+}
+
+/// `--bv auto`'s part of `stats.json` (`src/auto.rs`), summed over poses.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AutoStatsJson {
+    /// Poses past the pretest answered by the kdop18 tree.
+    pub kdop18_poses: u64,
+    /// Poses past the pretest answered by the OBB tree.
+    pub obb_poses: u64,
+    /// Probes run (one per chunk of 16 poses on the CPU, one per run on the GPU).
+    pub probes: u64,
+    /// Node tests the probes spent on the tree they did not pick (included in `bv_tests`).
+    pub probe_lost_tests: u64,
 }
 
 /// The GPU part of `stats.json`.

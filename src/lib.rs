@@ -40,6 +40,7 @@
 pub mod option_names;
 
 // The API: hierarchies, their scenes and options, meshes, poses, the GPU pipeline.
+pub mod auto;
 pub mod boxtree;
 pub mod bv;
 pub mod bvh;

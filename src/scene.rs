@@ -345,11 +345,11 @@ impl<W> Default for WorkspacePool<W> {
 }
 
 impl<W> WorkspacePool<W> {
-    fn take(&self) -> Option<W> {
+    pub(crate) fn take(&self) -> Option<W> {
         self.0.lock().ok().and_then(|mut p| p.pop())
     }
 
-    fn put(&self, ws: W) {
+    pub(crate) fn put(&self, ws: W) {
         if let Ok(mut p) = self.0.lock() {
             p.push(ws);
         }

@@ -106,21 +106,121 @@ pub(crate) fn descend_from<const H: usize, T: NodeTest<H>>(
         if let Some(fr) = front.as_deref_mut() {
             fr.push((e as u32, f as u32));
         }
-        let tris_b = tumble.leaf_triangles(fly, pose, f);
-        for pa in ne.first..ne.first + ne.count {
-            let ta = env.tris.corners_f64(pa as usize);
-            for (j, tb) in tris_b.iter().enumerate() {
-                c.tri_tests += 1;
-                if tri_tri_intersect(&ta, tb) {
-                    out.push((
-                        env.tri_index[pa as usize],
-                        fly.bvh.tri_index[nf.first as usize + j],
-                    ));
-                    if mode == Mode::First {
-                        break 'outer;
-                    }
+        if leaf_pair(env, fly, pose, mode, tumble, e, f, out, &mut c) {
+            break 'outer;
+        }
+    }
+    c
+}
+
+/// The triangle tests of the leaf pair `(e, f)`, whose volumes overlap; true when `mode`
+/// stops at the contact found.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn leaf_pair<const H: usize, S>(
+    env: &Bvh<H>,
+    fly: &FlyingHierarchy<H>,
+    pose: &Pose,
+    mode: Mode,
+    tumble: &mut TumbleWorkspace<H>,
+    e: usize,
+    f: usize,
+    out: &mut Vec<(u32, u32)>,
+    c: &mut Counters<S>,
+) -> bool {
+    let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
+    let tris_b = tumble.leaf_triangles(fly, pose, f);
+    for pa in ne.first..ne.first + ne.count {
+        let ta = env.tris.corners_f64(pa as usize);
+        for (j, tb) in tris_b.iter().enumerate() {
+            c.tri_tests += 1;
+            if tri_tri_intersect(&ta, tb) {
+                out.push((
+                    env.tri_index[pa as usize],
+                    fly.bvh.tri_index[nf.first as usize + j],
+                ));
+                if mode == Mode::First {
+                    return true;
                 }
             }
+        }
+    }
+    false
+}
+
+/// A scene that can answer a pose level by level, for the probe that picks a volume
+/// (`crate::auto`): begin the pose, expand a front of node pairs one level at a time
+/// (children of overlapping internal pairs to `next`, overlapping leaf pairs to `leaves`),
+/// and finish from any front; the same contacts as [`crate::scene::PairScene::collide_into`],
+/// by [`descend_from`]'s partition argument.
+pub(crate) trait LevelScene: crate::scene::PairScene {
+    /// Starts `pose`; false (and one test counted by the caller) when the scene's posed-box
+    /// pretest separates it.
+    fn level_begin(
+        &self,
+        pose: &Pose,
+        opts: &crate::scene::QueryOptions,
+        ws: &mut Self::Workspace,
+    ) -> bool;
+    /// Tests every pair of `front` at the begun pose (Nv and Nu in the counters).
+    fn level_expand(
+        &self,
+        pose: &Pose,
+        ws: &mut Self::Workspace,
+        front: &[(u32, u32)],
+        next: &mut Vec<(u32, u32)>,
+        leaves: &mut Vec<(u32, u32)>,
+    ) -> Counters;
+    /// The triangle tests of `leaves`, leaf pairs [`LevelScene::level_expand`] found
+    /// overlapping at the begun pose (not tested again).
+    fn level_leaves(
+        &self,
+        pose: &Pose,
+        mode: Mode,
+        ws: &mut Self::Workspace,
+        leaves: &[(u32, u32)],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters;
+    /// Descends from `start` (a front of the begun pose) to the contacts.
+    fn level_finish(
+        &self,
+        pose: &Pose,
+        mode: Mode,
+        ws: &mut Self::Workspace,
+        start: &[(u32, u32)],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters;
+}
+
+/// One level of [`descend`]'s rule, breadth first ([`LevelScene::level_expand`] of the
+/// k-DOP scene): the pairs of `front` tested, children of overlapping internal pairs
+/// pushed to `next` first child first, overlapping leaf pairs to `leaves`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn expand_level<const H: usize, T: NodeTest<H>>(
+    env: &Bvh<H>,
+    fly: &FlyingHierarchy<H>,
+    tumble: &mut TumbleWorkspace<H>,
+    test: &mut T,
+    front: &[(u32, u32)],
+    next: &mut Vec<(u32, u32)>,
+    leaves: &mut Vec<(u32, u32)>,
+) -> Counters<T::Sub> {
+    let mut c = Counters::<T::Sub>::default();
+    for &(e, f) in front {
+        let (e, f) = (e as usize, f as usize);
+        c.bv_tests += 1;
+        if !test.overlaps(tumble, e, f, &mut c.sub) {
+            continue;
+        }
+        let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
+        if !ne.is_leaf() && (nf.is_leaf() || test.prefer_a(tumble, e, f)) {
+            next.push((ne.first, f as u32));
+            next.push((ne.first + 1, f as u32));
+        } else if !nf.is_leaf() {
+            next.push((e as u32, nf.first));
+            next.push((e as u32, nf.first + 1));
+        } else {
+            leaves.push((e as u32, f as u32));
         }
     }
     c

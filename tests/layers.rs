@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["kdop"],
     &["dual", "boxtree", "rtree", "deform"],
     &["obb"],
+    &["auto"],
     &["gpu"],
     &["collider"],
     &["formats", "experiments"],

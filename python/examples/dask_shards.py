@@ -10,7 +10,8 @@ work), split into shards of consecutive poses, and each shard is sent to a worke
 paths (which must be readable on every worker, e.g. a shared file system) and build the
 hierarchies once per worker process, so no mesh travels with a task. The shards' pairs are
 merged in pose order and `pairs.csv` is written atomically (temporary file, then rename):
-byte for byte what `meshcollide query` writes for the same inputs. Without `--scheduler`
+byte for byte what `meshcollide query` writes for the same inputs (the summed counters too,
+except with the default `--bv auto`, where each shard runs its own probe). Without `--scheduler`
 a LocalCluster of `--workers` processes runs on this machine.
 """
 

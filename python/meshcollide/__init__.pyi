@@ -9,7 +9,7 @@ import numpy.typing as npt
 _Path = Union[str, PathLike[str]]
 _Bv = Literal[
     "kdop6", "kdop14", "kdop18", "kdop26", "boxtree", "rtree",
-    "dual6", "dual14", "dual18", "dual26", "obb", "sphere",
+    "dual6", "dual14", "dual18", "dual26", "obb", "sphere", "auto",
 ]
 
 PAIRS_HEADER: str
@@ -58,7 +58,7 @@ class Collider:
         vertices_b: npt.ArrayLike,
         triangles_b: npt.ArrayLike,
         *,
-        bv: _Bv = "kdop18",
+        bv: _Bv = "auto",
         box_test: Literal["align", "satlite", "sat", "lut"] = "satlite",
         dual_symmetric: bool = False,
         dual_order: Literal["pair", "fixed"] = "pair",
@@ -80,7 +80,7 @@ class Collider:
         path_a: _Path,
         path_b: _Path,
         *,
-        bv: _Bv = "kdop18",
+        bv: _Bv = "auto",
         box_test: Literal["align", "satlite", "sat", "lut"] = "satlite",
         dual_symmetric: bool = False,
         dual_order: Literal["pair", "fixed"] = "pair",

@@ -40,7 +40,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            bv: BvKind::Kdop18,
+            bv: BvKind::Auto,
             box_test: BoxTest::SatLite,
             dual_symmetric: false,
             dual_order: SlabOrder::PerPair,
@@ -158,7 +158,7 @@ impl Options {
         }
         let saved = SavedHierarchy::load(path)?;
         let diff: Vec<String> = saved
-            .differences(self.bv, &self.build_options()[side])
+            .differences(self.bv.concrete(), &self.build_options()[side])
             .into_iter()
             .map(|(flag, was, asked)| {
                 let mut key = flag.replace('-', "_");

@@ -28,7 +28,11 @@ def test_gpu_equals_cpu(scene, options):
     np.testing.assert_array_equal(gpu, cpu)
     assert s_gpu["backend"].startswith("gpu: ")
     assert "gpu" in s_gpu and s_gpu["gpu"]["submissions"] >= 1
-    for k in ["poses", "pairs", "bv_tests", "tri_tests", "bv_updates", "dual"]:
+    for k in ["poses", "pairs", "bv_tests", "tri_tests", "bv_updates", "dual", "auto"]:
+        # Nu of the OBB tree differs by design (the GPU poses B's volume in every node
+        # test), also where the default `auto` gave the run to it.
+        if k == "bv_updates" and (s_cpu.get("auto") or {}).get("obb_poses"):
+            continue
         assert s_gpu.get(k) == s_cpu.get(k), k
     shard = c.query(poses[20:], backend="gpu", first_pose=20)
     np.testing.assert_array_equal(shard, cpu[cpu[:, 0] >= 20])

@@ -41,6 +41,8 @@ pub enum BvKind {
     Obb,
     /// The sphere tree of smallest enclosing spheres (`crate::obb`).
     Sphere,
+    /// The kdop18 and OBB trees, one picked per call by a sampling probe (`crate::auto`).
+    Auto,
 }
 
 // `EVERY`: all twelve (`ALL` is the four k-DOPs).
@@ -58,6 +60,7 @@ option_names! {
         Dual26 => "dual26",
         Obb => "obb": "OBB tree (Gottschalk, Lin, Manocha, 'OBBTree', 1996): principal-axis boxes, 15-axis separating axis test",
         Sphere => "sphere": "Sphere tree of smallest enclosing spheres (the lecture's first volume)",
+        Auto => "auto": "kdop18 and OBB trees over one topology; a sampling probe picks one per call (the default; kdop18 where only a k-DOP serves)",
     }
 }
 
@@ -86,7 +89,7 @@ impl BvKind {
         match self {
             BvKind::Kdop6 | BvKind::Dual6 => 3,
             BvKind::Kdop14 | BvKind::Dual14 => 7,
-            BvKind::Kdop18 | BvKind::Dual18 => 9,
+            BvKind::Kdop18 | BvKind::Dual18 | BvKind::Auto => 9,
             BvKind::Kdop26 | BvKind::Dual26 => 13,
             BvKind::Boxtree => 3,
             BvKind::Rtree => 3,
@@ -104,7 +107,16 @@ impl BvKind {
     pub fn on_gpu(self) -> bool {
         BvKind::ALL.contains(&self)
             || BvKind::DUAL.contains(&self)
-            || matches!(self, BvKind::Obb | BvKind::Sphere)
+            || matches!(self, BvKind::Obb | BvKind::Sphere | BvKind::Auto)
+    }
+
+    /// What serves this choice where `auto` cannot (deforming meshes, self-collision, saved
+    /// hierarchies, coherence: k-DOP features): kdop18 for `auto`, else itself.
+    pub fn concrete(self) -> BvKind {
+        match self {
+            BvKind::Auto => BvKind::Kdop18,
+            k => k,
+        }
     }
 }
 

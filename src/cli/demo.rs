@@ -19,7 +19,7 @@ pub struct DemoArgs {
     #[arg(long, default_value_t = 32_000)]
     pub triangles: usize,
     /// Bounding volume.
-    #[arg(long, value_enum, default_value = "kdop18")]
+    #[arg(long, value_enum, default_value = "auto")]
     pub bv: BvKind,
     /// Also write the contacts as pairs.csv here.
     #[arg(long)]
@@ -85,9 +85,15 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
         rayon::current_num_threads()
     );
     println!(
-        "work: Nv {} k-DOP tests, Np {} triangle tests, Nu {} node updates",
+        "work: Nv {} node tests, Np {} triangle tests, Nu {} node updates",
         c.bv_tests, c.tri_tests, c.bv_updates
     );
+    if let Some(s) = c.sub.auto() {
+        println!(
+            "auto: kdop18 answered {} poses, the OBB tree {} ({} probe, {} node tests on the tree not picked)",
+            s.kdop18_poses, s.obb_poses, s.probes, s.probe_lost_tests
+        );
+    }
     if let Some(p) = &a.out {
         let mut text = Vec::new();
         write_pairs(&mut text, &results).map_err(|e| super::output::cannot_write(p, e))?;

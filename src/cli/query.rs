@@ -56,8 +56,9 @@ pub struct QueryArgs {
     /// header) to the whole run's.
     #[arg(long = "pose-range", value_name = "START:END", value_parser = inputs::parse_pose_range)]
     pub pose_range: Option<PoseRange>,
-    /// Bounding volume.
-    #[arg(long, value_enum, default_value = "kdop18")]
+    /// Bounding volume (`auto`: kdop18 where a k-DOP feature is asked for: frames,
+    /// --coherence, saved hierarchies).
+    #[arg(long, value_enum, default_value = "auto")]
     pub bv: BvKind,
     /// Node-pair test of `--bv boxtree` (default: SAT lite, the fastest).
     #[arg(long = "box-test", value_enum, default_value = "satlite")]
@@ -169,6 +170,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
     let (ia, ib) = rayon::join(|| inputs::load(&a.a), || inputs::load(&a.b));
     let (ia, ib) = (ia?, ib?);
+    // `auto` holds two trees; what only the k-DOPs do (a saved hierarchy, coherence) gets
+    // kdop18, the tree `auto` would otherwise share.
+    let saved_input = [&ia, &ib].iter().any(|i| matches!(i, inputs::Input::Saved));
+    let bv = if a.coherence || saved_input {
+        bv.concrete()
+    } else {
+        bv
+    };
     // One pass that checks every row and keeps none: bad input is reported before any
     // work, then the poses are streamed.
     let n_file = crate::pose::count_poses(poses_path).map_err(crate::Error::from)?;
@@ -239,7 +248,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .build()?;
     let build_ms = ms(t1);
 
-    if a.descent.is_some() && !BvKind::ALL.contains(&bv) {
+    if a.descent.is_some() && !BvKind::ALL.contains(&bv.concrete()) {
         eprintln!(
             "note: --descent applies to the k-DOP hierarchies only; {} uses {}",
             bv.name(),

@@ -35,8 +35,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
-    if !DeformingCollider::SUPPORTED.contains(&a.bv) {
-        return Err(crate::deform::unsupported(a.bv).into());
+    // `auto` deforms as kdop18: the OBB tree is not refitted.
+    let bv = a.bv.concrete();
+    if !DeformingCollider::SUPPORTED.contains(&bv) {
+        return Err(crate::deform::unsupported(bv).into());
     }
     if a.pose_range.is_some() {
         return Err(Failure::Input(
@@ -118,7 +120,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let cpu = DeformingCollider::new(
         &ma,
         &mb,
-        a.bv,
+        bv,
         [opt_a, opt_b],
         crate::KdopOptions::with_descent(descent),
         deform,
@@ -240,8 +242,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         saved: [None, None],
         gpu: gpu_stats.map(Into::into),
     };
-    let mut stats =
-        Stats::of_hierarchies(a.bv, host.hierarchy_sizes(), host.depths(), run, &totals);
+    let mut stats = Stats::of_hierarchies(bv, host.hierarchy_sizes(), host.depths(), run, &totals);
     // The device tumbles a deformed B exactly whatever the update (crate::gpu::deform).
     let update_for_tumble = match (&collider, a.update) {
         (Backend::Gpu(..), crate::deform::UpdateMethod::Hybrid) => {

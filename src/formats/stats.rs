@@ -1,7 +1,7 @@
 //! `stats.json` assembled in one place for every front end (the command line's `query` and
 //! the Python package's `Collider.last_stats`), so their fields cannot drift apart.
 
-use super::{DualStatsJson, GpuStatsJson, Stats};
+use super::{AutoStatsJson, DualStatsJson, GpuStatsJson, Stats};
 use crate::{
     AnySub, BoxTest, BuildOptions, BvKind, Collider, Contacts, Counters, Descent, DualOptions,
     Mode, TumbleMethod,
@@ -65,11 +65,12 @@ pub struct RunFacts {
     pub gpu: Option<GpuStatsJson>,
 }
 
-/// The descent rule the query really used: the k-DOPs follow `--descent`, the dual
+/// The descent rule the query really used: the k-DOPs follow `--descent` (`auto` reports
+/// its kdop18 tree's rule; its OBB tree always descends the larger volume), the dual
 /// hierarchy always descends by Algorithm 1 (`env`), the boxtree and the R-tree have
 /// traversals of their own (`own`).
 pub fn descent_used(bv: BvKind, descent: Descent) -> &'static str {
-    if BvKind::ALL.contains(&bv) {
+    if BvKind::ALL.contains(&bv.concrete()) {
         descent.name()
     } else if bv.is_dual() {
         Descent::Environment.name()
@@ -145,6 +146,12 @@ impl Stats {
                 slab_rejects: c.dual().slab_rejects,
                 accepted: c.bv_tests - c.dual().sphere_rejects - c.dual().slab_rejects,
                 slab_tests: c.dual().slab_tests,
+            }),
+            auto: c.sub.auto().map(|a| AutoStatsJson {
+                kdop18_poses: a.kdop18_poses,
+                obb_poses: a.obb_poses,
+                probes: a.probes,
+                probe_lost_tests: a.probe_lost_tests,
             }),
             gpu: run.gpu,
             deform: None,

@@ -7,7 +7,7 @@ use crate::bvh::{BuildOptions, Bvh};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
-use crate::traverse::{NodeTest, descend, descend_from};
+use crate::traverse::{NodeTest, descend, descend_from, leaf_pair};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use pretest::BoxPretest;
 
@@ -333,5 +333,105 @@ impl<const H: usize> PairScene for KdopScene<H> {
 
     fn pool(&self) -> Option<&WorkspacePool<Self::Workspace>> {
         Some(&self.pool)
+    }
+}
+
+impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
+    fn level_begin(&self, pose: &Pose, opts: &QueryOptions, ws: &mut Workspace<H>) -> bool {
+        if self.pretest().is_some_and(|t| t.separated(pose)) {
+            return false;
+        }
+        let (env, fly) = (&self.env, &self.fly);
+        ws.tumble
+            .begin(fly, &fly.local_pose(env.frame(), pose), opts.tumble);
+        true
+    }
+
+    fn level_expand(
+        &self,
+        _pose: &Pose,
+        ws: &mut Workspace<H>,
+        front: &[(u32, u32)],
+        next: &mut Vec<(u32, u32)>,
+        leaves: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let mut test = SlabTest {
+            env: &self.env,
+            fly: &self.fly,
+            descent: self.options.descent,
+        };
+        let before = ws.tumble.updates;
+        let mut c = crate::traverse::expand_level(
+            &self.env,
+            &self.fly,
+            &mut ws.tumble,
+            &mut test,
+            front,
+            next,
+            leaves,
+        );
+        c.bv_updates = ws.tumble.updates - before;
+        c
+    }
+
+    fn level_leaves(
+        &self,
+        pose: &Pose,
+        mode: Mode,
+        ws: &mut Workspace<H>,
+        leaves: &[(u32, u32)],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let mut c = Counters::default();
+        let before = ws.tumble.updates;
+        for &(e, f) in leaves {
+            let (e, f) = (e as usize, f as usize);
+            if leaf_pair(
+                &self.env,
+                &self.fly,
+                pose,
+                mode,
+                &mut ws.tumble,
+                e,
+                f,
+                out,
+                &mut c,
+            ) {
+                break;
+            }
+        }
+        c.bv_updates = ws.tumble.updates - before;
+        c
+    }
+
+    fn level_finish(
+        &self,
+        pose: &Pose,
+        mode: Mode,
+        ws: &mut Workspace<H>,
+        start: &[(u32, u32)],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let mut test = SlabTest {
+            env: &self.env,
+            fly: &self.fly,
+            descent: self.options.descent,
+        };
+        ws.stack.clear();
+        ws.stack.extend(start.iter().rev());
+        let before = ws.tumble.updates;
+        let mut c = descend_from(
+            &self.env,
+            &self.fly,
+            pose,
+            mode,
+            &mut ws.tumble,
+            &mut ws.stack,
+            &mut test,
+            out,
+            None,
+        );
+        c.bv_updates = ws.tumble.updates - before;
+        c
     }
 }

@@ -79,19 +79,87 @@ pub(crate) fn descend<const H: usize, T: PairTest>(
     ws: &mut Workspace<T::Posed>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<NoSub> {
-    let mut c = Counters::default();
     ws.begin();
     ws.stack.clear();
     ws.stack.push((0, 0));
+    descend_from(env, fly, pose, mode, test, ws, out)
+}
+
+/// Whether B's posed volume `f` (posed now if not yet in this pose, counted in `c`) is
+/// disjoint from A's `e`.
+#[inline]
+fn disjoint<T: PairTest>(
+    test: &T,
+    ws: &mut Workspace<T::Posed>,
+    e: usize,
+    f: usize,
+    c: &mut Counters<NoSub>,
+) -> bool {
+    c.bv_tests += 1;
+    if ws.posed_stamp[f] != ws.stamp {
+        ws.posed[f] = test.pose(f);
+        ws.posed_stamp[f] = ws.stamp;
+        c.bv_updates += 1;
+    }
+    test.disjoint(e, &ws.posed[f])
+}
+
+/// Starts a pose for [`expand_level`] and [`descend_from`] (B's posed volumes of an
+/// earlier pose are stale from here on).
+pub(crate) fn begin_pose<P: Copy + Default>(ws: &mut Workspace<P>) {
+    ws.begin();
+}
+
+/// One level of a breadth-first descent for `crate::auto`'s probe: every pair of `front`
+/// is tested; an overlapping pair's children (by the descent rule of [`descend`]) go to
+/// `next`, an overlapping leaf pair to `leaves` (its triangles untested). `next` and
+/// `leaves` together with the pairs found disjoint partition what `front` covered, so a
+/// [`descend_from`] over `next` and `leaves` finishes the pose with its pairs.
+pub(crate) fn expand_level<const H: usize, T: PairTest>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    test: &T,
+    ws: &mut Workspace<T::Posed>,
+    front: &[(u32, u32)],
+    next: &mut Vec<(u32, u32)>,
+    leaves: &mut Vec<(u32, u32)>,
+) -> Counters<NoSub> {
+    let mut c = Counters::default();
+    for &(e, f) in front {
+        let (e, f) = (e as usize, f as usize);
+        if disjoint(test, ws, e, f, &mut c) {
+            continue;
+        }
+        let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+        if !ne.is_leaf() && (nf.is_leaf() || test.prefer_a(e, f)) {
+            next.push((ne.first, f as u32));
+            next.push((ne.first + 1, f as u32));
+        } else if !nf.is_leaf() {
+            next.push((e as u32, nf.first));
+            next.push((e as u32, nf.first + 1));
+        } else {
+            leaves.push((e as u32, f as u32));
+        }
+    }
+    c
+}
+
+/// [`descend`] from the pairs already on the workspace's stack (after [`begin_pose`]),
+/// without starting a new pose: any start that partitions the triangle pairs gives the
+/// same contacts (`crate::traverse::descend_from`'s argument).
+pub(crate) fn descend_from<const H: usize, T: PairTest>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    pose: &Pose,
+    mode: Mode,
+    test: &T,
+    ws: &mut Workspace<T::Posed>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters<NoSub> {
+    let mut c = Counters::default();
     'outer: while let Some((e, f)) = ws.stack.pop() {
         let (e, f) = (e as usize, f as usize);
-        c.bv_tests += 1;
-        if ws.posed_stamp[f] != ws.stamp {
-            ws.posed[f] = test.pose(f);
-            ws.posed_stamp[f] = ws.stamp;
-            c.bv_updates += 1;
-        }
-        if test.disjoint(e, &ws.posed[f]) {
+        if disjoint(test, ws, e, f, &mut c) {
             continue;
         }
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
@@ -105,25 +173,53 @@ pub(crate) fn descend<const H: usize, T: PairTest>(
             ws.stack.push((e as u32, nf.first));
             continue;
         }
-        let r = nf.first as usize..(nf.first + nf.count) as usize;
-        if ws.leaf_stamp[f] != ws.stamp {
-            for p in r.clone() {
-                ws.moved[p] = fly.tris.corners_f64(p).map(|x| pose.apply(x));
-            }
-            ws.leaf_stamp[f] = ws.stamp;
+        if leaf_pair(env, fly, pose, mode, ws, e, f, out, &mut c) {
+            break 'outer;
         }
-        for pa in ne.first..ne.first + ne.count {
-            let ta = env.tris.corners_f64(pa as usize);
-            for pb in r.clone() {
-                c.tri_tests += 1;
-                if tri_tri_intersect(&ta, &ws.moved[pb]) {
-                    out.push((env.tri_index[pa as usize], fly.tri_index[pb]));
-                    if mode == Mode::First {
-                        break 'outer;
-                    }
+    }
+    c
+}
+
+/// The triangle tests of the leaf pair `(e, f)`, whose volumes overlap (B's triangles moved
+/// by [`Pose::apply`] once per pose); true when `mode` stops at the contact found.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn leaf_pair<const H: usize, P>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    pose: &Pose,
+    mode: Mode,
+    ws: &mut Workspace<P>,
+    e: usize,
+    f: usize,
+    out: &mut Vec<(u32, u32)>,
+    c: &mut Counters<NoSub>,
+) -> bool {
+    let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+    let r = nf.first as usize..(nf.first + nf.count) as usize;
+    if ws.leaf_stamp[f] != ws.stamp {
+        for p in r.clone() {
+            ws.moved[p] = fly.tris.corners_f64(p).map(|x| pose.apply(x));
+        }
+        ws.leaf_stamp[f] = ws.stamp;
+    }
+    for pa in ne.first..ne.first + ne.count {
+        let ta = env.tris.corners_f64(pa as usize);
+        for pb in r.clone() {
+            c.tri_tests += 1;
+            if tri_tri_intersect(&ta, &ws.moved[pb]) {
+                out.push((env.tri_index[pa as usize], fly.tri_index[pb]));
+                if mode == Mode::First {
+                    return true;
                 }
             }
         }
     }
-    c
+    false
+}
+
+/// Sets the stack to `start`, popped in its order.
+pub(crate) fn set_stack<P>(ws: &mut Workspace<P>, start: &[(u32, u32)]) {
+    ws.stack.clear();
+    ws.stack.extend(start.iter().rev());
 }

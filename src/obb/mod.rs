@@ -38,7 +38,7 @@ use crate::frame::LocalPose;
 use crate::kdop::pretest::BoxPretest;
 use crate::mesh::Mesh;
 use crate::pose::Pose;
-use crate::scene::{Counters, NoSub, PairScene, QueryOptions, WorkspacePool};
+use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
 pub use descend::Workspace;
 use descend::{PairTest, descend};
 pub use fit::{Obb, Obb32};
@@ -217,11 +217,7 @@ impl<V: Volume> PairScene for VolumeScene<V> {
                 ..Default::default()
             };
         }
-        let lp = LocalPose::new(pose, self.env.frame(), self.fly.frame());
-        let test = Test {
-            s: self,
-            pose: PoseCheck::new(lp),
-        };
+        let test = self.test(pose);
         let mut c = descend(&self.env, &self.fly, pose, opts.mode, &test, ws, out);
         c.bv_tests += self.boxes.is_some() as u64;
         c
@@ -237,6 +233,70 @@ impl<V: Volume> PairScene for VolumeScene<V> {
 
     fn pool(&self) -> Option<&WorkspacePool<Workspace<V::Posed>>> {
         Some(&self.pool)
+    }
+}
+
+impl<V: Volume> VolumeScene<V> {
+    /// The node test of `pose`.
+    fn test(&self, pose: &Pose) -> Test<'_, V> {
+        let lp = LocalPose::new(pose, self.env.frame(), self.fly.frame());
+        Test {
+            s: self,
+            pose: PoseCheck::new(lp),
+        }
+    }
+}
+
+impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
+    fn level_begin(&self, pose: &Pose, _: &QueryOptions, ws: &mut Self::Workspace) -> bool {
+        if self.boxes.is_some_and(|t| t.separated(pose)) {
+            return false;
+        }
+        descend::begin_pose(ws);
+        true
+    }
+
+    fn level_expand(
+        &self,
+        pose: &Pose,
+        ws: &mut Self::Workspace,
+        front: &[(u32, u32)],
+        next: &mut Vec<(u32, u32)>,
+        leaves: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let test = self.test(pose);
+        descend::expand_level(&self.env, &self.fly, &test, ws, front, next, leaves)
+    }
+
+    fn level_leaves(
+        &self,
+        pose: &Pose,
+        mode: Mode,
+        ws: &mut Self::Workspace,
+        leaves: &[(u32, u32)],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let mut c = Counters::default();
+        for &(e, f) in leaves {
+            let (e, f) = (e as usize, f as usize);
+            if descend::leaf_pair(&self.env, &self.fly, pose, mode, ws, e, f, out, &mut c) {
+                break;
+            }
+        }
+        c
+    }
+
+    fn level_finish(
+        &self,
+        pose: &Pose,
+        mode: Mode,
+        ws: &mut Self::Workspace,
+        start: &[(u32, u32)],
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let test = self.test(pose);
+        descend::set_stack(ws, start);
+        descend::descend_from(&self.env, &self.fly, pose, mode, &test, ws, out)
     }
 }
 

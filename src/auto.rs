@@ -1,0 +1,385 @@
+//! `--bv auto`, the default of two-mesh queries: the kdop18 tree and the OBB tree over one
+//! topology, and a probe that picks the cheaper for a run of poses.
+//!
+//! Neither volume wins everywhere (BENCHMARKS.md, "Against every peer"): the 18-DOPs are
+//! cheaper where copies tumble through each other, the OBBs of Gottschalk, Lin and Manocha
+//! ("OBBTree: A Hierarchical Structure for Rapid Interference Detection", 1996) fit curved
+//! surfaces that lie close and parallel (nested spheres 1 % apart: 8.6× fewer node tests,
+//! a touching wavy grid: 3.1×). No property of the meshes alone tells the cases apart — it
+//! depends on how the poses place them — and the two trees' fronts stay alike until the
+//! OBBs resolve the gap, about halfway through the descent (measured level by level), so
+//! racing both trees costs about twice the winner. The probe samples instead:
+//!
+//! - the OBB tree is expanded breadth first from the root pair until its front (with the
+//!   overlapping leaf pairs) holds [`SAMPLE_FRONT`] pairs; a pose answered before that is
+//!   answered by the OBB tree and decides nothing (the trees' fronts are alike that high
+//!   up; near misses cost the OBB tree no more than kdop18, whose top nodes are tumbled);
+//! - both trees descend below [`SAMPLES`] pairs of that front, every `front / SAMPLES`-th
+//!   (fewer when, after two, one estimate is [`DECISIVE`] times the other);
+//!   the estimates are their node tests (an OBB test weighs [`OBB_TEST_COST`]) plus
+//!   [`LEAF_COST`] per triangle test; the OBB tree is chosen when its estimate times
+//!   [`OBB_MARGIN`] is below kdop18's;
+//! - the chosen tree finishes the rest of the front, and answers the later poses.
+//!
+//! The trees share one topology (the OBB tree is fitted on the 6-DOP tree, whose splits
+//! read the same centroids as the 18-DOP tree's; [`AutoScene::build`] checks it, and
+//! without it the probe is off and kdop18 answers), so a front of one is a front of the
+//! other: a partition of the triangle pairs (`crate::traverse::descend_from`), and
+//! whichever tree answers, the contacts are the same. Only the counters differ, and they
+//! count everything done: Nv and Nu include the probe's node tests of both trees.
+//!
+//! A [`crate::Collider`] probes at the start of each call (batch, stream or single pose)
+//! until a pose decides ([`AutoScene::probe_prefix`], at most [`PROBE_POSES`] poses, then
+//! [`UNDECIDED`]), and gives the rest of the call to the chosen tree; on the GPU the host's probe answers those first poses the same way and
+//! the device runs the rest on the chosen tree, one pipeline per call, so both backends
+//! count the same work. Used as a bare
+//! [`PairScene`], the scene probes once per chunk of [`POSE_CHUNK`] poses. `auto` holds
+//! both trees: about 1.9× kdop18's node bytes, and both builds.
+
+use crate::bvh::BuildOptions;
+use crate::kdop::{KdopOptions, KdopScene};
+use crate::mesh::Mesh;
+use crate::obb::ObbScene;
+use crate::pose::Pose;
+use crate::scene::{
+    Counters, Mode, PairScene, PoseResult, QueryOptions, SubCounters, WorkspacePool,
+};
+use crate::traverse::LevelScene;
+
+pub use crate::scene::POSE_CHUNK;
+
+/// What one leaf pair left to test costs, in kdop18 node tests (a triangle test costs about
+/// 78 ns, a kdop18 node test with its share of tumbling about 27 ns: BENCHMARKS.md).
+pub const LEAF_COST: f64 = 3.0;
+/// What one OBB node test costs, in kdop18 node tests (36 ns against 27 ns on the deep
+/// bunny, where both trees test about as many pairs).
+pub const OBB_TEST_COST: f64 = 1.33;
+/// The front of the OBB tree's first levels that the probe samples, in pairs.
+pub const SAMPLE_FRONT: usize = 1024;
+/// Pairs of that front descended by both trees.
+pub const SAMPLES: usize = 8;
+/// After two samples, an estimate this many times the other's ends the sampling.
+pub const DECISIVE: f64 = 3.0;
+/// The OBB tree is chosen when its estimate times this is below the kdop18 tree's.
+pub const OBB_MARGIN: f64 = 1.1;
+/// Poses a call probes on the caller's thread before handing the rest to [`UNDECIDED`]:
+/// one, so that a batch's other poses run in parallel, and a GPU run gives all but one to
+/// the device.
+pub const PROBE_POSES: usize = 1;
+/// The tree for a call whose probed poses decided nothing: the OBB tree, which answered
+/// them (poses that small: near misses, separated poses).
+pub const UNDECIDED: Choice = Choice::Obb;
+
+/// Which tree answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// The kdop18 tree.
+    Kdop18,
+    /// The OBB tree.
+    Obb,
+}
+
+/// What `auto` did, per pose or summed: poses answered by each tree, and the probes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AutoCounters {
+    /// Poses the kdop18 tree answered (after the pretest).
+    pub kdop18_poses: u64,
+    /// Poses the OBB tree answered.
+    pub obb_poses: u64,
+    /// Probes run: on the pose that decided (one per call of a [`crate::Collider`]; one
+    /// per chunk of a bare [`AutoScene`]).
+    pub probes: u64,
+    /// Node tests of the probes' losing trees (included in Nv).
+    pub probe_lost_tests: u64,
+}
+
+impl std::ops::AddAssign for AutoCounters {
+    fn add_assign(&mut self, o: AutoCounters) {
+        self.kdop18_poses += o.kdop18_poses;
+        self.obb_poses += o.obb_poses;
+        self.probes += o.probes;
+        self.probe_lost_tests += o.probe_lost_tests;
+    }
+}
+
+impl SubCounters for AutoCounters {}
+
+/// The kdop18 and OBB trees of one scene.
+#[derive(Debug)]
+pub struct AutoScene {
+    /// The kdop18 scene.
+    pub kdop: KdopScene<9>,
+    /// The OBB tree scene.
+    pub obb: ObbScene,
+    /// Whether a node index names the same triangles in both trees (the probe needs it).
+    same_topology: bool,
+}
+
+/// Both trees' workspaces, the chunk's choice (bare scene) and the probe's fronts.
+#[derive(Debug)]
+pub struct Workspace {
+    k: <KdopScene<9> as PairScene>::Workspace,
+    o: <ObbScene as PairScene>::Workspace,
+    choice: Option<Choice>,
+    fronts: [Vec<(u32, u32)>; 4],
+}
+
+impl AutoScene {
+    /// Builds both scenes (in parallel).
+    pub fn build(
+        a: &Mesh,
+        b: &Mesh,
+        opt_a: &BuildOptions,
+        opt_b: &BuildOptions,
+        options: KdopOptions,
+    ) -> Self {
+        let (kdop, obb) = rayon::join(
+            || KdopScene::build(a, b, opt_a, opt_b, options),
+            || ObbScene::build(a, b, opt_a, opt_b),
+        );
+        let same = |x: &crate::bvh::Bvh<9>, y: &crate::bvh::Bvh<3>| {
+            x.tri_index == y.tri_index
+                && x.nodes.len() == y.nodes.len()
+                && x.nodes
+                    .iter()
+                    .zip(&y.nodes)
+                    .all(|(m, n)| (m.first, m.count) == (n.first, n.count))
+        };
+        AutoScene {
+            same_topology: same(&kdop.env, &obb.env) && same(&kdop.fly.bvh, &obb.fly),
+            kdop,
+            obb,
+        }
+    }
+
+    /// The tree the probe picks for a batch (as [`AutoScene::probe_prefix`], its poses'
+    /// results dropped; [`UNDECIDED`] when none decides).
+    pub fn choose(&self, poses: &[Pose], opts: &QueryOptions) -> Choice {
+        let mut probed = poses.iter().copied();
+        self.probe_prefix(&mut probed, opts, |_| Ok::<(), ()>(()))
+            .ok()
+            .flatten()
+            .unwrap_or(UNDECIDED)
+    }
+
+    /// Probes poses from `poses` in order, each answered by the probe and given to `sink`
+    /// with its contacts sorted, until one decides: the choice, or `None` when none of the
+    /// first [`PROBE_POSES`] (or of all, if fewer) needed one (separated by the pretest or
+    /// answered by the OBB tree's first levels). The rest of `poses` is left unread.
+    pub fn probe_prefix<E>(
+        &self,
+        poses: &mut impl Iterator<Item = Pose>,
+        opts: &QueryOptions,
+        mut sink: impl FnMut(PoseResult<AutoCounters>) -> Result<(), E>,
+    ) -> Result<Option<Choice>, E> {
+        // The trees' own pooled workspaces (mapped at build), lent to the probe.
+        fn take<S: PairScene>(s: &S) -> S::Workspace {
+            s.pool()
+                .and_then(WorkspacePool::take)
+                .unwrap_or_else(|| s.workspace())
+        }
+        let mut ws = Workspace {
+            k: take(&self.kdop),
+            o: take(&self.obb),
+            choice: None,
+            fronts: Default::default(),
+        };
+        self.begin_chunk(&mut ws);
+        let mut choice = None;
+        let mut result = Ok(());
+        for pose in poses.by_ref().take(PROBE_POSES) {
+            let mut pairs = Vec::new();
+            let (counters, c) = self.probe(&pose, opts, &mut ws, &mut pairs);
+            pairs.sort_unstable();
+            pairs.dedup();
+            result = sink(PoseResult { pairs, counters });
+            choice = c;
+            if result.is_err() || choice.is_some() {
+                break;
+            }
+        }
+        if let (Some(pk), Some(po)) = (self.kdop.pool(), self.obb.pool()) {
+            pk.put(ws.k);
+            po.put(ws.o);
+        }
+        result.map(|_| choice)
+    }
+
+    /// The probe on one pose (module doc): its contacts, counters and the choice, or no
+    /// choice when the pose did not need one (separated by the pretest, or answered by the
+    /// OBB tree's first levels).
+    fn probe(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace,
+        out: &mut Vec<(u32, u32)>,
+    ) -> (Counters<AutoCounters>, Option<Choice>) {
+        let (k, o) = (&self.kdop, &self.obb);
+        let mut c = Counters::default();
+        c.bv_tests += o.pretest().is_some() as u64;
+        if !o.level_begin(pose, opts, &mut ws.o) {
+            return (c.map_sub(|_| AutoCounters::default()), None);
+        }
+        let [front, next, leaves, scratch] = &mut ws.fronts;
+        for v in [&mut *front, &mut *next, &mut *leaves] {
+            v.clear();
+        }
+        front.push((0, 0));
+        // The OBB tree's first levels, breadth first, to a front worth sampling (its node
+        // test needs nothing tumbled, and it answers near misses at least as fast).
+        while !front.is_empty() && front.len() + leaves.len() < SAMPLE_FRONT {
+            next.clear();
+            c += o.level_expand(pose, &mut ws.o, front, next, leaves);
+            std::mem::swap(front, next);
+        }
+        let answered = |c: Counters, sub: AutoCounters| c.map_sub(|_| sub);
+        let first_found = |out: &Vec<_>| opts.mode == Mode::First && !out.is_empty();
+        // Too few pairs to sample: the OBB tree answers (and if the kdop18 tree's pretest
+        // separates the pose, which the OBB tree's did not, it finds nothing).
+        if !self.same_topology
+            || front.len() + leaves.len() < SAMPLE_FRONT
+            || front.len() < SAMPLES
+            || !k.level_begin(pose, opts, &mut ws.k)
+        {
+            c += o.level_leaves(pose, opts.mode, &mut ws.o, leaves, out);
+            if !first_found(out) {
+                c += o.level_finish(pose, opts.mode, &mut ws.o, front, out);
+            }
+            let sub = AutoCounters {
+                obb_poses: 1,
+                ..Default::default()
+            };
+            return (answered(c, sub), None);
+        }
+        // Both trees below every `stride`-th pair of the front (one topology: a pair names
+        // the same triangles in both).
+        let stride = front.len() / SAMPLES;
+        let (mut ek, mut eo) = (0.0, 0.0);
+        let mut lost = [0u64; 2];
+        let mut done = 0;
+        while done < SAMPLES {
+            // A clear winner after a few samples ends the sampling (the loser's samples are
+            // the probe's whole waste).
+            if done >= 2 && (ek > DECISIVE * eo || eo > DECISIVE * ek) {
+                break;
+            }
+            let p = &front[done * stride..done * stride + 1];
+            done += 1;
+            let ck = k.level_finish(pose, opts.mode, &mut ws.k, p, out);
+            scratch.clear();
+            let co = o.level_finish(pose, opts.mode, &mut ws.o, p, scratch);
+            ek += ck.bv_tests as f64 + LEAF_COST * ck.tri_tests as f64;
+            eo += co.bv_tests as f64 * OBB_TEST_COST + LEAF_COST * co.tri_tests as f64;
+            c += ck;
+            c += co;
+            lost[0] += ck.bv_tests;
+            lost[1] += co.bv_tests;
+            if first_found(out) {
+                return (answered(c, AutoCounters::default()), None);
+            }
+        }
+        let choice = if eo * OBB_MARGIN < ek {
+            Choice::Obb
+        } else {
+            Choice::Kdop18
+        };
+        // The rest of the front, on the tree chosen.
+        let rest: Vec<(u32, u32)> = (0..front.len())
+            .filter(|i| i % stride != 0 || i / stride >= done)
+            .map(|i| front[i])
+            .collect();
+        let mut sub = AutoCounters {
+            probes: 1,
+            ..Default::default()
+        };
+        match choice {
+            Choice::Kdop18 => {
+                c += k.level_leaves(pose, opts.mode, &mut ws.k, leaves, out);
+                if !first_found(out) {
+                    c += k.level_finish(pose, opts.mode, &mut ws.k, &rest, out);
+                }
+                sub.kdop18_poses = 1;
+                sub.probe_lost_tests = lost[1];
+            }
+            Choice::Obb => {
+                c += o.level_leaves(pose, opts.mode, &mut ws.o, leaves, out);
+                if !first_found(out) {
+                    c += o.level_finish(pose, opts.mode, &mut ws.o, &rest, out);
+                }
+                sub.obb_poses = 1;
+                sub.probe_lost_tests = lost[0];
+            }
+        }
+        (answered(c, sub), Some(choice))
+    }
+}
+
+/// The sub-counters of a pose answered by the tree `choice` without a probe: one pose
+/// answered if it got past the pretest (more than the pretest's one test, or a triangle
+/// test).
+pub fn answered(c: &Counters, choice: Choice) -> AutoCounters {
+    let n = (c.bv_tests > 1 || c.tri_tests > 0) as u64;
+    AutoCounters {
+        kdop18_poses: n * (choice == Choice::Kdop18) as u64,
+        obb_poses: n * (choice == Choice::Obb) as u64,
+        ..Default::default()
+    }
+}
+
+impl PairScene for AutoScene {
+    type Workspace = Workspace;
+    type Sub = AutoCounters;
+
+    fn workspace(&self) -> Workspace {
+        Workspace {
+            k: self.kdop.workspace(),
+            o: self.obb.workspace(),
+            choice: None,
+            fronts: Default::default(),
+        }
+    }
+
+    fn begin_chunk(&self, ws: &mut Workspace) {
+        self.kdop.begin_chunk(&mut ws.k);
+        self.obb.begin_chunk(&mut ws.o);
+        ws.choice = None;
+    }
+
+    fn collide_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters<AutoCounters> {
+        let answered = |c: Counters, choice| {
+            let sub = answered(&c, choice);
+            c.map_sub(|_| sub)
+        };
+        match ws.choice {
+            Some(Choice::Kdop18) => answered(
+                self.kdop.collide_into(pose, opts, &mut ws.k, out),
+                Choice::Kdop18,
+            ),
+            Some(Choice::Obb) => answered(
+                self.obb.collide_into(pose, opts, &mut ws.o, out),
+                Choice::Obb,
+            ),
+            None => {
+                let (c, choice) = self.probe(pose, opts, ws, out);
+                ws.choice = choice;
+                c
+            }
+        }
+    }
+
+    fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
+        let (k, o) = (self.kdop.hierarchy_sizes(), self.obb.hierarchy_sizes());
+        [0, 1].map(|i| (k[i].0, k[i].1 + o[i].1))
+    }
+
+    fn depths(&self) -> [u32; 2] {
+        self.kdop.depths()
+    }
+}

@@ -1,0 +1,289 @@
+//! `--bv auto` (`src/auto.rs`), the default: whichever tree the probe picks, the contacts
+//! are the f64 brute force's and kdop18's, per pose, in batches, streams and single
+//! queries, in both modes, near and far from the origin, on the CPU and the GPU; and each
+//! tree really answers somewhere (nested spheres: the OBB tree; tumbling tori: kdop18).
+
+mod common;
+
+use meshcollide::auto::{AutoCounters, Choice};
+use meshcollide::mesh::generate;
+use meshcollide::rng::Rng;
+use meshcollide::*;
+use std::process::Command;
+
+fn build(a: &Mesh, b: &Mesh, bv: BvKind) -> Collider {
+    Collider::builder(a, b).bv(bv).build().unwrap()
+}
+
+fn sub(c: &Counters<AnySub>) -> AutoCounters {
+    c.sub.auto().expect("auto's sub-counters")
+}
+
+/// Sphere B = A scaled about its centre by `1 − alpha` (nested, no contact), moved by `off`.
+fn nested(tris: usize, alpha: f64, off: f64) -> (Mesh, Mesh) {
+    let a = generate::sphere_with_triangles([off, -off, 0.5 * off], 1.0, tris);
+    let b = generate::sphere_with_triangles([off, -off, 0.5 * off], 1.0 - alpha, tris);
+    (a, b)
+}
+
+/// Poses about the spheres' centre `(off, −off, off/2)`: near the identity (nested spheres
+/// stay nested, some touch when tilted and shifted far enough), and a few far away
+/// (separated by the pretest).
+fn poses(rng: &mut Rng, n: usize, spread: f64, off: f64) -> Vec<Pose> {
+    let c = [off, -off, 0.5 * off];
+    (0..n)
+        .map(|i| {
+            let (q, t) = if i % 7 == 3 {
+                (rng.unit_quaternion(), [5.0, 0.0, 0.0])
+            } else {
+                let q = rng.unit_quaternion();
+                let s = spread;
+                let q = [1.0, q[1] * s, q[2] * s, q[3] * s];
+                let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+                (q.map(|x| x / n), [0; 3].map(|_| rng.range(-s, s)))
+            };
+            // Turned about the centre: t + c − R·c.
+            let rc = Pose::new(q, [0.0; 3]).apply(c);
+            Pose::new(q, std::array::from_fn(|k| t[k] + c[k] - rc[k]))
+        })
+        .collect()
+}
+
+/// Every pose of the batch, the stream and a single query against kdop18 (itself checked
+/// against brute force by the other suites) and, for small meshes, brute force; the
+/// first-contact mode finds a true pair exactly when there is one.
+fn check(a: &Mesh, b: &Mesh, poses: &[Pose], label: &str, oracle: bool) -> (AutoCounters, usize) {
+    let (auto, k18) = (build(a, b, BvKind::Auto), build(a, b, BvKind::Kdop18));
+    assert_eq!(auto.kind(), BvKind::Auto);
+    let want = k18.collide_batch(poses);
+    let batch = auto.collide_batch(poses);
+    let mut streamed = Vec::new();
+    auto.collide_stream(poses.iter().copied(), &QueryOptions::default(), |i, r| {
+        assert_eq!(i, streamed.len(), "{label}: stream order");
+        streamed.push(r);
+        Ok(())
+    })
+    .unwrap();
+    let mut total = AutoCounters::default();
+    let mut contacts = 0;
+    for (i, p) in poses.iter().enumerate() {
+        let w = &want[i].pairs;
+        contacts += w.len();
+        if oracle {
+            assert_eq!(*w, brute_force(a, b, p), "{label} kdop18 pose {i}");
+        }
+        assert_eq!(batch[i].pairs, *w, "{label} batch pose {i}");
+        assert_eq!(streamed[i].pairs, *w, "{label} stream pose {i}");
+        let one = auto.collide(p);
+        assert_eq!(one.pairs, *w, "{label} single pose {i}");
+        total += sub(&batch[i].counters);
+        let first = auto.collide_with(
+            p,
+            &QueryOptions {
+                mode: Mode::First,
+                ..Default::default()
+            },
+        );
+        assert_eq!(first.pairs.is_empty(), w.is_empty(), "{label} first {i}");
+        assert!(
+            first.pairs.iter().all(|x| w.contains(x)),
+            "{label} first {i}"
+        );
+    }
+    (total, contacts)
+}
+
+#[test]
+fn nested_spheres_take_the_obb_tree_with_the_same_pairs() {
+    let mut rng = Rng::new(11);
+    for (off, label) in [(0.0, "origin"), (1e6, "1e6"), (3.3e9, "3.3e9")] {
+        let (a, b) = nested(4000, 0.01, off);
+        let ps = poses(&mut rng, 24, 0.02, off);
+        let (s, _) = check(&a, &b, &ps, label, false);
+        assert!(s.obb_poses > 0 && s.probes >= 1, "{label}: {s:?}");
+    }
+    // Shifted until they cut: contacts, found by the OBB tree, still the same pairs.
+    let (a, b) = nested(4000, 0.01, 0.0);
+    let ps: Vec<Pose> = (0..12)
+        .map(|i| Pose::new([1.0, 0.0, 0.0, 0.0], [0.004 + 0.002 * i as f64, 0.0, 0.001]))
+        .collect();
+    let (s, contacts) = check(&a, &b, &ps, "cutting", false);
+    assert!(contacts > 0 && s.obb_poses > 0, "{s:?} {contacts}");
+}
+
+#[test]
+fn tumbling_tori_and_small_soups_equal_brute_force() {
+    let mut rng = Rng::new(5);
+    let (a, b) = common::tori(24);
+    let ps: Vec<Pose> = (0..20)
+        .map(|_| Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.4, 0.4))))
+        .collect();
+    let (s, _) = check(&a, &b, &ps, "tori", true);
+    assert!(s.kdop18_poses + s.obb_poses > 0, "{s:?}");
+    for seed in 0..6 {
+        let a = generate::random_soup(seed, 600, 1.0, 0.3);
+        let b = generate::random_soup(seed + 100, 600, 1.0, 0.3);
+        let ps: Vec<Pose> = (0..12)
+            .map(|_| Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.3, 0.3))))
+            .collect();
+        check(&a, &b, &ps, &format!("soup {seed}"), true);
+    }
+}
+
+/// The probe's sampled front: every pair it left to the chosen tree, and every pair it
+/// descended with both, is counted, so Nv is at least the chosen tree's from the roots
+/// less the shared levels, and the pose answered by the probe says which tree finished it.
+#[test]
+fn the_probe_is_counted_and_decides_once_per_call() {
+    let (a, b) = nested(4000, 0.01, 0.0);
+    let auto = build(&a, &b, BvKind::Auto);
+    let obb = build(&a, &b, BvKind::Obb);
+    let ps = vec![Pose::IDENTITY; 40];
+    let r = auto.collide_batch(&ps);
+    let first = sub(&r[0].counters);
+    assert_eq!(
+        (first.probes, first.obb_poses, first.kdop18_poses),
+        (1, 1, 0)
+    );
+    assert!(first.probe_lost_tests > 0);
+    let o = obb.collide(&Pose::IDENTITY).counters;
+    for x in &r[1..] {
+        let s = sub(&x.counters);
+        assert_eq!((s.probes, s.obb_poses), (0, 1));
+        // The rest of the batch is the OBB tree's own run from the roots.
+        assert_eq!(x.counters.cost(), o.cost());
+    }
+    // The probe pose tests what the OBB tree tests below the sampled front, plus the
+    // kdop18 tree's levels above it and its samples.
+    assert!(r[0].counters.bv_tests > first.probe_lost_tests);
+    // A choice for the GPU is the one the batch made.
+    if let AnyScene::Auto(s) = auto.scene() {
+        assert_eq!(s.choose(&ps, &QueryOptions::default()), Choice::Obb);
+        assert_eq!(
+            s.choose(
+                &[Pose::new([1.0, 0.0, 0.0, 0.0], [9.0, 0.0, 0.0])],
+                &Default::default()
+            ),
+            meshcollide::auto::UNDECIDED
+        );
+    } else {
+        panic!("not an auto scene");
+    }
+}
+
+/// Ready-made trees and coherence are k-DOP features: `auto` gives them kdop18.
+#[test]
+fn auto_is_kdop18_where_only_a_kdop_serves() {
+    let (a, b) = common::tori(12);
+    let c = Collider::builder(&a, &b)
+        .kdop(KdopOptions {
+            coherence: true,
+            ..Default::default()
+        })
+        .build()
+        .unwrap();
+    assert_eq!(c.kind(), BvKind::Kdop18);
+    assert_eq!(
+        Collider::builder(&a, &b).build().unwrap().kind(),
+        BvKind::Auto
+    );
+}
+
+#[test]
+fn gpu_auto_equals_the_cpu() {
+    let Some(ctx) = common::gpu() else { return };
+    let mut rng = Rng::new(3);
+    for (a, b, ps, want) in
+        [
+            {
+                let (a, b) = nested(2000, 0.01, 1e6);
+                let ps = poses(&mut rng, 12, 0.05, 1e6);
+                (a, b, ps, Choice::Obb)
+            },
+            {
+                // A torus against itself turned 45° about x through it: deep overlap, where the
+                // probe picks kdop18 (the first pose decides the run).
+                let t = generate::torus([0.0; 3], 1.0, 0.3, 120, 60);
+                let h = std::f64::consts::FRAC_PI_8;
+                let mut ps = vec![Pose::new([h.cos(), h.sin(), 0.0, 0.0], [0.1, 0.0, 0.0])];
+                ps.extend((0..7).map(|_| {
+                    Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.4, 0.4)))
+                }));
+                (t.clone(), t, ps, Choice::Kdop18)
+            },
+        ]
+    {
+        let auto = build(&a, &b, BvKind::Auto);
+        let cpu = auto.collide_batch(&ps);
+        let (gpu, _) = auto
+            .collide_batch_gpu(&ctx, &ps, &QueryOptions::default(), None)
+            .unwrap();
+        for i in 0..ps.len() {
+            assert_eq!(gpu[i].pairs, cpu[i].pairs, "{want:?} pose {i}");
+            // The same work: the host answers the probe's poses on both backends.
+            let (g, c) = (&gpu[i].counters, &cpu[i].counters);
+            assert_eq!(
+                (g.bv_tests, g.tri_tests),
+                (c.bv_tests, c.tri_tests),
+                "{want:?} {i}"
+            );
+            assert_eq!(g.sub, c.sub, "{want:?} pose {i}");
+        }
+        let total = gpu.iter().fold(AutoCounters::default(), |mut t, r| {
+            t += sub(&r.counters);
+            t
+        });
+        let answered = match want {
+            Choice::Obb => total.obb_poses,
+            Choice::Kdop18 => total.kdop18_poses,
+        };
+        assert!(answered > 0 && total.probes == 1, "{want:?}: {total:?}");
+    }
+}
+
+/// The command line's default is `auto`, reported in stats.json with which tree answered;
+/// `--coherence` and frames run kdop18 and say so.
+#[test]
+fn cli_defaults_to_auto_and_reports_it() {
+    let d = std::env::temp_dir().join(format!("meshcollide-auto-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let (a, b) = nested(2000, 0.01, 0.0);
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
+    std::fs::write(
+        d.join("p.csv"),
+        "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n1,0,0,0,0.001,0,0\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+            .current_dir(&d)
+            .args([
+                "query", "a.obj", "b.obj", "--poses", "p.csv", "--out", "o.csv",
+            ])
+            .args(["--stats", "s.json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("s.json")).unwrap()).unwrap();
+        (s, std::fs::read(d.join("o.csv")).unwrap())
+    };
+    let (s, pairs) = run(&[]);
+    assert_eq!(s["bv"], "auto");
+    let n = |k: &str| s["auto"][k].as_u64().unwrap();
+    assert_eq!(n("obb_poses") + n("kdop18_poses"), 2, "{s}");
+    assert_eq!(n("probes"), 1, "{s}");
+    let (k, kpairs) = run(&["--bv", "kdop18"]);
+    assert!(k.get("auto").is_none());
+    assert_eq!(pairs, kpairs);
+    let (c, _) = run(&["--coherence"]);
+    assert_eq!(c["bv"], "kdop18");
+    if common::gpu().is_some() {
+        let (g, gpairs) = run(&["--backend", "gpu"]);
+        assert_eq!(g["bv"], "auto");
+        assert_eq!(gpairs, pairs);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
