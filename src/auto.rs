@@ -70,6 +70,12 @@ pub const PROBE_POSES: usize = 1;
 /// them (poses that small: near misses, separated poses).
 pub const UNDECIDED: Choice = Choice::Obb;
 
+/// Above this many triangles (A's and B's together) `auto` is kdop18 alone: the OBB fit
+/// reads every triangle once per level, so on the dragon against itself (1.74M triangles)
+/// both trees took 5.1 s and 1.54 GB against kdop18's 1.9 s and 0.96 GB (BENCHMARKS.md),
+/// more than the probe saves a batch of a few poses.
+pub const MAX_TRIANGLES: usize = 1_000_000;
+
 /// Which tree answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Choice {

@@ -306,8 +306,10 @@ impl<'m> ColliderBuilder<'m> {
     /// ([`crate::mesh::in_supported_range`]), or invalid R-tree options.
     pub fn build(mut self) -> crate::Result<Collider> {
         let (a, b) = (self.a, self.b);
-        // `auto` is kdop18 where only a k-DOP serves: ready-made trees, coherence.
-        if self.pre.iter().any(Option::is_some) || self.kdop.coherence {
+        // `auto` is kdop18 where only a k-DOP serves (ready-made trees, coherence) and
+        // where the OBB tree would cost too much to build (`crate::auto::MAX_TRIANGLES`).
+        let large = a.triangle_count() + b.triangle_count() > crate::auto::MAX_TRIANGLES;
+        if self.pre.iter().any(Option::is_some) || self.kdop.coherence || large {
             self.bv = self.bv.concrete();
         }
         a.validate(std::path::Path::new("mesh A"))?;

@@ -187,6 +187,17 @@ fn auto_is_kdop18_where_only_a_kdop_serves() {
         Collider::builder(&a, &b).build().unwrap().kind(),
         BvKind::Auto
     );
+    // Over the size limit the OBB tree is not built: kdop18 alone.
+    let limit = meshcollide::auto::MAX_TRIANGLES;
+    let big = generate::sphere_with_triangles([0.0; 3], 1.0, limit / 2 + 5000);
+    let small = generate::sphere_with_triangles([0.0; 3], 0.5, 64);
+    assert!(
+        2 * big.triangle_count() > limit && big.triangle_count() + small.triangle_count() < limit
+    );
+    let over = Collider::builder(&big, &big).build().unwrap();
+    assert_eq!(over.kind(), BvKind::Kdop18);
+    let under = Collider::builder(&big, &small).build().unwrap();
+    assert_eq!(under.kind(), BvKind::Auto);
 }
 
 #[test]
