@@ -209,6 +209,15 @@ impl<const H: usize> KdopScene<H> {
         }
     }
 
+    /// The slab test with this scene's descent rule.
+    fn slab_test(&self) -> SlabTest<'_, H> {
+        SlabTest {
+            env: &self.env,
+            fly: &self.fly,
+            descent: self.options.descent,
+        }
+    }
+
     /// The pretest, if on and possible.
     pub fn pretest(&self) -> Option<&BoxPretest> {
         self.boxes.as_ref().filter(|_| self.options.pretest)
@@ -240,11 +249,7 @@ impl<const H: usize> KdopScene<H> {
             ws.stack.extend(ws.front.iter().rev());
         }
         ws.next_front.clear();
-        let mut test = SlabTest {
-            env,
-            fly,
-            descent: self.options.descent,
-        };
+        let mut test = self.slab_test();
         let mut c = descend_from(
             env,
             fly,
@@ -355,11 +360,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
         next: &mut Vec<(u32, u32)>,
         leaves: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let mut test = SlabTest {
-            env: &self.env,
-            fly: &self.fly,
-            descent: self.options.descent,
-        };
+        let mut test = self.slab_test();
         let before = ws.tumble.updates;
         let mut c = crate::traverse::expand_level(
             &self.env,
@@ -412,11 +413,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
         start: &[(u32, u32)],
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let mut test = SlabTest {
-            env: &self.env,
-            fly: &self.fly,
-            descent: self.options.descent,
-        };
+        let mut test = self.slab_test();
         ws.stack.clear();
         ws.stack.extend(start.iter().rev());
         let before = ws.tumble.updates;
