@@ -19,7 +19,12 @@
 //!   the estimates are their node tests (an OBB test weighs [`OBB_TEST_COST`]) plus
 //!   [`LEAF_COST`] per triangle test; the OBB tree is chosen when its estimate times
 //!   [`OBB_MARGIN`] is below kdop18's;
-//! - the chosen tree finishes the rest of the front, and answers the later poses.
+//! - the chosen tree finishes the rest of the front, and answers the later poses;
+//! - in a call of at least [`COMPARE_CALL`] poses, poses the OBB tree answered without a
+//!   front to sample are compared whole (up to [`COMPARE_POSES`] of them): kdop18 runs
+//!   each too, within the OBB tree's estimate so far times [`OBB_MARGIN`]; kdop18 is
+//!   chosen when it stays within it until the OBB tree's estimates reach [`COMPARE_MIN`],
+//!   the OBB tree as soon as it does not.
 //!
 //! The trees share one topology (the OBB tree is fitted on the 6-DOP tree, whose splits
 //! read the same centroids as the 18-DOP tree's; [`AutoScene::build`] checks it, and
@@ -29,12 +34,14 @@
 //! count everything done: Nv and Nu include the probe's node tests of both trees.
 //!
 //! A [`crate::Collider`] probes at the start of each call (batch, stream or single pose)
-//! until a pose decides ([`AutoScene::probe_prefix`], at most [`PROBE_POSES`] poses, then
-//! [`UNDECIDED`]), and gives the rest of the call to the chosen tree; on the GPU the host's probe answers those first poses the same way and
-//! the device runs the rest on the chosen tree, one pipeline per call, so both backends
-//! count the same work. Used as a bare
-//! [`PairScene`], the scene probes once per chunk of [`POSE_CHUNK`] poses. `auto` holds
-//! both trees: about 1.9× kdop18's node bytes, and both builds.
+//! until a pose decides ([`AutoScene::probe_prefix`], at most [`PROBE_POSES`] poses, or
+//! [`COMPARE_POSES`] in a call of [`COMPARE_CALL`] — a stream reads that many ahead to
+//! know — then [`UNDECIDED`]), and gives the rest of the call to the chosen tree; on the
+//! GPU the host's probe answers those first poses the same way and the device runs the
+//! rest on the chosen tree, one pipeline per call, so both backends count the same work.
+//! Used as a bare [`PairScene`], the scene probes once per chunk of [`POSE_CHUNK`] poses
+//! (without comparing whole poses). `auto` holds both trees: about 1.9× kdop18's node
+//! bytes, and both builds.
 
 use crate::bvh::BuildOptions;
 use crate::kdop::{KdopOptions, KdopScene};
@@ -64,11 +71,32 @@ pub const DECISIVE: f64 = 3.0;
 pub const OBB_MARGIN: f64 = 1.1;
 /// Poses a call probes on the caller's thread before handing the rest to [`UNDECIDED`]:
 /// one, so that a batch's other poses run in parallel, and a GPU run gives all but one to
-/// the device.
+/// the device (more in a long call: [`COMPARE_POSES`]).
 pub const PROBE_POSES: usize = 1;
 /// The tree for a call whose probed poses decided nothing: the OBB tree, which answered
 /// them (poses that small: near misses, separated poses).
 pub const UNDECIDED: Choice = Choice::Obb;
+/// A call of at least this many poses whose first pose the OBB tree answered without a
+/// front to sample, but at an estimate of at least [`COMPARE_MIN`], compares the trees on
+/// that whole pose: the kdop18 tree runs it too, breadth first, until its estimate passes
+/// the OBB tree's times [`OBB_MARGIN`] (then the OBB tree is chosen) or the pose ends
+/// (kdop18). The comparison costs at most about one more pose of the OBB tree's, so it is
+/// made only where that is a small part of the call (at most 1/32 of it if the poses cost
+/// alike); the demo's interlocked tori were this case (BENCHMARKS.md, "`--bv auto`").
+pub const COMPARE_CALL: usize = 32;
+/// The OBB tree's estimate over the poses compared that decides for kdop18 (below it, near
+/// misses or separated poses, the few node tests say too little: the OBB tree answers).
+pub const COMPARE_MIN: f64 = 512.0;
+/// Poses compared at most: the first poses are often lighter than the call's average (the
+/// demo's first estimate is 118).
+pub const COMPARE_POSES: usize = 8;
+
+/// The estimates summed over the poses compared (whole poses, [`COMPARE_CALL`]).
+#[derive(Debug, Default)]
+struct Tally {
+    obb: f64,
+    kdop: f64,
+}
 
 /// Above this many triangles (A's and B's together) `auto` is kdop18 alone: the OBB fit
 /// reads every triangle once per level, so on the dragon against itself (1.74M triangles)
@@ -95,7 +123,8 @@ pub struct AutoCounters {
     /// Probes run: on the pose that decided (one per call of a [`crate::Collider`]; one
     /// per chunk of a bare [`AutoScene`]).
     pub probes: u64,
-    /// Node tests of the probes' losing trees (included in Nv).
+    /// Node tests of the probes' losing trees, and of kdop18's runs on poses compared whole
+    /// (their contacts dropped; included in Nv).
     pub probe_lost_tests: u64,
 }
 
@@ -162,7 +191,7 @@ impl AutoScene {
     /// results dropped; [`UNDECIDED`] when none decides).
     pub fn choose(&self, poses: &[Pose], opts: &QueryOptions) -> Choice {
         let mut probed = poses.iter().copied();
-        self.probe_prefix(&mut probed, opts, |_| Ok::<(), ()>(()))
+        self.probe_prefix(&mut probed, poses.len(), opts, |_| Ok::<(), ()>(()))
             .ok()
             .flatten()
             .unwrap_or(UNDECIDED)
@@ -172,9 +201,12 @@ impl AutoScene {
     /// with its contacts sorted, until one decides: the choice, or `None` when none of the
     /// first [`PROBE_POSES`] (or of all, if fewer) needed one (separated by the pretest or
     /// answered by the OBB tree's first levels). The rest of `poses` is left unread.
+    /// `call_poses`: how many poses the call has (at least), which allows the comparison
+    /// of [`COMPARE_CALL`].
     pub fn probe_prefix<E>(
         &self,
         poses: &mut impl Iterator<Item = Pose>,
+        call_poses: usize,
         opts: &QueryOptions,
         mut sink: impl FnMut(PoseResult<AutoCounters>) -> Result<(), E>,
     ) -> Result<Option<Choice>, E> {
@@ -193,9 +225,13 @@ impl AutoScene {
         self.begin_chunk(&mut ws);
         let mut choice = None;
         let mut result = Ok(());
-        for pose in poses.by_ref().take(PROBE_POSES) {
+        let compare = call_poses >= COMPARE_CALL;
+        let mut tally = Tally::default();
+        let most = if compare { COMPARE_POSES } else { PROBE_POSES };
+        for pose in poses.by_ref().take(most) {
             let mut pairs = Vec::new();
-            let (counters, c) = self.probe(&pose, opts, &mut ws, &mut pairs);
+            let tally = compare.then_some(&mut tally);
+            let (counters, c) = self.probe(&pose, tally, opts, &mut ws, &mut pairs);
             pairs.sort_unstable();
             pairs.dedup();
             result = sink(PoseResult { pairs, counters });
@@ -217,6 +253,7 @@ impl AutoScene {
     fn probe(
         &self,
         pose: &Pose,
+        tally: Option<&mut Tally>,
         opts: &QueryOptions,
         ws: &mut Workspace,
         out: &mut Vec<(u32, u32)>,
@@ -252,11 +289,37 @@ impl AutoScene {
             if !first_found(out) {
                 c += o.level_finish(pose, opts.mode, &mut ws.o, front, out);
             }
-            let sub = AutoCounters {
+            let mut sub = AutoCounters {
                 obb_poses: 1,
                 ..Default::default()
             };
-            return (answered(c, sub), None);
+            let Some(tally) = tally.filter(|_| self.same_topology && opts.mode == Mode::All) else {
+                return (answered(c, sub), None);
+            };
+            // The comparison on whole poses ([`COMPARE_CALL`]): the OBB tree's estimate of
+            // this pose (less the pretest's test), and the kdop18 tree's within the budget
+            // the poses compared so far leave (nothing when its pretest separates).
+            let pretest = o.pretest().is_some() as u64;
+            tally.obb +=
+                (c.bv_tests - pretest) as f64 * OBB_TEST_COST + LEAF_COST * c.tri_tests as f64;
+            let budget = tally.obb * OBB_MARGIN - tally.kdop;
+            let (ck, within) = if k.level_begin(pose, opts, &mut ws.k) {
+                self.kdop_within(pose, opts, ws, budget)
+            } else {
+                (Counters::default(), true)
+            };
+            c += ck;
+            tally.kdop += ck.bv_tests as f64 + LEAF_COST * ck.tri_tests as f64;
+            sub.probe_lost_tests = ck.bv_tests;
+            let choice = if !within {
+                Choice::Obb
+            } else if tally.obb >= COMPARE_MIN {
+                Choice::Kdop18
+            } else {
+                return (answered(c, sub), None);
+            };
+            sub.probes = 1;
+            return (answered(c, sub), Some(choice));
         }
         // Both trees below every `stride`-th pair of the front (one topology: a pair names
         // the same triangles in both).
@@ -319,6 +382,39 @@ impl AutoScene {
         }
         (answered(c, sub), Some(choice))
     }
+
+    /// The kdop18 tree on a whole begun pose, breadth first, its contacts dropped, while
+    /// its estimate stays within `budget` ([`COMPARE_CALL`]): its counters, and whether the
+    /// pose ended within it.
+    fn kdop_within(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut Workspace,
+        budget: f64,
+    ) -> (Counters, bool) {
+        let k = &self.kdop;
+        let [front, next, leaves, scratch] = &mut ws.fronts;
+        for v in [&mut *front, &mut *next, &mut *leaves, &mut *scratch] {
+            v.clear();
+        }
+        front.push((0, 0));
+        let mut c = Counters::default();
+        let estimate = |c: &Counters, leaves: usize| {
+            c.bv_tests as f64 + LEAF_COST * (c.tri_tests as usize + leaves) as f64
+        };
+        while !front.is_empty() {
+            next.clear();
+            c += k.level_expand(pose, &mut ws.k, front, next, leaves);
+            std::mem::swap(front, next);
+            // Each leaf pair still to test costs at least one triangle test.
+            if estimate(&c, leaves.len()) > budget {
+                return (c, false);
+            }
+        }
+        c += k.level_leaves(pose, opts.mode, &mut ws.k, leaves, scratch);
+        (c, estimate(&c, 0) <= budget)
+    }
 }
 
 /// The sub-counters of a pose answered by the tree `choice` without a probe: one pose
@@ -373,7 +469,7 @@ impl PairScene for AutoScene {
                 Choice::Obb,
             ),
             None => {
-                let (c, choice) = self.probe(pose, opts, ws, out);
+                let (c, choice) = self.probe(pose, None, opts, ws, out);
                 ws.choice = choice;
                 c
             }

@@ -490,7 +490,7 @@ fn auto_many(
     let mut out = Vec::with_capacity(poses.len());
     let mut it = poses.iter().copied();
     let choice = s
-        .probe_prefix(&mut it, opts, |r| {
+        .probe_prefix(&mut it, poses.len(), opts, |r| {
             out.push(r.map_sub(AnySub::from));
             Ok::<(), ()>(())
         })
@@ -528,21 +528,29 @@ fn auto_tail(rs: Vec<PoseResult>, choice: Choice) -> impl Iterator<Item = Contac
     })
 }
 
+/// The poses a call has left after `auto`'s probe: those read ahead, then the others.
+type Ahead<I> = std::iter::Chain<std::iter::Skip<std::vec::IntoIter<Pose>>, I>;
+
 /// `auto`'s first poses, answered by the probe and given to `sink` from index 0: how many,
-/// and the tree for the rest.
-fn auto_head(
+/// the tree for the rest, and the rest (the poses read ahead to learn whether the call has
+/// [`crate::auto::COMPARE_CALL`], then the others).
+fn auto_head<I: Iterator<Item = Pose>>(
     s: &AutoScene,
-    poses: &mut impl Iterator<Item = Pose>,
+    poses: I,
     opts: &QueryOptions,
     sink: &mut impl FnMut(usize, Contacts) -> crate::Result<()>,
-) -> crate::Result<(usize, Choice)> {
+) -> crate::Result<(usize, Choice, Ahead<I>)> {
+    let mut poses = poses.into_iter();
+    let ahead: Vec<Pose> = poses.by_ref().take(crate::auto::COMPARE_CALL).collect();
     let mut head = 0;
-    let choice = s.probe_prefix(poses, opts, |r| {
+    let mut first = ahead.iter().copied();
+    let choice = s.probe_prefix(&mut first, ahead.len(), opts, |r| {
         sink(head, r.map_sub(AnySub::from))?;
         head += 1;
         Ok::<(), crate::Error>(())
     })?;
-    Ok((head, choice.unwrap_or(crate::auto::UNDECIDED)))
+    let rest = ahead.into_iter().skip(head).chain(poses);
+    Ok((head, choice.unwrap_or(crate::auto::UNDECIDED), rest))
 }
 
 /// `auto`'s stream: the probe's poses, then the rest streamed on the chosen tree.
@@ -553,8 +561,7 @@ fn auto_each(
     chunk: usize,
     mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
 ) -> crate::Result<()> {
-    let mut it = poses.into_iter();
-    let (head, choice) = auto_head(s, &mut it, opts, &mut sink)?;
+    let (head, choice, it) = auto_head(s, poses.into_iter(), opts, &mut sink)?;
     let mut tail = |i: usize, r: PoseResult| {
         let sub = crate::auto::answered(&r.counters, choice);
         sink(head + i, r.map_sub(|_| AnySub::Auto(sub)))
@@ -698,8 +705,7 @@ impl Collider {
         if let AnyScene::Auto(s) = &self.scene {
             // The host's probe answers the first poses until one decides, as on the CPU;
             // the rest go to the device with the tree it chose (the same counters).
-            let mut it = poses.into_iter();
-            let (head, choice) = auto_head(s, &mut it, opts, &mut sink)?;
+            let (head, choice, it) = auto_head(s, poses.into_iter(), opts, &mut sink)?;
             let mut tail = |i: usize, mut r: Contacts| {
                 r.counters.sub = AnySub::Auto(crate::auto::answered(&r.counters.cost(), choice));
                 sink(head + i, r)

@@ -222,6 +222,13 @@ fn gpu_auto_equals_the_cpu() {
                 }));
                 (t.clone(), t, ps, Choice::Kdop18)
             },
+            {
+                // Decided by comparing whole poses (the host runs them on both backends).
+                let (a, b) = common::tori(48);
+                let n = meshcollide::auto::COMPARE_CALL + 8;
+                let ps = meshcollide::pose::tumbling_poses(n, [0.0; 3], [1.0, 0.0, 0.0]);
+                (a, b, ps, Choice::Kdop18)
+            },
         ]
     {
         let auto = build(&a, &b, BvKind::Auto);
@@ -297,4 +304,77 @@ fn cli_defaults_to_auto_and_reports_it() {
         assert_eq!(gpairs, pairs);
     }
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Interlocked tori tumbling (the demo's scene, smaller): the OBB tree's first poses never
+/// reach a front worth sampling, so a call of [`meshcollide::auto::COMPARE_CALL`] poses or
+/// more compares both trees on whole poses, and kdop18 (cheaper here by the estimate) takes
+/// the rest; a shorter call leaves them to the OBB tree. Contacts are kdop18's either way.
+#[test]
+fn whole_poses_are_compared_when_no_front_decides() {
+    use meshcollide::auto::{COMPARE_CALL, COMPARE_POSES};
+    let (a, b) = common::tori(48);
+    let ps = meshcollide::pose::tumbling_poses(COMPARE_CALL + 8, [0.0; 3], [1.0, 0.0, 0.0]);
+    let sum = |rs: &[Contacts]| {
+        rs.iter().fold(AutoCounters::default(), |mut t, r| {
+            t += sub(&r.counters);
+            t
+        })
+    };
+    let (s, contacts) = check(&a, &b, &ps, "tori compared", false);
+    assert!(contacts > 0);
+    assert_eq!(s.probes, 1, "{s:?}");
+    assert!(s.kdop18_poses >= (ps.len() - COMPARE_POSES) as u64, "{s:?}");
+    assert!(s.obb_poses >= 1 && s.probe_lost_tests > 0, "{s:?}");
+    // The poses compared are the first ones, answered by the OBB tree; each counts the
+    // kdop18 tree's run too.
+    let auto = build(&a, &b, BvKind::Auto);
+    let obb = build(&a, &b, BvKind::Obb);
+    let r = auto.collide_batch(&ps);
+    let compared = r
+        .iter()
+        .take_while(|x| sub(&x.counters).obb_poses == 1)
+        .count();
+    assert!((1..=COMPARE_POSES).contains(&compared), "{compared}");
+    for (x, p) in r.iter().zip(&ps).take(compared) {
+        let alone = obb.collide(p).counters;
+        let lost = sub(&x.counters).probe_lost_tests;
+        assert_eq!(x.counters.bv_tests, alone.bv_tests + lost);
+        assert!(x.counters.tri_tests >= alone.tri_tests);
+    }
+    // A stream reads the same number of poses ahead, so it decides alike.
+    let mut streamed = Vec::new();
+    auto.collide_stream(ps.iter().copied(), &QueryOptions::default(), |_, r| {
+        streamed.push(r);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(sum(&streamed), s);
+    // One pose short of a comparison: the OBB tree answers the call, nothing is probed.
+    let short = auto.collide_batch(&ps[..COMPARE_CALL - 1]);
+    let t = sum(&short);
+    assert_eq!(
+        (t.probes, t.kdop18_poses, t.probe_lost_tests),
+        (0, 0, 0),
+        "{t:?}"
+    );
+}
+
+/// Where the OBB tree is the cheaper on whole poses (nested spheres 10 % apart: its front
+/// stays small, kdop18 tests about twice its pairs), the comparison ends as soon as kdop18
+/// passes the OBB tree's estimate, and the OBB tree answers.
+#[test]
+fn the_comparison_keeps_the_obb_tree_where_it_is_cheaper() {
+    let (a, b) = nested(8000, 0.1, 0.0);
+    let ps = vec![Pose::IDENTITY; meshcollide::auto::COMPARE_CALL];
+    let (s, _) = check(&a, &b, &ps, "nested 0.1", false);
+    assert_eq!((s.probes, s.kdop18_poses), (1, 0), "{s:?}");
+    let k18 = build(&a, &b, BvKind::Kdop18)
+        .collide(&Pose::IDENTITY)
+        .counters;
+    // The kdop18 run stopped early: fewer node tests than its whole pose.
+    assert!(
+        s.probe_lost_tests > 0 && s.probe_lost_tests < k18.bv_tests,
+        "{s:?} {k18:?}"
+    );
 }
