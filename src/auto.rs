@@ -168,10 +168,11 @@ impl AutoScene {
         opt_b: &BuildOptions,
         options: KdopOptions,
     ) -> Self {
-        let (kdop, obb) = rayon::join(
+        let (kdop, mut obb) = rayon::join(
             || KdopScene::build(a, b, opt_a, opt_b, options),
             || ObbScene::build(a, b, opt_a, opt_b),
         );
+        obb.coherence = options.coherence;
         let same = |x: &crate::bvh::Bvh<9>, y: &crate::bvh::Bvh<3>| {
             x.tri_index == y.tri_index
                 && x.nodes.len() == y.nodes.len()

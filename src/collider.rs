@@ -306,10 +306,10 @@ impl<'m> ColliderBuilder<'m> {
     /// ([`crate::mesh::in_supported_range`]), or invalid R-tree options.
     pub fn build(mut self) -> crate::Result<Collider> {
         let (a, b) = (self.a, self.b);
-        // `auto` is kdop18 where only a k-DOP serves (ready-made trees, coherence) and
-        // where the OBB tree would cost too much to build (`crate::auto::MAX_TRIANGLES`).
+        // `auto` is kdop18 where only a k-DOP serves (ready-made trees) and where the OBB
+        // tree would cost too much to build (`crate::auto::MAX_TRIANGLES`).
         let large = a.triangle_count() + b.triangle_count() > crate::auto::MAX_TRIANGLES;
-        if self.pre.iter().any(Option::is_some) || self.kdop.coherence || large {
+        if self.pre.iter().any(Option::is_some) || large {
             self.bv = self.bv.concrete();
         }
         a.validate(std::path::Path::new("mesh A"))?;
@@ -351,8 +351,10 @@ impl<'m> ColliderBuilder<'m> {
             BvKind::Dual14 => AnyScene::Dual14(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
             BvKind::Dual18 => AnyScene::Dual18(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
             BvKind::Dual26 => AnyScene::Dual26(dual_scene(a, b, oa, ob, pa, pb, &self.dual)),
-            BvKind::Obb => AnyScene::Obb(ObbScene::build(a, b, oa, ob)),
-            BvKind::Sphere => AnyScene::Sphere(SphereScene::build(a, b, oa, ob)),
+            BvKind::Obb => AnyScene::Obb(ObbScene::build(a, b, oa, ob).with_coherence(k.coherence)),
+            BvKind::Sphere => {
+                AnyScene::Sphere(SphereScene::build(a, b, oa, ob).with_coherence(k.coherence))
+            }
             BvKind::Auto => AnyScene::Auto(Box::new(AutoScene::build(a, b, oa, ob, k))),
         };
         // One workspace now, so that the first query costs what a later one does.
@@ -703,6 +705,15 @@ impl Collider {
         mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
     ) -> crate::Result<crate::gpu::collide::GpuStats> {
         if let AnyScene::Auto(s) = &self.scene {
+            // Coherence runs on the GPU's k-DOP trees only: kdop18 alone, no probe.
+            if s.kdop.options.coherence && opts.mode == crate::Mode::All {
+                let mut tail = |i: usize, mut r: Contacts| {
+                    let sub = crate::auto::answered(&r.counters.cost(), Choice::Kdop18);
+                    r.counters.sub = AnySub::Auto(sub);
+                    sink(i, r)
+                };
+                return self.gpu_run(ctx, &s.kdop, poses, opts, &mut tail);
+            }
             // The host's probe answers the first poses until one decides, as on the CPU;
             // the rest go to the device with the tree it chose (the same counters).
             let (head, choice, it) = auto_head(s, poses.into_iter(), opts, &mut sink)?;

@@ -171,15 +171,23 @@ fn the_probe_is_counted_and_decides_once_per_call() {
     }
 }
 
-/// Ready-made trees and coherence are k-DOP features: `auto` gives them kdop18.
+/// Ready-made trees are k-DOP features: `auto` gives them kdop18; coherence is not.
 #[test]
 fn auto_is_kdop18_where_only_a_kdop_serves() {
     let (a, b) = common::tori(12);
+    // Coherence runs on both trees (on the CPU): `auto` stays.
     let c = Collider::builder(&a, &b)
         .kdop(KdopOptions {
             coherence: true,
             ..Default::default()
         })
+        .build()
+        .unwrap();
+    assert_eq!(c.kind(), BvKind::Auto);
+    // A ready-made k-DOP tree serves kdop18 only.
+    let h = meshcollide::saved::KdopHierarchy::build(&a, BvKind::Kdop18, &Default::default());
+    let c = Collider::builder(&a, &b)
+        .hierarchy_a(h.unwrap())
         .build()
         .unwrap();
     assert_eq!(c.kind(), BvKind::Kdop18);
@@ -296,11 +304,24 @@ fn cli_defaults_to_auto_and_reports_it() {
     let (k, kpairs) = run(&["--bv", "kdop18"]);
     assert!(k.get("auto").is_none());
     assert_eq!(pairs, kpairs);
-    let (c, _) = run(&["--coherence"]);
-    assert_eq!(c["bv"], "kdop18");
+    // On the CPU `auto` runs coherently on either tree; on the GPU only the k-DOPs do.
+    let (c, cpairs) = run(&["--coherence", "--backend", "cpu"]);
+    assert_eq!(
+        (&c["bv"], &c["coherence"]),
+        (&"auto".into(), &true.into()),
+        "{c}"
+    );
+    assert_eq!(cpairs, pairs);
     if common::gpu().is_some() {
         let (g, gpairs) = run(&["--backend", "gpu"]);
         assert_eq!(g["bv"], "auto");
+        assert_eq!(gpairs, pairs);
+        let (g, gpairs) = run(&["--backend", "gpu", "--coherence"]);
+        assert_eq!(
+            (&g["bv"], &g["coherence"]),
+            (&"kdop18".into(), &true.into()),
+            "{g}"
+        );
         assert_eq!(gpairs, pairs);
     }
     std::fs::remove_dir_all(&d).unwrap();

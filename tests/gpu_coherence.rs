@@ -291,7 +291,8 @@ fn batch_size_does_not_change_results() {
 }
 
 /// `meshcollide query --backend gpu --coherence` writes the pairs.csv of `--backend cpu
-/// --coherence`, byte for byte, with the same Nv, Np and Nu in stats.json.
+/// --coherence`, byte for byte, with the same Nv, Np and Nu in stats.json (kdop18: the
+/// default `auto` is coherent on both of its trees on the CPU, kdop18 alone on the GPU).
 #[test]
 fn cli_gpu_coherence_equals_cpu() {
     let Some(_ctx) = common::gpu() else { return };
@@ -305,7 +306,7 @@ fn cli_gpu_coherence_equals_cpu() {
     let run = |out: &str, backend: &str| {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
             .args(["query", "a.obj", "b.obj", "--poses", "poses.csv"])
-            .args(["--backend", backend, "--coherence"])
+            .args(["--backend", backend, "--coherence", "--bv", "kdop18"])
             .args(["--out", out, "--stats", &format!("{out}.json")])
             .current_dir(&d)
             .output()

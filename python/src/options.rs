@@ -28,7 +28,8 @@ pub struct Options {
     pub leaf_size_b: Option<u32>,
     pub tumble: TumbleMethod,
     pub descent: Option<Descent>,
-    /// `coherence=True`: the k-DOPs start each pose at the previous pose's front (CPU and GPU).
+    /// `coherence=True`: start each pose at the previous pose's front (every tree on the CPU,
+    /// the k-DOPs on the GPU, where `auto` is then kdop18).
     pub coherence: bool,
     pub gpu_memory: Option<u64>,
     pub rtree_collide: RtreeCollide,

@@ -33,7 +33,7 @@ impl Run {
             dual: o.dual(),
             descent: o.descent.unwrap_or_default(),
             coherence: o.coherence
-                && meshcollide::BvKind::ALL.contains(&collider.kind())
+                && collider.kind().coherent(self.backend.starts_with("gpu"))
                 && self.mode == Mode::All,
             mode: self.mode,
             tumble: self.tumble,

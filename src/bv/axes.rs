@@ -110,6 +110,16 @@ impl BvKind {
             || matches!(self, BvKind::Obb | BvKind::Sphere | BvKind::Auto)
     }
 
+    /// Whether temporal coherence ([`crate::kdop::KdopOptions::coherence`]) applies to this
+    /// hierarchy on the backend: the k-DOP trees and `auto` on both (on the GPU `auto` is
+    /// then its kdop18 tree alone), the OBB and sphere trees on the CPU only (the GPU runs
+    /// them from the roots).
+    pub fn coherent(self, gpu: bool) -> bool {
+        BvKind::ALL.contains(&self)
+            || self == BvKind::Auto
+            || (!gpu && matches!(self, BvKind::Obb | BvKind::Sphere))
+    }
+
     /// What serves this choice where `auto` cannot (deforming meshes, self-collision, saved
     /// hierarchies, coherence: k-DOP features): kdop18 for `auto`, else itself.
     pub fn concrete(self) -> BvKind {

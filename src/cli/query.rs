@@ -92,10 +92,11 @@ pub struct QueryArgs {
     /// k-DOP traversal: `larger` (the default) or `env` (Algorithm 1), on both backends.
     #[arg(long, value_enum)]
     pub descent: Option<Descent>,
-    /// k-DOP hierarchies, all-contacts mode, both backends: start each pose where the
-    /// previous pose's descent stopped (in runs of 16 consecutive poses): the same pairs,
-    /// fewer node tests when consecutive poses are close (a motion path). The GPU runs the
-    /// CPU's rule (the same Nv, Np, Nu); stats.json says whether it was used.
+    /// All-contacts mode: start each pose where the previous pose's descent stopped (in
+    /// runs of 16 consecutive poses): the same pairs, fewer node tests when consecutive
+    /// poses are close (a motion path). The k-DOP trees on both backends (the GPU runs the
+    /// CPU's rule: the same Nv, Np, Nu), the OBB and sphere trees and `auto` on the CPU
+    /// (on the GPU `auto` is then kdop18); stats.json says whether it was used.
     #[arg(long)]
     pub coherence: bool,
     /// Execution backend.
@@ -170,14 +171,6 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
     let (ia, ib) = rayon::join(|| inputs::load(&a.a), || inputs::load(&a.b));
     let (ia, ib) = (ia?, ib?);
-    // `auto` holds two trees; what only the k-DOPs do (a saved hierarchy, coherence) gets
-    // kdop18, the tree `auto` would otherwise share.
-    let saved_input = [&ia, &ib].iter().any(|i| matches!(i, inputs::Input::Saved));
-    let bv = if a.coherence || saved_input {
-        bv.concrete()
-    } else {
-        bv
-    };
     // One pass that checks every row and keeps none: bad input is reported before any
     // work, then the poses are streamed.
     let n_file = crate::pose::count_poses(poses_path).map_err(crate::Error::from)?;
@@ -192,6 +185,14 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
+    // `auto` holds two trees; what only the k-DOPs do (a saved hierarchy, coherence on the
+    // GPU) gets kdop18, the tree `auto` would otherwise share.
+    let saved_input = [&ia, &ib].iter().any(|i| matches!(i, inputs::Input::Saved));
+    let bv = if (a.coherence && gpu.is_some()) || saved_input {
+        bv.concrete()
+    } else {
+        bv
+    };
     // Check the outputs can be created before spending time on the query.
     let mut out = PairsOut::create(&a.out)?.first_pose(range.start);
     let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
@@ -363,7 +364,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         box_test: a.box_test,
         dual,
         descent,
-        coherence: a.coherence && BvKind::ALL.contains(&bv) && a.mode == crate::Mode::All,
+        coherence: a.coherence && bv.coherent(gpu.is_some()) && a.mode == crate::Mode::All,
         mode: a.mode,
         tumble: opts.tumble,
         triangles: [ma.triangle_count(), mb.triangle_count()],

@@ -7,7 +7,7 @@ use crate::bvh::{BuildOptions, Bvh};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
-use crate::traverse::{NodeTest, descend, descend_from, leaf_pair};
+use crate::traverse::{FrontTrack, NodeTest, descend, descend_from, leaf_pair};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use pretest::BoxPretest;
 
@@ -57,7 +57,8 @@ pub struct KdopOptions {
     /// stopped, not from the roots (`traverse::descend_from`: the same pairs, fewer node
     /// tests on coherent sequences). The GPU runs the same rule, chunk by chunk, so both
     /// backends count the same Nv, Np and Nu (`gpu::collide`, steps of one pose per chunk).
-    /// Off by default.
+    /// The collider applies it to the OBB and sphere trees and `auto` too, on the CPU
+    /// ([`crate::BvKind::coherent`]). Off by default.
     pub coherence: bool,
 }
 
@@ -94,14 +95,8 @@ pub struct Workspace<const H: usize> {
     /// B's k-DOPs tumbled for the current pose.
     pub tumble: TumbleWorkspace<H>,
     pub(crate) stack: Vec<(u32, u32)>,
-    /// Where the previous pose of the chunk stopped (coherence; empty: start at the roots).
-    front: Vec<(u32, u32)>,
-    /// This pose's front, being recorded.
-    next_front: Vec<(u32, u32)>,
-    /// Nv of the chunk's last descent from the roots, and whether coherence is off for the
-    /// rest of the chunk (a pose from a front tested more than that).
-    root_nv: u64,
-    coherence_off: bool,
+    /// Temporal coherence's fronts and off-switch.
+    track: FrontTrack,
 }
 
 impl<const H: usize> Workspace<H> {
@@ -110,10 +105,7 @@ impl<const H: usize> Workspace<H> {
         Workspace {
             tumble: TumbleWorkspace::new(fly),
             stack: Vec::with_capacity(256),
-            front: Vec::new(),
-            next_front: Vec::new(),
-            root_nv: 0,
-            coherence_off: false,
+            track: FrontTrack::default(),
         }
     }
 }
@@ -224,12 +216,8 @@ impl<const H: usize> KdopScene<H> {
     }
 
     /// One pose from the previous pose's front (the roots at a chunk's start), recording
-    /// this pose's front for the next ([`KdopOptions::coherence`]). The front only ever
-    /// gets finer (where pairs came closer), never coarser (where they moved apart), so it
-    /// pays only while consecutive poses are close: a pose from the front that tests more
-    /// node pairs than the chunk's descent from the roots did turns coherence off for the
-    /// rest of the chunk (measured: tori 4° apart tested 2.3× the pairs from their fronts;
-    /// with this rule at most one such pose per chunk of 16).
+    /// this pose's front for the next ([`KdopOptions::coherence`], the rule of
+    /// [`FrontTrack`]).
     fn collide_coherent(
         &self,
         pose: &Pose,
@@ -240,15 +228,7 @@ impl<const H: usize> KdopScene<H> {
         let (env, fly) = (&self.env, &self.fly);
         ws.tumble
             .begin(fly, &fly.local_pose(env.frame(), pose), method);
-        ws.stack.clear();
-        let from_roots = ws.front.is_empty();
-        if from_roots {
-            ws.stack.push((0, 0));
-        } else {
-            // Reversed: popped in the order recorded.
-            ws.stack.extend(ws.front.iter().rev());
-        }
-        ws.next_front.clear();
+        let from_roots = ws.track.seed(&mut ws.stack);
         let mut test = self.slab_test();
         let mut c = descend_from(
             env,
@@ -259,14 +239,9 @@ impl<const H: usize> KdopScene<H> {
             &mut ws.stack,
             &mut test,
             out,
-            Some(&mut ws.next_front),
+            Some(&mut ws.track.next),
         );
-        std::mem::swap(&mut ws.front, &mut ws.next_front);
-        if from_roots {
-            ws.root_nv = c.bv_tests;
-        } else if c.bv_tests > ws.root_nv {
-            ws.coherence_off = true;
-        }
+        ws.track.finish(from_roots, c.bv_tests);
         c.bv_updates = ws.tumble.updates;
         c
     }
@@ -287,8 +262,7 @@ impl<const H: usize> PairScene for KdopScene<H> {
     fn begin_chunk(&self, ws: &mut Workspace<H>) {
         // Hill climbing starts where a fresh workspace would, the descent at the roots.
         ws.tumble.restart();
-        ws.front.clear();
-        ws.coherence_off = false;
+        ws.track.restart();
     }
 
     fn collide_into(
@@ -300,13 +274,13 @@ impl<const H: usize> PairScene for KdopScene<H> {
     ) -> Counters {
         let pretest = self.pretest();
         if pretest.is_some_and(|t| t.separated(pose)) {
-            ws.front.clear();
+            ws.track.forget();
             return Counters {
                 bv_tests: 1,
                 ..Default::default()
             };
         }
-        if self.options.coherence && opts.mode == Mode::All && !ws.coherence_off {
+        if self.options.coherence && opts.mode == Mode::All && ws.track.on() {
             let mut c = self.collide_coherent(pose, opts.tumble, ws, out);
             c.bv_tests += pretest.is_some() as u64;
             return c;

@@ -9,6 +9,7 @@
 use crate::bvh::Bvh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub};
+use crate::traverse::FrontTrack;
 use crate::tri::tri_tri_intersect;
 
 /// A node-pair test of two volume trees for one pose.
@@ -33,6 +34,8 @@ pub struct Workspace<P> {
     moved: Vec<[[f64; 3]; 3]>,
     posed_stamp: Vec<u32>,
     posed: Vec<P>,
+    /// Temporal coherence's fronts and off-switch.
+    pub(crate) track: FrontTrack,
 }
 
 impl<P: Copy + Default> Workspace<P> {
@@ -45,6 +48,7 @@ impl<P: Copy + Default> Workspace<P> {
             moved: vec![[[0.0; 3]; 3]; fly.triangle_count()],
             posed_stamp: vec![0; fly.nodes.len()],
             posed: vec![P::default(); fly.nodes.len()],
+            track: FrontTrack::default(),
         }
     }
 
@@ -82,7 +86,25 @@ pub(crate) fn descend<const H: usize, T: PairTest>(
     ws.begin();
     ws.stack.clear();
     ws.stack.push((0, 0));
-    descend_from(env, fly, pose, mode, test, ws, out)
+    descend_from(env, fly, pose, mode, test, ws, out, false)
+}
+
+/// [`descend`] in all-contacts mode from the chunk's previous front (the roots at its
+/// start), recording this pose's front for the next (temporal coherence, the rule of
+/// [`FrontTrack`]).
+pub(crate) fn descend_coherent<const H: usize, T: PairTest>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    pose: &Pose,
+    test: &T,
+    ws: &mut Workspace<T::Posed>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters<NoSub> {
+    ws.begin();
+    let from_roots = ws.track.seed(&mut ws.stack);
+    let c = descend_from(env, fly, pose, Mode::All, test, ws, out, true);
+    ws.track.finish(from_roots, c.bv_tests);
+    c
 }
 
 /// Whether B's posed volume `f` (posed now if not yet in this pose, counted in `c`) is
@@ -146,7 +168,9 @@ pub(crate) fn expand_level<const H: usize, T: PairTest>(
 
 /// [`descend`] from the pairs already on the workspace's stack (after [`begin_pose`]),
 /// without starting a new pose: any start that partitions the triangle pairs gives the
-/// same contacts (`crate::traverse::descend_from`'s argument).
+/// same contacts (`crate::traverse::descend_from`'s argument). With `record`, the pairs
+/// where it stops (disjoint, and leaf pairs) go to the workspace's [`FrontTrack`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn descend_from<const H: usize, T: PairTest>(
     env: &Bvh<H>,
     fly: &Bvh<H>,
@@ -155,11 +179,15 @@ pub(crate) fn descend_from<const H: usize, T: PairTest>(
     test: &T,
     ws: &mut Workspace<T::Posed>,
     out: &mut Vec<(u32, u32)>,
+    record: bool,
 ) -> Counters<NoSub> {
     let mut c = Counters::default();
     'outer: while let Some((e, f)) = ws.stack.pop() {
         let (e, f) = (e as usize, f as usize);
         if disjoint(test, ws, e, f, &mut c) {
+            if record {
+                ws.track.next.push((e as u32, f as u32));
+            }
             continue;
         }
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
@@ -172,6 +200,9 @@ pub(crate) fn descend_from<const H: usize, T: PairTest>(
             ws.stack.push((e as u32, nf.first + 1));
             ws.stack.push((e as u32, nf.first));
             continue;
+        }
+        if record {
+            ws.track.next.push((e as u32, f as u32));
         }
         if leaf_pair(env, fly, pose, mode, ws, e, f, out, &mut c) {
             break 'outer;

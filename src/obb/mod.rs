@@ -132,6 +132,9 @@ pub struct VolumeScene<V: Volume> {
     /// The pose-level box test run before the roots.
     boxes: Option<BoxPretest>,
     pool: WorkspacePool<Workspace<V::Posed>>,
+    /// Temporal coherence in all-contacts mode (`crate::traverse::FrontTrack`, the
+    /// k-DOPs' rule; CPU only: the GPU runs these trees from the roots). Off by default.
+    pub coherence: bool,
 }
 
 /// The OBB tree scene (`--bv obb`).
@@ -155,7 +158,14 @@ impl<V: Volume> VolumeScene<V> {
             fly,
             fly_bv,
             pool: Default::default(),
+            coherence: false,
         }
+    }
+
+    /// The scene with temporal coherence on or off ([`VolumeScene::coherence`]).
+    pub fn with_coherence(mut self, on: bool) -> Self {
+        self.coherence = on;
+        self
     }
 
     /// The pose-level box test run before the roots, if the trees are not empty.
@@ -204,6 +214,10 @@ impl<V: Volume> PairScene for VolumeScene<V> {
         ws.prefault();
     }
 
+    fn begin_chunk(&self, ws: &mut Workspace<V::Posed>) {
+        ws.track.restart();
+    }
+
     fn collide_into(
         &self,
         pose: &Pose,
@@ -212,13 +226,18 @@ impl<V: Volume> PairScene for VolumeScene<V> {
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         if self.boxes.is_some_and(|t| t.separated(pose)) {
+            ws.track.forget();
             return Counters {
                 bv_tests: 1,
                 ..Default::default()
             };
         }
         let test = self.test(pose);
-        let mut c = descend(&self.env, &self.fly, pose, opts.mode, &test, ws, out);
+        let mut c = if self.coherence && opts.mode == Mode::All && ws.track.on() {
+            descend::descend_coherent(&self.env, &self.fly, pose, &test, ws, out)
+        } else {
+            descend(&self.env, &self.fly, pose, opts.mode, &test, ws, out)
+        };
         c.bv_tests += self.boxes.is_some() as u64;
         c
     }
@@ -296,7 +315,7 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
     ) -> Counters {
         let test = self.test(pose);
         descend::set_stack(ws, start);
-        descend::descend_from(&self.env, &self.fly, pose, mode, &test, ws, out)
+        descend::descend_from(&self.env, &self.fly, pose, mode, &test, ws, out, false)
     }
 }
 
