@@ -131,6 +131,35 @@ impl TumbleArg {
     }
 }
 
+/// Temporal coherence (`--coherence [WHEN]`): `--coherence` alone is `on`.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum CoherenceArg {
+    /// On for a motion path (`crate::pose::coherent_path` on the first poses) on the CPU in
+    /// all-contacts mode; off on the GPU, where the fronts' hand-over does not yet pay.
+    Auto,
+    On,
+    Off,
+}
+
+impl CoherenceArg {
+    /// Whether the run uses coherence: `first` are the run's first poses, `b` the bounds of
+    /// mesh B, `gpu` the backend.
+    pub fn resolve(
+        self,
+        first: &[crate::Pose],
+        b: ([f64; 3], [f64; 3]),
+        gpu: bool,
+        mode: crate::Mode,
+    ) -> bool {
+        mode == crate::Mode::All
+            && match self {
+                CoherenceArg::On => true,
+                CoherenceArg::Off => false,
+                CoherenceArg::Auto => !gpu && crate::pose::coherent_path(first, b.0, b.1),
+            }
+    }
+}
+
 /// Execution backend (`--backend`).
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum BackendArg {

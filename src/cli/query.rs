@@ -2,10 +2,10 @@
 
 use super::inputs::{self, PoseRange};
 use super::output::{AtomicFile, PairsOut};
-use super::{BackendArg, Failure, TumbleArg};
+use super::{BackendArg, CoherenceArg, Failure, TumbleArg};
 use crate::dual::SlabOrder;
 use crate::formats::{Stats, Totals};
-use crate::pose::PoseReader;
+use crate::pose::{COHERENT_PROBE, PoseReader};
 use crate::rtree::RtreeCollide;
 use crate::{
     BoxTest, BuildOptions, BvKind, Collider, Contacts, Descent, Mode, QueryOptions, SplitPoint,
@@ -96,9 +96,11 @@ pub struct QueryArgs {
     /// runs of 16 consecutive poses): the same pairs, fewer node tests when consecutive
     /// poses are close (a motion path). The k-DOP trees on both backends (the GPU runs the
     /// CPU's rule: the same Nv, Np, Nu), the OBB and sphere trees and `auto` on the CPU
-    /// (on the GPU `auto` is then kdop18); stats.json says whether it was used.
-    #[arg(long)]
-    pub coherence: bool,
+    /// (on the GPU `auto` is then kdop18); stats.json says whether it was used. `auto`
+    /// (the default): on the CPU for a motion path (consecutive poses of the first 64 move B
+    /// by at most 5 % of its size), else off.
+    #[arg(long, value_enum, value_name = "WHEN", num_args = 0..=1, default_value = "auto", default_missing_value = "on")]
+    pub coherence: CoherenceArg,
     /// Execution backend.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
@@ -188,7 +190,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // `auto` holds two trees; what only the k-DOPs do (a saved hierarchy, coherence on the
     // GPU) gets kdop18, the tree `auto` would otherwise share.
     let saved_input = [&ia, &ib].iter().any(|i| matches!(i, inputs::Input::Saved));
-    let bv = if (a.coherence && gpu.is_some()) || saved_input {
+    let asked = a.coherence == CoherenceArg::On && a.mode == crate::Mode::All;
+    let bv = if (asked && gpu.is_some()) || saved_input {
         bv.concrete()
     } else {
         bv
@@ -213,6 +216,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         || inputs::resolve(ib, &a.b, bv, &opt_b, "--leaf-size-b"),
     );
     let ((ma, ha), (mb, hb)) = (ra?, rb?);
+    let coherence = {
+        let first = first_poses(poses_path, range.start, COHERENT_PROBE.min(n_poses))?;
+        a.coherence
+            .resolve(&first, mb.bounds(), gpu.is_some(), a.mode)
+    };
     let saved = [ha.is_some(), hb.is_some()];
     let dual = crate::dual::DualOptions {
         symmetric: a.dual_symmetric,
@@ -239,7 +247,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .build_options_a(opt_a)
         .build_options_b(opt_b)
         .kdop(crate::KdopOptions {
-            coherence: a.coherence,
+            coherence,
             ..crate::KdopOptions::with_descent(descent)
         })
         .boxtree(crate::BoxtreeOptions { test: a.box_test })
@@ -364,7 +372,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         box_test: a.box_test,
         dual,
         descent,
-        coherence: a.coherence && bv.coherent(gpu.is_some()) && a.mode == crate::Mode::All,
+        coherence: coherence && bv.coherent(gpu.is_some()),
         mode: a.mode,
         tumble: opts.tumble,
         triangles: [ma.triangle_count(), mb.triangle_count()],
@@ -422,4 +430,15 @@ pub(super) fn choose_backend(
 
 pub fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+/// The first `n` poses of the run (from row `start`), for `--coherence auto`; the file was
+/// checked already.
+fn first_poses(path: &std::path::Path, start: usize, n: usize) -> crate::Result<Vec<crate::Pose>> {
+    let reader = PoseReader::open(path).map_err(crate::Error::from)?;
+    reader
+        .skip(start)
+        .take(n)
+        .map(|p| p.map_err(crate::Error::from))
+        .collect()
 }
