@@ -52,13 +52,13 @@ pub(super) struct Recording {
     pub(super) buffers: Option<(wgpu::Buffer, wgpu::Buffer)>,
     /// Pairs `front_record` holds (0: [`FIRST_RECORD`]).
     cap: u32,
-    /// The previous step's record and the seed buffer, when handed over on the device.
+    /// The records kept on the device for the next step, and its seed buffer.
     pub(super) device: DeviceFronts,
     /// Tests: every `host_every`-th batch hands its fronts over through the host (the
     /// fallback path; 0: none), counting the batches that recorded in `recorded`.
     host_every: u32,
     recorded: u32,
-    /// Whether this step records its fronts (not the last step of a chunk: no next pose).
+    /// Whether this step records its fronts (not a chunk's last step: no pose follows).
     record: bool,
 }
 

@@ -1,8 +1,8 @@
-//! The device hand-over of temporal coherence (module docs of [`super::coherent`]): a step
-//! handed over on the device keeps its `front_record` (`Held`), the host reads back only
-//! each lane's pair count and root flag (`record_counts`), and the next step's seeds are
-//! gathered from the record into a seed buffer (`gather_seeds`) that `run_batch` copies to
-//! its first front.
+//! The device hand-over of temporal coherence (module docs of [`super::coherent`]): each
+//! batch of a step keeps its `front_record` (`Held`) until the next step has run, the host
+//! reads back only each lane's pair count and root flag (`record_counts`), and the next
+//! step's seeds are gathered from the records into a seed buffer (`gather_seeds`) that
+//! `run_batch` copies to its first front.
 
 use super::{BatchWork, GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
