@@ -25,6 +25,10 @@ struct Setup {
     caps: Option<Capacities>,
     record: Option<u32>,
     tumble: TumbleMethod,
+    /// Every n-th batch hands over through the host (the fallback path; 0: none).
+    host: u32,
+    /// `GpuScene::batch_memory`: small to split each step over several batches.
+    memory: Option<u64>,
 }
 
 /// GPU with coherence against the CPU with it (pairs, Nv, Np, Nu per pose) and without it
@@ -58,6 +62,10 @@ fn compare<const H: usize>(
     }
     if let Some(r) = setup.record {
         gpu.set_record_capacity(r);
+    }
+    gpu.set_host_handover(setup.host);
+    if let Some(m) = setup.memory {
+        gpu.batch_memory = m;
     }
     let (got, stats) = gpu
         .collide_batch(ctx, &coh, poses, Mode::All, setup.tumble, None)
@@ -247,6 +255,107 @@ fn tiny_capacities_give_the_same_results() {
     let (s, ..) = compare::<9>(&ctx, &a, &b, poses, Descent::Larger, tiny, "tiny");
     assert!(s.reruns > 0, "the record buffer must overflow");
     assert!(s.resumes + s.reruns > 1, "the batch buffers must overflow");
+    // A resumed batch recorded some pairs twice: its fronts went through the host.
+    assert!(s.resumes > 0 && s.fronts_on_host > 0, "{s:?}");
+}
+
+/// Steps split over several batches: a step's seeds come from several batches' records
+/// (one gather per record), or some from the host and some from the device (every other
+/// batch handed over through the host), or from batches that resumed; the same results.
+#[test]
+fn split_steps_mix_records_and_paths() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(12);
+    // 24 chunks: step 0 is the 16-pose probe and 8 more, step 1 runs all 24 at once (at
+    // most four times the last batch's poses), seeded from both records of step 0.
+    let poses = &tumbling_poses(1200, [0.0; 3], [1.0, 0.0, 0.0])[..384];
+    for (host, tumble) in [
+        (0, TumbleMethod::Approximate),
+        (2, TumbleMethod::Approximate),
+        (2, TumbleMethod::Exact),
+    ] {
+        let setup = Setup {
+            host,
+            tumble,
+            ..Default::default()
+        };
+        let (s, ..) = compare::<9>(&ctx, &a, &b, poses, Descent::Larger, setup, "split");
+        assert!(
+            s.batches.len() > 16,
+            "step 0 split: {} batches",
+            s.batches.len()
+        );
+        assert!(s.fronts_on_device > 0, "{s:?}");
+        assert!(s.fronts_on_host > 0 || host == 0, "{s:?}");
+    }
+    // Split into one-pose batches, some resumed.
+    let tiny = Setup {
+        caps: Some(Capacities {
+            front: 8,
+            leaf: 4,
+            contact: 2,
+            unsure: 2,
+            tumbled: 4,
+        }),
+        memory: Some(1),
+        ..Default::default()
+    };
+    let (s, ..) = compare::<9>(&ctx, &a, &b, &poses[..64], Descent::Larger, tiny, "tiny");
+    assert!(s.batches.len() > 16 && s.resumes > 0, "{s:?}");
+    assert!(s.fronts_on_device > 0 && s.fronts_on_host > 0, "{s:?}");
+}
+
+/// The fronts stay on the device from step to step: per step the host reads back a few
+/// words per pose (counters, Nv/Np/Nu, each lane's pair count) and the contacts, never the
+/// fronts, and uploads the frames and a small table, never the seeds. Against the host
+/// path (same pairs and counters through `compare`), which moves every front both ways.
+#[test]
+fn fronts_stay_on_the_device() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(16);
+    // 0.1° apart: fine fronts, few contacts; 64 poses, four chunks, 16 steps of 4.
+    let poses = &tumbling_poses(3600, [0.0; 3], [1.0, 0.0, 0.0])[..64];
+    for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
+        let run = |host| {
+            let setup = Setup {
+                tumble,
+                host,
+                ..Default::default()
+            };
+            compare::<9>(&ctx, &a, &b, poses, Descent::Larger, setup, "hand-over").0
+        };
+        let (dev, host) = (run(0), run(1));
+        let o = BuildOptions::default();
+        let scene = KdopScene::<9>::build(&a, &b, &o, &o, KdopOptions::default());
+        let q = QueryOptions {
+            mode: Mode::All,
+            tumble,
+        };
+        let cpu = meshcollide::scene::collide_batch(&scene, poses, &q, None);
+        let contacts: u64 = cpu.iter().map(|r| r.pairs.len() as u64).sum();
+        assert_eq!(
+            (dev.fronts_on_device, dev.fronts_on_host),
+            (15, 0),
+            "{dev:?}"
+        );
+        assert_eq!((host.fronts_on_device, host.fronts_on_host), (0, 15));
+        assert!(dev.seeded_poses > 0 && dev.seeded_poses == host.seeded_poses);
+        // The host path moves every front both ways.
+        assert!(host.bytes_read_back > dev.bytes_read_back);
+        assert!(host.bytes_uploaded > dev.bytes_uploaded);
+        // Bounded by the poses and the contacts: per readback the counters and level sizes
+        // (under 512 bytes), per pose and step Nv, Np, Nu and the lane's count (20 bytes),
+        // 16 bytes per contact or unsure pair; the host path's fronts exceed that.
+        let bound = |s: &GpuStats| {
+            let poses: u64 = s.batches.iter().map(|w| w.poses).sum();
+            s.readbacks * 512 + poses * 20 + 16 * (contacts + s.unsure)
+        };
+        assert!(dev.bytes_read_back <= bound(&dev), "{dev:?}");
+        assert!(
+            host.bytes_read_back > bound(&host),
+            "the bound tells fronts apart"
+        );
+    }
 }
 
 /// Small batches (`max_batch_poses` below a chunk's 16 poses and not a multiple) run the

@@ -186,6 +186,48 @@ pub struct SliceParams {
     pub n_fly: u32,
 }
 
+/// Per lane of a coherent step: its recorded front pairs and whether one holds B's root
+/// (`record_counts`). WGSL twin: `struct LaneRecord` in `shaders/front_coherent.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LaneRecord {
+    pub pairs: u32,
+    /// 1 when a pair has `b == 0` (the root of B), else 0.
+    pub root: u32,
+}
+
+/// Where a recorded lane's pairs (or a root lane's one pair) go in the next step's seeds
+/// (`gather_seeds`). WGSL twin: `struct HandOver` in `shaders/front_coherent.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HandOver {
+    /// The next step's lane, or [`NO_LANE`]: the pairs are dropped.
+    pub lane: u32,
+    /// Index of the lane's first seed.
+    pub offset: u32,
+}
+
+/// `NO_LANE` of `shaders/front_coherent.wgsl`.
+pub const NO_LANE: u32 = u32::MAX;
+
+/// The sizes of a hand-over (`record_counts`, `gather_seeds`). WGSL twin: `struct
+/// HandOverParams` in `shaders/front_coherent.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct HandOverParams {
+    /// Pairs in `front_record`.
+    pub n_record: u32,
+    /// Entries of `hand` for the recorded lanes; `n_roots` root lanes follow.
+    pub n_src: u32,
+    pub n_roots: u32,
+    pub n_fly: u32,
+    /// 1: exact tumbling (dense slots), 0: lazy ([`NO_SLOT`]).
+    pub dense: u32,
+    pub pad0: u32,
+    pub pad1: u32,
+    pub pad2: u32,
+}
+
 #[cfg(test)]
 mod pipeline_layout_tests {
     use super::*;
@@ -310,6 +352,50 @@ mod pipeline_layout_tests {
         .map(|(n, o)| (n.to_string(), *o as u32))
         .collect();
         assert_eq!(m, rust);
+    }
+
+    #[test]
+    fn hand_over_structs_match_wgsl() {
+        let src = crate::gpu::shader::source("front_coherent.wgsl", 9);
+        let check = |name: &str, size: usize, rust: &[(&str, usize)]| {
+            let (s, m) = names_offsets(&src, name);
+            assert_eq!(s as usize, size, "{name}");
+            let rust: Vec<(String, u32)> = rust
+                .iter()
+                .map(|(n, o)| (n.to_string(), *o as u32))
+                .collect();
+            assert_eq!(m, rust, "{name}");
+        };
+        check(
+            "LaneRecord",
+            size_of::<LaneRecord>(),
+            &[
+                ("pairs", offset_of!(LaneRecord, pairs)),
+                ("root", offset_of!(LaneRecord, root)),
+            ],
+        );
+        check(
+            "HandOver",
+            size_of::<HandOver>(),
+            &[
+                ("lane", offset_of!(HandOver, lane)),
+                ("offset", offset_of!(HandOver, offset)),
+            ],
+        );
+        check(
+            "HandOverParams",
+            size_of::<HandOverParams>(),
+            &[
+                ("n_record", offset_of!(HandOverParams, n_record)),
+                ("n_src", offset_of!(HandOverParams, n_src)),
+                ("n_roots", offset_of!(HandOverParams, n_roots)),
+                ("n_fly", offset_of!(HandOverParams, n_fly)),
+                ("dense", offset_of!(HandOverParams, dense)),
+                ("pad0", offset_of!(HandOverParams, pad0)),
+                ("pad1", offset_of!(HandOverParams, pad1)),
+                ("pad2", offset_of!(HandOverParams, pad2)),
+            ],
+        );
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub const KERNELS: &[(&str, &str)] = &[
         include_str!("../../shaders/front_prepare.wgsl"),
     ),
     ("tri_tri.wgsl", include_str!("../../shaders/tri_tri.wgsl")),
+    (
+        "front_coherent.wgsl",
+        include_str!("../../shaders/front_coherent.wgsl"),
+    ),
 ];
 
 /// Most workgroups along x in one dispatch; larger dispatches use y (see `linear_index`).

@@ -534,7 +534,9 @@ impl<const H: usize> GpuScene<H> {
         let (gx, gy) = groups(n0 as u64);
         let q = &ctx.queue;
         q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
-        q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
+        if !initial.is_empty() {
+            q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
+        }
         q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
         q.write_buffer(
             &bb.args,
@@ -575,6 +577,10 @@ impl<const H: usize> GpuScene<H> {
                     self.coherent.recording(&self.pipelines.expand_record)
                 {
                     enc.clear_buffer(count, 0, None);
+                }
+                // Seeds gathered on the device (`coherent`): copied, not uploaded.
+                if let Some((seeds, bytes)) = self.coherent.device_seeds() {
+                    enc.copy_buffer_to_buffer(seeds, 0, &bb.front_a, 0, bytes);
                 }
             }
             let mut clock = if super::profile::requested() {

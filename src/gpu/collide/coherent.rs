@@ -12,23 +12,27 @@
 //!
 //! Fronts are recorded on the device: `expand_record` (`shaders/front_expand.wgsl`) is
 //! `expand` that also appends every pair found disjoint and every leaf pair, with its pose,
-//! to a record buffer. This version is host-driven: after each step the host reads the
-//! recorded fronts back (with the per-pose counters the pipeline reads anyway), decides the
-//! per-chunk off-switch from Nv, and uploads the next step's seeds; the readbacks and
-//! uploads are counted in [`GpuStats`]. A level run again after an overflow records its
-//! pairs again: the host drops duplicates (a front holds each pair once). A record buffer
-//! too small is grown to twice what was asked for and the step runs again (`reruns`).
+//! to a record buffer (one per batch), and stay there ([`super::handover`]): after a
+//! batch, `record_counts` (`shaders/front_coherent.wgsl`) counts each lane's pairs and
+//! flags B's root, and the host reads back only those 8 bytes per pose. It decides the
+//! per-chunk off-switch from the Nv it reads anyway, lays the next step's seeds out (a
+//! seeded lane: its chunk's pairs; a root lane: one pair) and uploads that small table;
+//! `gather_seeds` copies the pairs from the held records into a seed buffer that the next
+//! batch copies to its first front. Order within a front does not matter: its pairs are
+//! expanded independently and the results sorted. The last step records nothing.
+//!
+//! The host path is the fallback, batch by batch: a batch that resumed (a level run again
+//! records its pairs twice) has its record read back and deduplicated, and a step whose
+//! lanes mix both kinds writes the host's fronts into the seed buffer. A record buffer too
+//! small is grown to twice what was asked for and the batch runs again (`reruns`).
+//! [`GpuStats`] counts every readback and upload of both paths.
 //!
 //! Nu: with the approximation method the host tumbles B's root for every pose (hill
 //! climbing, [`crate::tumble::PoseFrame`]'s `root`), as the CPU does; the device counts a
 //! node when a front pair reaches it, so a pose seeded with a front without B's root gets
 //! that one update added here: Nu equals the CPU's too.
-//!
-//! Not yet on the device: the hand-over between steps. The fronts make a round trip through
-//! the host (on the bunny, 1,200 poses 0.1° apart: about 0.4 GB read back and 0.7 GB
-//! uploaded for 25 M node tests), which a kernel building the next step's seeds from
-//! `front_record` and per-chunk `root_nv`/off flags on the device would remove.
 
+use super::handover::{DeviceFronts, Layout};
 use super::{
     BatchOutput, BatchWork, GpuHierarchies, GpuScene, GpuStats, PAIR, finish, rejected_pose,
 };
@@ -42,13 +46,28 @@ use crate::tumble::{POSE_CHUNK, TumbleMethod};
 /// The coherent step being run: its seeds and the buffers `expand_record` writes.
 #[derive(Default)]
 pub(super) struct Recording {
-    /// The step's first front, `pose` = lane (slots are set at upload); `None`: the roots
-    /// (and no recording).
-    seeds: Option<Vec<FrontPair>>,
+    /// The step's first front; `None`: the roots (and no recording).
+    seeds: Option<Seeds>,
     /// `front_record` and `record_count` (bindings 16, 17), while a step runs.
-    buffers: Option<(wgpu::Buffer, wgpu::Buffer)>,
+    pub(super) buffers: Option<(wgpu::Buffer, wgpu::Buffer)>,
     /// Pairs `front_record` holds (0: [`FIRST_RECORD`]).
     cap: u32,
+    /// The records kept on the device for the next step, and its seed buffer.
+    pub(super) device: DeviceFronts,
+    /// Tests: every `host_every`-th batch hands its fronts over through the host (the
+    /// fallback path; 0: none), counting the batches that recorded in `recorded`.
+    host_every: u32,
+    recorded: u32,
+    /// Whether this step records its fronts (not a chunk's last step: no pose follows).
+    record: bool,
+}
+
+/// A step's first front.
+enum Seeds {
+    /// Uploaded: `pose` = lane (slots are set at upload).
+    Host(Vec<FrontPair>),
+    /// This many pairs in [`DeviceFronts::seeds`], slots set (`gather_seeds`).
+    Device(u32),
 }
 
 impl Recording {
@@ -60,20 +79,36 @@ impl Recording {
         &'a wgpu::ComputePipeline,
         (&'a wgpu::Buffer, &'a wgpu::Buffer),
     )> {
-        let (record, count) = self.buffers.as_ref()?;
+        let (record, count) = self.buffers.as_ref().filter(|_| self.record)?;
         self.seeds.as_ref()?;
         Some((pipe.as_ref()?, (record, count)))
     }
 
     /// Pairs of the first front of a batch of `p` poses.
     pub(super) fn first_front(&self, p: u32) -> u32 {
-        self.seeds.as_ref().map_or(p, |s| s.len() as u32)
+        match &self.seeds {
+            None => p,
+            Some(Seeds::Host(s)) => s.len() as u32,
+            Some(Seeds::Device(n)) => *n,
+        }
     }
 
-    /// The seeds with their slots: dense tumbling reads B's k-DOP at `pose · n_fly + b`,
-    /// lazy tumbling places it (`tumble_front`).
+    /// Seeds on the device: the buffer and the bytes to copy to the first front.
+    pub(super) fn device_seeds(&self) -> Option<(&wgpu::Buffer, u64)> {
+        match self.seeds {
+            Some(Seeds::Device(n)) => Some((self.device.seeds.as_ref()?, n as u64 * PAIR)),
+            _ => None,
+        }
+    }
+
+    /// The seeds to upload with their slots: dense tumbling reads B's k-DOP at
+    /// `pose · n_fly + b`, lazy tumbling places it (`tumble_front`). Empty for seeds on the
+    /// device ([`Recording::device_seeds`]).
     pub(super) fn seeds(&self, dense: bool, n_fly: u32) -> Option<Vec<FrontPair>> {
-        let seeds = self.seeds.as_ref()?;
+        let seeds = match self.seeds.as_ref()? {
+            Seeds::Host(s) => s,
+            Seeds::Device(_) => return Some(Vec::new()),
+        };
         Some(
             seeds
                 .iter()
@@ -90,9 +125,38 @@ impl Recording {
 /// `coherence_off`).
 #[derive(Default, Clone)]
 struct Chunk {
-    front: Vec<(u32, u32)>,
+    front: Front,
     root_nv: u64,
     off: bool,
+}
+
+/// Where a chunk's front is: on the host, or lane `lane` of held record `record`
+/// ([`DeviceFronts::held`]).
+#[derive(Clone)]
+enum Front {
+    Host(Vec<(u32, u32)>),
+    Device {
+        record: usize,
+        lane: u32,
+        pairs: u32,
+        root: bool,
+    },
+}
+
+impl Default for Front {
+    fn default() -> Front {
+        Front::Host(Vec::new())
+    }
+}
+
+impl Front {
+    /// No front: the next pose starts from the roots.
+    fn is_empty(&self) -> bool {
+        match self {
+            Front::Host(f) => f.is_empty(),
+            Front::Device { pairs, .. } => *pairs == 0,
+        }
+    }
 }
 
 /// Initial pairs of the record buffer.
@@ -125,12 +189,13 @@ impl<const H: usize> GpuScene<H> {
             let mut results: Vec<Option<PoseResult<S::Sub>>> =
                 (0..group.len()).map(|_| None).collect();
             for s in 0..POSE_CHUNK {
+                self.coherent.device.next_step();
                 let mut lanes = Vec::new();
                 for (k, chunk) in chunks.iter_mut().enumerate() {
                     let i = k * POSE_CHUNK + s;
                     let Some(pose) = group.get(i) else { continue };
                     if scene.pretest().is_some_and(|t| t.separated(pose)) {
-                        chunk.front.clear();
+                        chunk.front = Front::default();
                         results[i] = Some(rejected_pose(pretest_nv));
                     } else {
                         lanes.push(i);
@@ -142,11 +207,18 @@ impl<const H: usize> GpuScene<H> {
                     // As many poses as the batches so far say fit (a probe first).
                     let (fit, _) = self.plan(lanes.len() - at, dense);
                     let lane = &lanes[at..at + most.min(fit).min(lanes.len() - at)];
-                    let step = self.coherent_step(ctx, scene, &group, lane, &chunks, tumble);
+                    // The last step records no fronts: no pose follows.
+                    let next = s + 1 < POSE_CHUNK;
+                    let step = self.coherent_step(ctx, scene, &group, lane, &chunks, tumble, next);
                     self.coherent.seeds = None;
                     match step? {
                         Some((ran, work)) => {
                             add_batch(&mut stats, work, &ran.out);
+                            match ran.fronts.first() {
+                                Some(Front::Device { .. }) => stats.fronts_on_device += 1,
+                                _ if s + 1 < POSE_CHUNK => stats.fronts_on_host += 1,
+                                _ => {}
+                            }
                             let done =
                                 finish(scene, &ran.poses, ran.out, Mode::All, dense, &mut stats);
                             for ((mut r, &i), unseen) in
@@ -186,6 +258,7 @@ impl<const H: usize> GpuScene<H> {
             start += group.len();
         }
         self.coherent.buffers = None;
+        self.coherent.device = DeviceFronts::default();
         Ok(stats)
     }
 
@@ -195,9 +268,18 @@ impl<const H: usize> GpuScene<H> {
         self.coherent.cap = pairs.max(1);
     }
 
-    /// One step for the poses `lane` (indices into `group`): seeds uploaded, the batch run
-    /// with `expand_record`, the fronts read back. `None`: the step does not fit the device
-    /// with this many poses.
+    /// Tests: every `every`-th batch (1: all, 0: none but those the rule sends) hands its
+    /// fronts over through the host, the fallback path.
+    pub fn set_host_handover(&mut self, every: u32) {
+        self.coherent.host_every = every;
+    }
+
+    /// One step for the poses `lane` (indices into `group`): seeds uploaded (or gathered on
+    /// the device from the previous step's records), the batch run, and with `next` (a
+    /// step follows) its fronts recorded by `expand_record` and kept on the device (only
+    /// per-lane counts read back), or read back after a resume. `None`: the step does not
+    /// fit the device with this many poses.
+    #[allow(clippy::too_many_arguments)]
     fn coherent_step<S: GpuHierarchies<H>>(
         &mut self,
         ctx: &GpuContext,
@@ -206,36 +288,74 @@ impl<const H: usize> GpuScene<H> {
         lane: &[usize],
         chunks: &[Chunk],
         tumble: TumbleMethod,
+        next: bool,
     ) -> Result<Option<(Ran, BatchWork)>, GpuError> {
         let dense = tumble == TumbleMethod::Exact;
         let p = lane.len();
-        let mut seeds = Vec::new();
-        let mut root_unseen = Vec::with_capacity(p);
-        for (j, &i) in lane.iter().enumerate() {
+        let front = |i: usize| {
             let chunk = &chunks[i / POSE_CHUNK];
-            if chunk.off || chunk.front.is_empty() {
-                seeds.push(FrontPair::new(j as u32, 0, 0));
-                root_unseen.push(false);
-            } else {
-                seeds.extend(
-                    chunk
-                        .front
-                        .iter()
-                        .map(|&(a, b)| FrontPair::new(j as u32, a, b)),
-                );
-                root_unseen.push(!dense && chunk.front.iter().all(|&(_, b)| b != 0));
+            Some(&chunk.front).filter(|f| !chunk.off && !f.is_empty())
+        };
+        // Seeds gathered on the device when some front is there, else uploaded.
+        let on_device = lane
+            .iter()
+            .any(|&i| matches!(front(i), Some(Front::Device { .. })));
+        let mut seeds = Vec::new();
+        let mut layout = Layout::default();
+        let mut root_unseen = Vec::with_capacity(p);
+        let slot = |j: u32, b: u32| if dense { j * self.n_fly + b } else { NO_SLOT };
+        for (j, &i) in lane.iter().enumerate() {
+            let j = j as u32;
+            match front(i) {
+                None if on_device => layout.root(j),
+                None => seeds.push(FrontPair::new(j, 0, 0)),
+                Some(Front::Host(f)) => {
+                    let f = f.iter().map(|&(a, b)| FrontPair::new(j, a, b));
+                    if on_device {
+                        layout.host(
+                            f.map(|q| FrontPair {
+                                slot: slot(j, q.b),
+                                ..q
+                            })
+                            .collect(),
+                        );
+                    } else {
+                        seeds.extend(f);
+                    }
+                }
+                Some(&Front::Device {
+                    record,
+                    lane,
+                    pairs,
+                    ..
+                }) => {
+                    let lanes = self.coherent.device.held[record].lanes;
+                    layout.seeded(j, (record, lane, pairs), lanes);
+                }
             }
+            root_unseen.push(match front(i) {
+                _ if dense => false,
+                None => false,
+                Some(Front::Host(f)) => f.iter().all(|&(_, b)| b != 0),
+                Some(Front::Device { root, .. }) => !root,
+            });
         }
+        let n_seeds = if on_device {
+            layout.total
+        } else {
+            seeds.len() as u32
+        };
         let poses: Vec<Pose> = lane.iter().map(|&i| group[i]).collect();
         let frames = scene.pose_frames(&poses);
         let (_, mut caps) = self.plan(p, dense);
-        caps.front = caps.front.max(seeds.len() as u32);
+        caps.front = caps.front.max(n_seeds);
         let mut work = BatchWork {
             poses: p as u64,
             ..Default::default()
         };
-        let n_seeds = seeds.len() as u64;
-        self.coherent.seeds = Some(seeds);
+        let mut gathered = false;
+        self.coherent.seeds = Some(Seeds::Host(seeds));
+        self.coherent.record = next;
         if self.coherent.cap == 0 {
             self.coherent.cap = FIRST_RECORD;
         }
@@ -245,38 +365,37 @@ impl<const H: usize> GpuScene<H> {
             if !self.fits(&caps) {
                 return Ok(None);
             }
-            self.record_buffers(ctx)?;
+            if on_device && !gathered {
+                match self.gather_seeds(ctx, &layout, p as u32, dense, &mut work) {
+                    Err(GpuError::TooLarge { .. }) if p > 1 => return Ok(None),
+                    r => r?,
+                }
+                self.coherent.seeds = Some(Seeds::Device(n_seeds));
+                gathered = true;
+            }
+            if next {
+                self.record_buffers(ctx)?;
+            }
             match self.run_batch(ctx, &frames, caps, Mode::All, tumble, &mut work) {
                 Ok(Ok((out, counters))) => {
-                    let (record, count) = self.coherent.buffers.as_ref().expect("made above");
-                    let n = bytemuck::pod_read_unaligned::<u32>(&ctx.read(count, 4)?[..4]);
-                    work.readbacks += 1;
-                    work.bytes_read_back += 4;
-                    if n > self.coherent.cap {
-                        // The fronts did not fit: a larger buffer, or fewer poses.
-                        if n > most_records {
-                            return Ok(None);
-                        }
-                        work.reruns += 1;
-                        self.coherent.cap = n.saturating_mul(2).min(most_records);
-                        continue;
-                    }
-                    let pairs: Vec<FrontPair> = ctx.read_pod(record, n as usize)?;
-                    if n > 0 {
+                    let fronts = if !next {
+                        vec![Front::default(); p]
+                    } else {
+                        let count = &self.coherent.buffers.as_ref().expect("made above").1;
+                        let n = bytemuck::pod_read_unaligned::<u32>(&ctx.read(count, 4)?[..4]);
                         work.readbacks += 1;
-                        work.bytes_read_back += n as u64 * PAIR;
-                    }
-                    let mut fronts = vec![Vec::new(); p];
-                    for q in pairs {
-                        fronts[q.pose as usize].push((q.a, q.b));
-                    }
-                    // Only a level run again (a resume) records pairs twice.
-                    if work.resumes > 0 {
-                        for f in &mut fronts {
-                            f.sort_unstable();
-                            f.dedup();
+                        work.bytes_read_back += 4;
+                        if n > self.coherent.cap {
+                            // The fronts did not fit: a larger buffer, or fewer poses.
+                            if n > most_records {
+                                return Ok(None);
+                            }
+                            work.reruns += 1;
+                            self.coherent.cap = n.saturating_mul(2).min(most_records);
+                            continue;
                         }
-                    }
+                        self.fronts(ctx, n, p, &mut work)?
+                    };
                     self.learn(p, &counters);
                     self.last_poses = p;
                     self.capacities = caps;
@@ -294,7 +413,7 @@ impl<const H: usize> GpuScene<H> {
                 Ok(Err(needed)) => {
                     work.reruns += 1;
                     caps = needed;
-                    caps.front = caps.front.max(n_seeds as u32);
+                    caps.front = caps.front.max(n_seeds);
                     self.capacities = needed;
                 }
                 Err(GpuError::TooLarge { .. }) if p > 1 => return Ok(None),
@@ -304,18 +423,19 @@ impl<const H: usize> GpuScene<H> {
     }
 
     /// The record buffer of [`Recording::cap`] pairs and its count, made when missing or
-    /// too small.
+    /// too small (from the spare of an earlier step when that is large enough).
     fn record_buffers(&mut self, ctx: &GpuContext) -> Result<(), GpuError> {
         let bytes = self.coherent.cap as u64 * PAIR;
-        if self
-            .coherent
-            .buffers
-            .as_ref()
-            .is_some_and(|(r, _)| r.size() >= bytes)
-        {
+        let large = |b: &Option<(wgpu::Buffer, wgpu::Buffer)>| {
+            b.as_ref().is_some_and(|(r, _)| r.size() >= bytes)
+        };
+        if large(&self.coherent.buffers) {
             return Ok(());
         }
-        self.coherent.buffers = None;
+        self.coherent.buffers = self.coherent.device.spare_of(bytes);
+        if self.coherent.buffers.is_some() {
+            return Ok(());
+        }
         let record = ctx.storage_empty("front_record", bytes, wgpu::BufferUsages::empty())?;
         let count = ctx.storage_empty("record_count", 4, wgpu::BufferUsages::empty())?;
         self.coherent.buffers = Some((record, count));
@@ -323,11 +443,58 @@ impl<const H: usize> GpuScene<H> {
     }
 }
 
+impl<const H: usize> GpuScene<H> {
+    /// The fronts of the `p` lanes of a batch that recorded `n` pairs: kept on the device
+    /// (only per-lane counts read back), or, after a resume (a level run again records its
+    /// pairs twice) or in tests, read back and deduplicated on the host.
+    fn fronts(
+        &mut self,
+        ctx: &GpuContext,
+        n: u32,
+        p: usize,
+        work: &mut BatchWork,
+    ) -> Result<Vec<Front>, GpuError> {
+        let c = &mut self.coherent;
+        let forced = c.host_every > 0 && c.recorded.is_multiple_of(c.host_every);
+        c.recorded = c.recorded.wrapping_add(1);
+        if work.resumes == 0 && !forced {
+            let lanes = self.count_lanes(ctx, n, p as u32, work)?;
+            let record = self.coherent.device.current.len() - 1;
+            return Ok((0..p as u32)
+                .zip(lanes)
+                .map(|(lane, l)| Front::Device {
+                    record,
+                    lane,
+                    pairs: l.pairs,
+                    root: l.root != 0,
+                })
+                .collect());
+        }
+        let record = &self.coherent.buffers.as_ref().expect("a step recorded").0;
+        let pairs: Vec<FrontPair> = ctx.read_pod(record, n as usize)?;
+        if n > 0 {
+            work.readbacks += 1;
+            work.bytes_read_back += n as u64 * PAIR;
+        }
+        let mut fronts = vec![Vec::new(); p];
+        for q in pairs {
+            fronts[q.pose as usize].push((q.a, q.b));
+        }
+        if work.resumes > 0 {
+            for f in &mut fronts {
+                f.sort_unstable();
+                f.dedup();
+            }
+        }
+        Ok(fronts.into_iter().map(Front::Host).collect())
+    }
+}
+
 /// What a step produced: its poses, the batch's output, and each pose's recorded front.
 struct Ran {
     poses: Vec<Pose>,
     out: super::BatchOutput,
-    fronts: Vec<Vec<(u32, u32)>>,
+    fronts: Vec<Front>,
     /// Lazy tumbling, per pose: no seed pair holds B's root, so the device did not count
     /// it in Nu; the host tumbled it (the approximation method's hill climbing at the root,
     /// [`crate::tumble::PoseFrame`]'s `root`), which the CPU counts in every pose.
@@ -340,7 +507,7 @@ fn after_step<Sub>(
     lane: &[usize],
     chunks: &mut [Chunk],
     results: &mut [Option<PoseResult<Sub>>],
-    fronts: Vec<Vec<(u32, u32)>>,
+    fronts: Vec<Front>,
     pretest_nv: u64,
     stats: &mut GpuStats,
 ) {
@@ -359,7 +526,7 @@ fn after_step<Sub>(
                 }
             }
         }
-        chunk.front = if chunk.off { Vec::new() } else { front };
+        chunk.front = if chunk.off { Front::default() } else { front };
         r.counters.bv_tests += pretest_nv;
     }
 }

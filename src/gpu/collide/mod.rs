@@ -41,6 +41,7 @@ use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 
 mod batch;
 mod coherent;
+mod handover;
 mod hierarchies;
 mod plan;
 pub mod profile;
@@ -88,6 +89,8 @@ struct Pipelines {
     expand_volume: Option<wgpu::ComputePipeline>,
     /// `expand` recording the front (built only for a k-DOP scene with coherence on).
     expand_record: Option<wgpu::ComputePipeline>,
+    /// `record_counts` and `gather_seeds` (built with `expand_record`).
+    handover: Option<[wgpu::ComputePipeline; 2]>,
 }
 
 fn pipeline(
@@ -352,6 +355,10 @@ impl<const H: usize> GpuScene<H> {
                     pipeline("front_expand.wgsl", entry)
                 }),
                 expand_record: record.then(|| pipeline("front_expand.wgsl", "expand_record")),
+                handover: record.then(|| {
+                    ["record_counts", "gather_seeds"]
+                        .map(|entry| pipeline("front_coherent.wgsl", entry))
+                }),
             }
         };
         // Shader compilation and pipeline creation report through the error handler.

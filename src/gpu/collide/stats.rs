@@ -77,6 +77,12 @@ pub struct GpuStats {
     /// Temporal coherence: chunks where a pose from a front tested more node pairs than
     /// the chunk's descent from the roots, which turned coherence off for the chunk's rest.
     pub coherence_off: u64,
+    /// Temporal coherence: batches whose fronts stayed on the device for the next step
+    /// (only per-lane counts read back, the next seeds gathered there).
+    pub fronts_on_device: u64,
+    /// Temporal coherence: batches whose fronts were read back for the next step (the
+    /// fallback: a step split over batches, or a resume, whose duplicates the host drops).
+    pub fronts_on_host: u64,
 }
 
 impl GpuStats {

@@ -15,6 +15,7 @@
 
 pub mod dual;
 pub mod front;
+pub mod front_coherent;
 pub mod front_expand;
 pub mod front_prepare;
 pub mod kdop;
