@@ -209,7 +209,7 @@ fn cli_coherence_writes_the_same_pairs() {
                 .unwrap();
         (std::fs::read(d.join(out)).unwrap(), s)
     };
-    let (plain, sp) = run("plain.csv", &[]);
+    let (plain, sp) = run("plain.csv", &["--coherence", "off"]);
     let (coh, sc) = run("coh.csv", &["--coherence"]);
     assert_eq!(plain, coh);
     assert_eq!(sp["coherence"], false);
@@ -218,5 +218,19 @@ fn cli_coherence_writes_the_same_pairs() {
     assert_eq!(sc["pairs"], sp["pairs"]);
     let (_, sf) = run("first.csv", &["--coherence", "--mode", "first"]);
     assert_eq!(sf["coherence"], false, "first mode starts at the roots");
+    // The default, `auto`: on for this motion path on the CPU, the run of `--coherence`.
+    let (auto, sa) = run("auto.csv", &[]);
+    assert_eq!(auto, coh);
+    assert_eq!(sa["coherence"], true);
+    assert_eq!(sa["bv_tests"], sc["bv_tests"]);
+    // Off for unrelated poses (every 30th pose of the turn: 12° steps).
+    let sparse: Vec<Pose> = tumbling_poses(900, [0.0; 3], [1.0, 0.0, 0.0])
+        .into_iter()
+        .step_by(30)
+        .collect();
+    std::fs::write(d.join("poses.csv"), pose::format_poses(&sparse)).unwrap();
+    let (_, su) = run("unrelated.csv", &[]);
+    assert_eq!(su["coherence"], false);
+
     let _ = std::fs::remove_dir_all(&d);
 }

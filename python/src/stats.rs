@@ -26,15 +26,14 @@ pub struct Run {
 impl Run {
     /// The `stats.json` object, serialized (plus `note` when there is one).
     pub fn stats_json(self, collider: &meshcollide::Collider, o: &Options) -> String {
+        let gpu = self.backend.starts_with("gpu");
         let facts = RunFacts {
             backend: self.backend,
             build: o.build_options(),
             box_test: o.box_test,
             dual: o.dual(),
             descent: o.descent.unwrap_or_default(),
-            coherence: o.coherence
-                && collider.kind().coherent(self.backend.starts_with("gpu"))
-                && self.mode == Mode::All,
+            coherence: o.coherence && collider.kind().coherent(gpu) && self.mode == Mode::All,
             mode: self.mode,
             tumble: self.tumble,
             triangles: self.triangles,

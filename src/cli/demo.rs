@@ -21,6 +21,10 @@ pub struct DemoArgs {
     /// Bounding volume.
     #[arg(long, value_enum, default_value = "auto")]
     pub bv: BvKind,
+    /// Temporal coherence, as `query --coherence`: `auto` (the default) turns it on for
+    /// the turn's small steps.
+    #[arg(long, value_enum, value_name = "WHEN", num_args = 0..=1, default_value = "auto", default_missing_value = "on")]
+    pub coherence: super::CoherenceArg,
     /// Also write the contacts as pairs.csv here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -55,10 +59,19 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
         bv.name()
     );
     let opts = BuildOptions::default();
+    // As `query --coherence`: the tumbling turn in small steps is a motion path.
+    let (lo, hi) = mb.bounds();
+    let coherence = bv.coherent(false)
+        && a.coherence
+            .resolve(&poses, (lo, hi), false, crate::Mode::All);
     let t = Instant::now();
     let collider = Collider::builder(&ma, &mb)
         .bv(bv)
         .build_options(opts)
+        .kdop(crate::KdopOptions {
+            coherence,
+            ..Default::default()
+        })
         .build()?;
     let build_ms = ms(t);
     let t = Instant::now();
@@ -85,8 +98,15 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
         rayon::current_num_threads()
     );
     println!(
-        "work: Nv {} node tests, Np {} triangle tests, Nu {} node updates",
-        c.bv_tests, c.tri_tests, c.bv_updates
+        "work: Nv {} node tests, Np {} triangle tests, Nu {} node updates{}",
+        c.bv_tests,
+        c.tri_tests,
+        c.bv_updates,
+        if coherence {
+            " (coherence on: each pose starts at the previous pose's front)"
+        } else {
+            ""
+        }
     );
     if let Some(s) = c.sub.auto() {
         println!(
