@@ -282,18 +282,7 @@ impl<const H: usize> GpuSelfScene<H> {
         let bb = self.buffers.as_ref().expect("made above");
         let pl = &self.pipelines;
         let bind = |pipe: &wgpu::ComputePipeline, bufs: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry> = bufs
-                .iter()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: *i,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &pipe.get_bind_group_layout(0),
-                entries: &entries,
-            })
+            ctx.bind_group(pipe, bufs)
         };
         let expand = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
             let mut bufs = vec![

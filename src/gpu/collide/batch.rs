@@ -147,18 +147,7 @@ impl<const H: usize> GpuScene<H> {
     fn bind_groups(&self, ctx: &GpuContext, dense: bool) -> BindGroups<'_> {
         let bb = self.buffers.as_ref().expect("buffers before bind groups");
         let bind = |pipe: &wgpu::ComputePipeline, bufs: &[(u32, &wgpu::Buffer)]| {
-            let entries: Vec<wgpu::BindGroupEntry> = bufs
-                .iter()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: *i,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &pipe.get_bind_group_layout(0),
-                entries: &entries,
-            })
+            ctx.bind_group(pipe, bufs)
         };
         let pl = &self.pipelines;
         let slot = Self::slice_slot(ctx);

@@ -130,7 +130,7 @@ impl<const H: usize> GpuScene<H> {
             .handover
             .as_ref()
             .expect("built with coherence")[0];
-        let bg = bind(ctx, pipe, &[(0, &record), (1, &params), (2, &lanes)]);
+        let bg = ctx.bind_group(pipe, &[(0, &record), (1, &params), (2, &lanes)]);
         let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("lane_records"),
             size: lanes_bytes,
@@ -214,8 +214,7 @@ impl<const H: usize> GpuScene<H> {
             );
             work.bytes_uploaded +=
                 std::mem::size_of::<HandOverParams>() as u64 + table.len() as u64 * 8;
-            let bg = bind(
-                ctx,
+            let bg = ctx.bind_group(
                 pipe,
                 &[
                     (0, &held.record),
@@ -253,23 +252,4 @@ impl<const H: usize> GpuScene<H> {
             ..Default::default()
         }
     }
-}
-
-fn bind(
-    ctx: &GpuContext,
-    pipe: &wgpu::ComputePipeline,
-    bufs: &[(u32, &wgpu::Buffer)],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = bufs
-        .iter()
-        .map(|(i, b)| wgpu::BindGroupEntry {
-            binding: *i,
-            resource: b.as_entire_binding(),
-        })
-        .collect();
-    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipe.get_bind_group_layout(0),
-        entries: &entries,
-    })
 }
