@@ -15,6 +15,8 @@
 //!
 //! This module sits above every hierarchy: it imports them, none imports it.
 
+mod auto_calls;
+
 use crate::auto::{AutoCounters, AutoScene, Choice};
 use crate::boxtree::{BoxtreeOptions, BoxtreeScene};
 use crate::bv::BvKind;
@@ -30,6 +32,7 @@ use crate::scene::{
     Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, STREAM_CHUNK, SubCounters,
     collide_batch, collide_each,
 };
+use auto_calls::{auto_each, auto_head, auto_many};
 
 /// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
 /// hierarchy's [`DualCounters`].
@@ -481,99 +484,6 @@ where
     })
 }
 
-/// `auto`'s batch: the probe on the first poses until one decides, then the rest on the
-/// tree it chose, in parallel (`crate::auto`).
-fn auto_many(
-    s: &AutoScene,
-    poses: &[Pose],
-    opts: &QueryOptions,
-    progress: Option<Progress<'_>>,
-) -> Vec<Contacts> {
-    let mut out = Vec::with_capacity(poses.len());
-    let mut it = poses.iter().copied();
-    let choice = s
-        .probe_prefix(&mut it, poses.len(), opts, |r| {
-            out.push(r.map_sub(AnySub::from));
-            Ok::<(), ()>(())
-        })
-        .ok()
-        .flatten();
-    let head = out.len();
-    if let Some(p) = progress {
-        p(head);
-    }
-    let shifted = move |k: usize| {
-        if let Some(p) = progress {
-            p(head + k);
-        }
-    };
-    let rest = &poses[head..];
-    let tail = match choice.unwrap_or(crate::auto::UNDECIDED) {
-        Choice::Kdop18 => auto_tail(
-            collide_batch(&s.kdop, rest, opts, Some(&shifted)),
-            Choice::Kdop18,
-        ),
-        Choice::Obb => auto_tail(
-            collide_batch(&s.obb, rest, opts, Some(&shifted)),
-            Choice::Obb,
-        ),
-    };
-    out.extend(tail);
-    out
-}
-
-/// The poses `auto` gave to one tree, with `auto`'s sub-counters.
-fn auto_tail(rs: Vec<PoseResult>, choice: Choice) -> impl Iterator<Item = Contacts> {
-    rs.into_iter().map(move |r| {
-        let sub = crate::auto::answered(&r.counters, choice);
-        r.map_sub(|_| AnySub::Auto(sub))
-    })
-}
-
-/// The poses a call has left after `auto`'s probe: those read ahead, then the others.
-type Ahead<I> = std::iter::Chain<std::iter::Skip<std::vec::IntoIter<Pose>>, I>;
-
-/// `auto`'s first poses, answered by the probe and given to `sink` from index 0: how many,
-/// the tree for the rest, and the rest (the poses read ahead to learn whether the call has
-/// [`crate::auto::COMPARE_CALL`], then the others).
-fn auto_head<I: Iterator<Item = Pose>>(
-    s: &AutoScene,
-    poses: I,
-    opts: &QueryOptions,
-    sink: &mut impl FnMut(usize, Contacts) -> crate::Result<()>,
-) -> crate::Result<(usize, Choice, Ahead<I>)> {
-    let mut poses = poses.into_iter();
-    let ahead: Vec<Pose> = poses.by_ref().take(crate::auto::COMPARE_CALL).collect();
-    let mut head = 0;
-    let mut first = ahead.iter().copied();
-    let choice = s.probe_prefix(&mut first, ahead.len(), opts, |r| {
-        sink(head, r.map_sub(AnySub::from))?;
-        head += 1;
-        Ok::<(), crate::Error>(())
-    })?;
-    let rest = ahead.into_iter().skip(head).chain(poses);
-    Ok((head, choice.unwrap_or(crate::auto::UNDECIDED), rest))
-}
-
-/// `auto`'s stream: the probe's poses, then the rest streamed on the chosen tree.
-fn auto_each(
-    s: &AutoScene,
-    poses: impl IntoIterator<Item = Pose>,
-    opts: &QueryOptions,
-    chunk: usize,
-    mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
-) -> crate::Result<()> {
-    let (head, choice, it) = auto_head(s, poses.into_iter(), opts, &mut sink)?;
-    let mut tail = |i: usize, r: PoseResult| {
-        let sub = crate::auto::answered(&r.counters, choice);
-        sink(head + i, r.map_sub(|_| AnySub::Auto(sub)))
-    };
-    match choice {
-        Choice::Kdop18 => collide_each(&s.kdop, it, opts, chunk, &mut tail),
-        Choice::Obb => collide_each(&s.obb, it, opts, chunk, &mut tail),
-    }
-}
-
 impl Collider {
     /// A builder for the scene of A (the environment) and B (the flying mesh, moved by the
     /// poses).
@@ -612,6 +522,40 @@ impl Collider {
     /// The query options of [`Collider::collide`] and [`Collider::collide_batch`].
     pub fn query_options(&self) -> QueryOptions {
         self.query
+    }
+
+    /// Whether later calls run with temporal coherence ([`KdopOptions::coherence`]; the
+    /// hierarchies without it: false).
+    pub fn coherence(&self) -> bool {
+        match &self.scene {
+            AnyScene::Kdop6(s) => s.options.coherence,
+            AnyScene::Kdop14(s) => s.options.coherence,
+            AnyScene::Kdop18(s) => s.options.coherence,
+            AnyScene::Kdop26(s) => s.options.coherence,
+            AnyScene::Obb(s) => s.coherence,
+            AnyScene::Sphere(s) => s.coherence,
+            AnyScene::Auto(s) => s.kdop.options.coherence,
+            _ => false,
+        }
+    }
+
+    /// Turns temporal coherence on or off for later calls, on every tree that has it
+    /// ([`crate::BvKind::coherent`]); for instance on when [`crate::pose::coherent_path`]
+    /// says the next poses are a motion path.
+    pub fn set_coherence(&mut self, on: bool) {
+        match &mut self.scene {
+            AnyScene::Kdop6(s) => s.options.coherence = on,
+            AnyScene::Kdop14(s) => s.options.coherence = on,
+            AnyScene::Kdop18(s) => s.options.coherence = on,
+            AnyScene::Kdop26(s) => s.options.coherence = on,
+            AnyScene::Obb(s) => s.coherence = on,
+            AnyScene::Sphere(s) => s.coherence = on,
+            AnyScene::Auto(s) => {
+                s.kdop.options.coherence = on;
+                s.obb.coherence = on;
+            }
+            _ => {}
+        }
     }
 
     /// Sets the query options of later calls.
