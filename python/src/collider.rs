@@ -15,13 +15,16 @@ use numpy::ndarray::Array2;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 use std::time::Instant;
 
 /// Both hierarchies of a scene: A the environment, B the flying mesh the poses move.
 #[pyclass(module = "meshcollide", frozen)]
 pub struct Collider {
-    inner: meshcollide::Collider,
+    /// The scene; written only to turn coherence on or off between queries.
+    inner: RwLock<meshcollide::Collider>,
+    /// B's bounds, for `coherence="auto"` ([`meshcollide::pose::coherent_path`]).
+    bounds_b: ([f64; 3], [f64; 3]),
     options: Options,
     triangles: [usize; 2],
     load_ms: f64,
@@ -75,6 +78,11 @@ pub(crate) fn choose_backend(b: Backend) -> Result<(Option<GpuContext>, Option<S
 }
 
 impl Collider {
+    /// The scene, read (a poisoned lock still holds a whole scene: writers only flip a flag).
+    fn inner(&self) -> std::sync::RwLockReadGuard<'_, meshcollide::Collider> {
+        self.inner.read().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Builds both hierarchies with the GIL released.
     fn build(
         py: Python<'_>,
@@ -94,7 +102,8 @@ impl Collider {
             .detach(|| options.build(&a, &b, saved))
             .map_err(errors::to_py)?;
         Ok(Collider {
-            inner,
+            inner: RwLock::new(inner),
+            bounds_b: b.bounds(),
             triangles: [a.triangle_count(), b.triangle_count()],
             options,
             load_ms,
@@ -112,7 +121,7 @@ impl Collider {
         b: Backend,
         first_pose: usize,
     ) -> Result<(Vec<i64>, Run), meshcollide::Error> {
-        let bv = self.inner.kind();
+        let bv = self.inner().kind();
         let b = match b {
             Backend::Auto if !bv.on_gpu() => Backend::Cpu,
             Backend::Gpu if !bv.on_gpu() => {
@@ -125,9 +134,18 @@ impl Collider {
             Some(mib) => ctx.with_batch_memory(mib << 20),
             None => ctx,
         });
+        let coherence = self
+            .options
+            .coherence
+            .resolve(&poses, self.bounds_b, gpu.is_some(), mode);
+        if self.inner().coherence() != coherence {
+            let mut w = self.inner.write().unwrap_or_else(|e| e.into_inner());
+            w.set_coherence(coherence);
+        }
+        let inner = self.inner();
         let opts = QueryOptions {
             mode,
-            ..self.inner.query_options()
+            ..inner.query_options()
         };
         let mut rows = Vec::new();
         let mut totals = Totals::default();
@@ -140,9 +158,9 @@ impl Collider {
         };
         let t = Instant::now();
         let gpu_stats = match &gpu {
-            Some(ctx) => Some(self.inner.collide_stream_gpu(ctx, poses, &opts, sink)?),
+            Some(ctx) => Some(inner.collide_stream_gpu(ctx, poses, &opts, sink)?),
             None => {
-                self.inner.collide_stream(poses, &opts, sink)?;
+                inner.collide_stream(poses, &opts, sink)?;
                 None
             }
         };
@@ -161,6 +179,7 @@ impl Collider {
             saved: self.saved_from.clone(),
             totals,
             gpu: gpu_stats,
+            coherence,
         };
         Ok((rows, run))
     }
@@ -241,7 +260,7 @@ impl Collider {
         let (rows, run) = py
             .detach(|| self.run(poses, mode, b, first_pose))
             .map_err(errors::to_py)?;
-        let json = run.stats_json(&self.inner, &self.options);
+        let json = run.stats_json(&self.inner(), &self.options);
         if let Ok(mut s) = self.last_stats.lock() {
             *s = Some(json);
         }
@@ -264,7 +283,7 @@ impl Collider {
     /// The bounding volume (`"kdop18"`, …).
     #[getter]
     fn bv(&self) -> &'static str {
-        self.inner.kind().name()
+        self.inner().kind().name()
     }
 
     /// Milliseconds spent building both hierarchies.

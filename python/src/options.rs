@@ -15,6 +15,47 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::Path;
 
+/// `coherence=`: on, off, or on for a motion path ([`meshcollide::pose::coherent_path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coherence {
+    Auto,
+    On,
+    Off,
+}
+
+impl Coherence {
+    /// From `True`/`False` or `"auto"`/`"on"`/`"off"`.
+    fn from_py(v: &Bound<'_, PyAny>) -> PyResult<Coherence> {
+        if let Ok(b) = v.extract::<bool>() {
+            return Ok(if b { Coherence::On } else { Coherence::Off });
+        }
+        match v.extract::<String>()?.as_str() {
+            "auto" => Ok(Coherence::Auto),
+            "on" => Ok(Coherence::On),
+            "off" => Ok(Coherence::Off),
+            s => Err(errors::input(format!(
+                "unknown coherence `{s}` (expected True, False, \"auto\", \"on\" or \"off\")"
+            ))),
+        }
+    }
+
+    /// Whether a query of `poses` runs coherently (`b`: B's bounds; `gpu`: the backend).
+    pub fn resolve(
+        self,
+        poses: &[meshcollide::Pose],
+        b: ([f64; 3], [f64; 3]),
+        gpu: bool,
+        mode: meshcollide::Mode,
+    ) -> bool {
+        mode == meshcollide::Mode::All
+            && match self {
+                Coherence::On => true,
+                Coherence::Off => false,
+                Coherence::Auto => !gpu && meshcollide::pose::coherent_path(poses, b.0, b.1),
+            }
+    }
+}
+
 /// Every keyword argument, with the command line's defaults.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -28,9 +69,11 @@ pub struct Options {
     pub leaf_size_b: Option<u32>,
     pub tumble: TumbleMethod,
     pub descent: Option<Descent>,
-    /// `coherence=True`: start each pose at the previous pose's front (every tree on the CPU,
-    /// the k-DOPs on the GPU, where `auto` is then kdop18).
-    pub coherence: bool,
+    /// `coherence`: start each pose at the previous pose's front (every tree on the CPU,
+    /// the k-DOPs on the GPU, where `auto` is then kdop18): `True`/`"on"`, `False`/`"off"`,
+    /// or `"auto"` (the default, as `meshcollide query`): on for a query whose poses are a
+    /// motion path, on the CPU in all-contacts mode.
+    pub coherence: Coherence,
     pub gpu_memory: Option<u64>,
     pub rtree_collide: RtreeCollide,
     pub rtree_min: u32,
@@ -51,7 +94,7 @@ impl Default for Options {
             leaf_size_b: None,
             tumble: TumbleMethod::Approximate,
             descent: None,
-            coherence: false,
+            coherence: Coherence::Auto,
             gpu_memory: None,
             rtree_collide: RtreeCollide::V2,
             rtree_min: 4,
@@ -116,7 +159,7 @@ impl Options {
                     }
                 }
                 "descent" => o.descent = Some(name(&v)?),
-                "coherence" => o.coherence = v.extract()?,
+                "coherence" => o.coherence = Coherence::from_py(&v)?,
                 "gpu_memory" => o.gpu_memory = Some(count(&key, &v, 1)?),
                 "rtree_collide" => o.rtree_collide = name(&v)?,
                 "rtree_min" => o.rtree_min = small(&key, &v, 0)?,
@@ -221,7 +264,7 @@ impl Options {
             .build_options_a(oa)
             .build_options_b(ob)
             .kdop(KdopOptions {
-                coherence: self.coherence,
+                coherence: self.coherence == Coherence::On,
                 ..KdopOptions::with_descent(self.descent.unwrap_or_default())
             })
             .boxtree(BoxtreeOptions {

@@ -21,6 +21,8 @@ pub struct Run {
     pub saved: [Option<String>; 2],
     pub totals: Totals,
     pub gpu: Option<GpuStats>,
+    /// Whether the query ran with coherence on (`coherence=`, resolved for its poses).
+    pub coherence: bool,
 }
 
 impl Run {
@@ -33,7 +35,7 @@ impl Run {
             box_test: o.box_test,
             dual: o.dual(),
             descent: o.descent.unwrap_or_default(),
-            coherence: o.coherence && collider.kind().coherent(gpu) && self.mode == Mode::All,
+            coherence: self.coherence && collider.kind().coherent(gpu),
             mode: self.mode,
             tumble: self.tumble,
             triangles: self.triangles,

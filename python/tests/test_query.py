@@ -79,7 +79,7 @@ def test_coherence_gives_the_same_pairs_and_the_command_line_counters(scene, cli
     lines = (tmp_path / "p900.csv").read_text().splitlines()[:97]
     (tmp_path / "path.csv").write_text("\n".join(lines) + "\n")
     poses = meshcollide.load_poses(tmp_path / "path.csv")
-    plain = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    plain = meshcollide.Collider.from_files(scene["a"], scene["b"], coherence=False)
     coh = meshcollide.Collider.from_files(scene["a"], scene["b"], coherence=True)
     want = plain.query(poses, backend="cpu")
     np.testing.assert_array_equal(coh.query(poses, backend="cpu"), want)
@@ -89,3 +89,20 @@ def test_coherence_gives_the_same_pairs_and_the_command_line_counters(scene, cli
                           "--backend", "cpu", "--coherence")
     np.testing.assert_array_equal(csv_rows(data), want)
     assert stats["bv_tests"] == coh.last_stats["bv_tests"]
+    # The default, "auto": on for this path on the CPU (the command line's default too),
+    # off for unrelated poses (every 30th of the turn) and in first-contact mode.
+    auto = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    np.testing.assert_array_equal(auto.query(poses, backend="cpu"), want)
+    assert auto.last_stats["coherence"] is True
+    assert auto.last_stats["bv_tests"] == coh.last_stats["bv_tests"]
+    data, stats = run_cli(cli, scene["a"], scene["b"], tmp_path / "path.csv", tmp_path,
+                          "--backend", "cpu")
+    assert stats["coherence"] is True and stats["bv_tests"] == auto.last_stats["bv_tests"]
+    sparse = np.ascontiguousarray(meshcollide.load_poses(tmp_path / "p900.csv")[::30])
+    got = auto.query(sparse, backend="cpu")
+    assert auto.last_stats["coherence"] is False
+    np.testing.assert_array_equal(got, plain.query(sparse, backend="cpu"))
+    auto.query(poses, mode="first", backend="cpu")
+    assert auto.last_stats["coherence"] is False
+    with pytest.raises(ValueError):
+        meshcollide.Collider.from_files(scene["a"], scene["b"], coherence="sometimes")
