@@ -117,12 +117,24 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         rebuild_ratio: (a.rebuild_ratio > 0.0).then_some(a.rebuild_ratio),
     };
     let t1 = Instant::now();
+    // Coherence across frames runs on the CPU, when asked (`auto` leaves it off: frames
+    // have no motion-path test yet).
+    let coherence =
+        a.coherence == super::CoherenceArg::On && a.mode == crate::Mode::All && gpu.is_none();
+    if a.coherence == super::CoherenceArg::On && gpu.is_some() {
+        eprintln!(
+            "note: --coherence with frames runs on the CPU only; the GPU starts each frame at the roots"
+        );
+    }
     let cpu = DeformingCollider::new(
         &ma,
         &mb,
         bv,
         [opt_a, opt_b],
-        crate::KdopOptions::with_descent(descent),
+        crate::KdopOptions {
+            coherence,
+            ..crate::KdopOptions::with_descent(descent)
+        },
         deform,
     )?;
     let mut collider = match &gpu {
@@ -230,7 +242,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         build: [opt_a, opt_b],
         box_test: a.box_test,
         dual: Default::default(),
-        coherence: false,
+        coherence,
         descent,
         mode: a.mode,
         tumble: opts.tumble,

@@ -68,8 +68,8 @@ use crate::kdop::pretest::BoxPretest;
 use crate::kdop::{Descent, KdopOptions, Workspace};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
-use crate::scene::{Counters, NoSub, QueryOptions};
-use crate::traverse::{NodeTest, descend};
+use crate::scene::{Counters, Mode, NoSub, POSE_CHUNK, QueryOptions};
+use crate::traverse::{NodeTest, descend, descend_from};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use crate::{BvKind, Error};
 use std::time::Instant;
@@ -371,6 +371,9 @@ pub struct DeformingScene<const H: usize> {
     boxes: Option<BoxPretest>,
     ws: Workspace<H>,
     degradation: [Option<f64>; 2],
+    /// Frames queried (coherence starts again at the roots every [`POSE_CHUNK`] frames,
+    /// as a batch's chunks of poses do).
+    frames: u64,
 }
 
 impl<const H: usize> DeformingScene<H> {
@@ -405,6 +408,7 @@ impl<const H: usize> DeformingScene<H> {
             lazy_a: false,
             ws,
             degradation: [None; 2],
+            frames: 0,
         }
     }
 
@@ -467,22 +471,46 @@ impl<const H: usize> DeformingScene<H> {
         };
         let mut out = Vec::new();
         let lazy_before = self.lazy.refit;
+        if self.frames.is_multiple_of(POSE_CHUNK as u64) {
+            self.ws.track.restart();
+        }
+        self.frames += 1;
         let mut test = DeformTest {
             env: &self.env,
             fly: &self.fly,
             lazy: self.lazy_a.then_some((&mut self.lazy, &self.shape_a)),
             descent: self.kdop.descent,
         };
-        let mut c = descend(
-            &self.env,
-            &self.fly,
-            pose,
-            opts.mode,
-            &mut self.ws.tumble,
-            &mut self.ws.stack,
-            &mut test,
-            &mut out,
-        );
+        // Coherence across frames: a front names node pairs of the same trees (a rebuild
+        // starts again at the roots), so it partitions the triangle pairs whatever moved.
+        let mut c = if self.kdop.coherence && opts.mode == Mode::All && self.ws.track.on() {
+            let ws = &mut self.ws;
+            let from_roots = ws.track.seed(&mut ws.stack);
+            let c = descend_from(
+                &self.env,
+                &self.fly,
+                pose,
+                Mode::All,
+                &mut ws.tumble,
+                &mut ws.stack,
+                &mut test,
+                &mut out,
+                Some(&mut ws.track.next),
+            );
+            ws.track.finish(from_roots, c.bv_tests);
+            c
+        } else {
+            descend(
+                &self.env,
+                &self.fly,
+                pose,
+                opts.mode,
+                &mut self.ws.tumble,
+                &mut self.ws.stack,
+                &mut test,
+                &mut out,
+            )
+        };
         if self.lazy_a {
             up.refit_nodes += self.lazy.refit - lazy_before;
         }
@@ -531,6 +559,7 @@ impl<const H: usize> DeformingScene<H> {
             self.boxes = BoxPretest::new(&self.env, &self.fly.bvh);
         }
         if self.kdop.pretest && self.boxes.as_ref().is_some_and(|t| t.separated(pose)) {
+            self.ws.track.forget();
             up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
             return Ok(Prepared::Done(FrameResult {
                 pairs: Vec::new(),
@@ -596,6 +625,8 @@ impl<const H: usize> DeformingScene<H> {
         self.shape_a.fresh = Some(self.shape_a.measure(|i| self.env.nodes[i].bv));
         self.lazy = LazyEnv::new(self.env.nodes.len());
         self.lazy_a = false;
+        // The old front names nodes of the old tree.
+        self.ws.track.restart();
         up.rebuilds += 1;
     }
 

@@ -96,7 +96,7 @@ pub struct Workspace<const H: usize> {
     pub tumble: TumbleWorkspace<H>,
     pub(crate) stack: Vec<(u32, u32)>,
     /// Temporal coherence's fronts and off-switch.
-    track: FrontTrack,
+    pub(crate) track: FrontTrack,
 }
 
 impl<const H: usize> Workspace<H> {
