@@ -17,7 +17,9 @@
 
 mod auto_calls;
 
-use crate::auto::{AutoCounters, AutoScene, Choice};
+#[cfg(feature = "gpu")]
+use crate::auto::Choice;
+use crate::auto::{AutoCounters, AutoScene};
 use crate::boxtree::{BoxtreeOptions, BoxtreeScene};
 use crate::bv::BvKind;
 use crate::bvh::BuildOptions;
@@ -32,7 +34,9 @@ use crate::scene::{
     Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, STREAM_CHUNK, SubCounters,
     collide_batch, collide_each,
 };
-use auto_calls::{auto_each, auto_head, auto_many};
+#[cfg(feature = "gpu")]
+use auto_calls::auto_head;
+use auto_calls::{auto_each, auto_many};
 
 /// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
 /// hierarchy's [`DualCounters`].
