@@ -186,7 +186,8 @@ fn pairs_equal_brute_force_per_frame_for_every_update() {
 /// `--backend gpu` writes the very bytes of `--backend cpu` into pairs.csv, and stats.json
 /// has the same Nv, Np, rebuilds (and Nu, but with the hybrid update of a deforming B: the
 /// device tumbles every node of B) and the GPU's counters: for every update, with poses,
-/// A only and B only, and with the rebuild trigger on a hair.
+/// A only and B only, and with the rebuild trigger on a hair; with `--coherence` as
+/// without (the GPU runs the CPU's rule across frames, and stats.json says so).
 #[test]
 fn gpu_backend_writes_the_cpu_bytes() {
     if common::gpu().is_none() {
@@ -219,12 +220,16 @@ fn gpu_backend_writes_the_cpu_bytes() {
             vec!["--frames-a", lfa, "--frames-b", lfb, "--rebuild-ratio", "1"],
         ),
     ];
-    for (k, (update, frames)) in cases.iter().enumerate() {
+    let runs = cases.iter().flat_map(|c| [(c, false), (c, true)]);
+    for (k, ((update, frames), coherent)) in runs.enumerate() {
         let mut res = Vec::new();
         for backend in ["cpu", "gpu"] {
             let out = d.join(format!("pairs-{k}-{backend}.csv"));
             let stats = d.join(format!("stats-{k}-{backend}.json"));
             let mut args: Vec<&str> = frames.clone();
+            if coherent {
+                args.push("--coherence");
+            }
             args.extend([
                 "--update",
                 update,
@@ -236,7 +241,9 @@ fn gpu_backend_writes_the_cpu_bytes() {
                 out.to_str().unwrap(),
             ]);
             let o = run(&[&pa, &pb], &args);
-            let what = format!("case {k} {frames:?} --update {update} --backend {backend}");
+            let what = format!(
+                "case {k} {frames:?} --update {update} --backend {backend} (coherence {coherent})"
+            );
             assert!(
                 o.status.success(),
                 "{what}: {}",
@@ -263,6 +270,8 @@ fn gpu_backend_writes_the_cpu_bytes() {
             assert_eq!(sg["bv_updates"], sc["bv_updates"], "{what}: bv_updates");
         }
         assert!(sg["backend"].as_str().unwrap().starts_with("gpu"), "{what}");
+        assert_eq!(sg["coherence"], coherent, "{what}");
+        assert_eq!(sc["coherence"], coherent, "{what}");
         let g = &sg["gpu"];
         assert!(g["dispatches"].as_u64().unwrap() > 0, "{what}");
         assert!(g["bytes_uploaded"].as_u64().unwrap() > 0, "{what}");

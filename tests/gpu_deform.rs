@@ -7,7 +7,10 @@
 //! batch, one more for the pairs), and the refit adds one submission and nothing else.
 //! On the generated deforming scenes of tests/deform.rs (A only, B only, both; with and
 //! without poses), far from the origin, with rebuilds (every frame, and by the trigger) and
-//! with tiny capacities (the overflow and resume path).
+//! with tiny capacities (the overflow and resume path). With coherence across frames
+//! (`KdopOptions::coherence`): the GPU runs the CPU's rule frame for frame (runs of 16
+//! frames, restarts at rebuilds, forgetting at separated frames), so the same pairs, Nv,
+//! Np, Nu and rebuilds, and seeded frames test fewer node pairs than from the roots.
 
 use meshcollide::deform::{DeformOptions, DeformingCollider, UpdateMethod};
 use meshcollide::gpu::GpuContext;
@@ -22,6 +25,27 @@ mod common;
 use common::{Scene, deforming_scenes as scenes};
 
 const FRAMES: usize = 6;
+
+/// How `compare` runs: the frames of the sequence, and coherence across them.
+#[derive(Clone, Copy)]
+struct Run {
+    frames: usize,
+    coherence: bool,
+}
+
+const PLAIN: Run = Run {
+    frames: FRAMES,
+    coherence: false,
+};
+
+/// What `compare` saw: the frames in contact (CPU), and per method and choice of
+/// deforming meshes (in `compare`'s order) the GPU's Nv summed over the frames and its
+/// seeded frames.
+struct Outcome {
+    contact: usize,
+    nv: Vec<u64>,
+    seeded: Vec<u64>,
+}
 
 fn methods() -> [DeformOptions; 5] {
     let o = |method, rebuild_ratio| DeformOptions {
@@ -66,7 +90,8 @@ fn cpu_env_bytes(c: &mut DeformingCollider) -> Vec<u8> {
 }
 
 /// Runs the CPU and the GPU backends side by side over the frames of `scene` for every
-/// method and every choice of deforming meshes; returns the frames in contact (CPU).
+/// method and every choice of deforming meshes (with coherence across frames as `run`
+/// says, on both).
 fn compare(
     ctx: &GpuContext,
     name: &str,
@@ -74,23 +99,33 @@ fn compare(
     poses: Option<&[Pose]>,
     bv: BvKind,
     caps: Option<Capacities>,
-) -> usize {
+    run: Run,
+) -> Outcome {
     let (a0, b0) = scene(0.0);
-    let frames: Vec<(Mesh, Mesh)> = (0..FRAMES)
-        .map(|i| scene(i as f64 / (FRAMES - 1) as f64))
-        .collect();
+    let n = run.frames;
+    let frames: Vec<(Mesh, Mesh)> = (0..n).map(|i| scene(i as f64 / (n - 1) as f64)).collect();
     let pose_of = |i: usize| poses.map_or(Pose::IDENTITY, |p| p[i]);
     let q = QueryOptions::default();
-    let mut contact = 0;
+    let kdop = KdopOptions {
+        coherence: run.coherence,
+        ..Default::default()
+    };
+    let mut seen = Outcome {
+        contact: 0,
+        nv: Vec::new(),
+        seeded: Vec::new(),
+    };
     let mut resumed = 0;
     for opts in methods() {
         for which in 0..3 {
             // 0: both deform; 1: only A; 2: only B.
-            let what = format!("{name}, {bv:?}, {opts:?}, deforming {which}");
+            let coh = if run.coherence { ", coherent" } else { "" };
+            let what = format!("{name}, {bv:?}, {opts:?}, deforming {which}{coh}");
             let new = || {
                 let build = [BuildOptions::default(); 2];
-                DeformingCollider::new(&a0, &b0, bv, build, KdopOptions::default(), opts).unwrap()
+                DeformingCollider::new(&a0, &b0, bv, build, kdop, opts).unwrap()
             };
+            let mut nv = 0;
             let mut cpu = new();
             let mut gpu = GpuDeformingCollider::new(ctx, new()).unwrap();
             for (i, (a, b)) in frames.iter().enumerate() {
@@ -112,7 +147,8 @@ fn compare(
                     assert_eq!(rg.counters.bv_updates, rc.counters.bv_updates, "{at}: Nu");
                 }
                 assert_eq!(rg.update.rebuilds, rc.update.rebuilds, "{at}: rebuilds");
-                contact += !rc.pairs.is_empty() as usize;
+                seen.contact += !rc.pairs.is_empty() as usize;
+                nv += rg.counters.bv_tests;
                 // Every readback is the batch's: none between the refit and the expansion.
                 let batch_readbacks: u64 = st.batches.iter().map(|b| b.readbacks).sum();
                 let batch_submissions: u64 = st.batches.iter().map(|b| b.submissions).sum();
@@ -133,12 +169,22 @@ fn compare(
                     assert_eq!(extra, 1, "{at}: A is refitted on the device");
                 }
                 resumed += b.resumes + b.reruns;
-                if b.resumes == 0 && b.reruns == 0 {
+                let pairs = !rg.pairs.is_empty() || st.unsure > 0;
+                let clean = b.resumes == 0 && b.reruns == 0;
+                if clean && run.coherence {
+                    // Besides the summary and the pairs: the record's count and the lane's
+                    // count (the front stays on the device), or the record read back.
+                    assert!(b.readbacks <= 3 + pairs as u64, "{at}: {b:?}");
+                } else if clean {
                     // One submission, its summary, and the pairs when there are any.
-                    let pairs = !rg.pairs.is_empty() || st.unsure > 0;
                     assert_eq!(b.submissions, 1, "{at}");
                     assert_eq!(b.readbacks, 1 + pairs as u64, "{at}");
                 }
+            }
+            seen.nv.push(nv);
+            seen.seeded.push(gpu.stats().seeded_poses);
+            if !run.coherence {
+                assert_eq!(gpu.stats().seeded_poses, 0, "{what}");
             }
             gpu.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
             if which != 2 {
@@ -154,17 +200,25 @@ fn compare(
     if caps.is_some() {
         assert!(resumed > 0, "{name}: tiny capacities must overflow");
     }
-    contact
+    seen
 }
 
 #[test]
 fn generated_scenes_equal_the_cpu_per_frame() {
     let Some(ctx) = common::gpu() else { return };
     for (name, scene) in scenes() {
-        let contact = compare(&ctx, name, &scene, None, BvKind::Kdop18, None);
+        let contact = compare(&ctx, name, &scene, None, BvKind::Kdop18, None, PLAIN).contact;
         assert!(contact >= 2, "{name}: only {contact} frames in contact");
         let poses = small_poses(7, FRAMES);
-        compare(&ctx, name, &scene, Some(&poses), BvKind::Kdop18, None);
+        compare(
+            &ctx,
+            name,
+            &scene,
+            Some(&poses),
+            BvKind::Kdop18,
+            None,
+            PLAIN,
+        );
     }
 }
 
@@ -173,7 +227,7 @@ fn every_kdop_follows_frames_on_the_gpu() {
     let Some(ctx) = common::gpu() else { return };
     let (name, scene) = scenes().remove(3);
     for bv in [BvKind::Kdop6, BvKind::Kdop14, BvKind::Kdop26] {
-        compare(&ctx, name, &scene, None, bv, None);
+        compare(&ctx, name, &scene, None, bv, None, PLAIN);
     }
 }
 
@@ -187,7 +241,7 @@ fn far_from_the_origin_on_the_gpu() {
             generate::folding_sheet([off[0] + 1.0, off[1], off[2] + 0.01], 10, 1.5, t),
         )
     });
-    let contact = compare(&ctx, "far", &scene, None, BvKind::Kdop18, None);
+    let contact = compare(&ctx, "far", &scene, None, BvKind::Kdop18, None, PLAIN).contact;
     assert!(contact >= 2);
     let poses = small_poses(3, FRAMES);
     compare(
@@ -197,6 +251,7 @@ fn far_from_the_origin_on_the_gpu() {
         Some(&poses),
         BvKind::Kdop18,
         None,
+        PLAIN,
     );
 }
 
@@ -211,7 +266,69 @@ fn tiny_capacities_resume_with_the_same_results() {
         tumbled: 4,
     };
     let (name, scene) = scenes().remove(0);
-    compare(&ctx, name, &scene, None, BvKind::Kdop18, Some(tiny));
+    compare(&ctx, name, &scene, None, BvKind::Kdop18, Some(tiny), PLAIN);
+    // Coherent: the resumed frames hand their fronts over through the host.
+    let run = Run {
+        frames: 20,
+        coherence: true,
+    };
+    compare(&ctx, name, &scene, None, BvKind::Kdop18, Some(tiny), run);
+}
+
+/// Coherence across frames on the GPU equals the CPU's coherent run frame for frame (pairs,
+/// Nv, Np, Nu, rebuilds; `compare`) for every update method, A only, B only and both
+/// deforming, with and without poses, over 40 and 20 frames (runs of 16 and the start of
+/// the next); and the seeded frames happened: with the update that keeps the trees (no
+/// rebuild), frames start from fronts and test fewer node pairs than from the roots.
+#[test]
+fn coherent_frames_equal_the_cpu() {
+    let Some(ctx) = common::gpu() else { return };
+    // 40 small steps, as tests/deform.rs checks the CPU (20 larger ones of the breathing
+    // tori test more node pairs from the fronts than from the roots, on the CPU alike).
+    let n = 40;
+    let coherent = Run {
+        frames: n,
+        coherence: true,
+    };
+    let plain = Run {
+        coherence: false,
+        ..coherent
+    };
+    for (name, scene) in scenes() {
+        let off = compare(&ctx, name, &scene, None, BvKind::Kdop18, None, plain);
+        let on = compare(&ctx, name, &scene, None, BvKind::Kdop18, None, coherent);
+        assert_eq!(on.contact, off.contact, "{name}");
+        for (k, opts) in methods().iter().enumerate() {
+            if opts.method == UpdateMethod::Rebuild || opts.rebuild_ratio.is_some() {
+                continue;
+            }
+            // Both deforming, as tests/deform.rs checks the CPU (with one mesh deforming
+            // some scenes are apart, every frame separated by the pretest).
+            let i = 3 * k;
+            let what = format!("{name}, {opts:?}");
+            assert!(on.seeded[i] > 0, "{what}: no frame started from a front");
+            assert!(
+                on.nv[i] < off.nv[i],
+                "{what}: Nv {} >= {}",
+                on.nv[i],
+                off.nv[i]
+            );
+        }
+        let posed = Run {
+            frames: 20,
+            ..coherent
+        };
+        let poses = small_poses(11, posed.frames);
+        compare(
+            &ctx,
+            name,
+            &scene,
+            Some(&poses),
+            BvKind::Kdop18,
+            None,
+            posed,
+        );
+    }
 }
 
 #[test]

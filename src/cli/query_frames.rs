@@ -117,15 +117,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         rebuild_ratio: (a.rebuild_ratio > 0.0).then_some(a.rebuild_ratio),
     };
     let t1 = Instant::now();
-    // Coherence across frames runs on the CPU, when asked (`auto` leaves it off: frames
-    // have no motion-path test yet).
-    let coherence =
-        a.coherence == super::CoherenceArg::On && a.mode == crate::Mode::All && gpu.is_none();
-    if a.coherence == super::CoherenceArg::On && gpu.is_some() {
-        eprintln!(
-            "note: --coherence with frames runs on the CPU only; the GPU starts each frame at the roots"
-        );
-    }
+    // Coherence across frames, on both backends (the GPU runs the CPU's rule frame for
+    // frame), when asked (`auto` leaves it off: frames have no motion-path test yet).
+    let coherence = a.coherence == super::CoherenceArg::On && a.mode == crate::Mode::All;
     let cpu = DeformingCollider::new(
         &ma,
         &mb,

@@ -27,6 +27,16 @@
 //! A rebuild (by the trigger, `Rebuild`, or a drift of the frame's origin) uploads the new
 //! hierarchies (both, with the current corners) and keeps the compiled pipelines.
 //!
+//! **Coherence across frames** (`KdopOptions::coherence`, all-contacts mode): the CPU's
+//! rule of `DeformingScene::query_frame`, frame for frame. Consecutive frames are the
+//! steps of one chunk of one lane (`GpuScene::collide_frame`, the machinery of rigid
+//! poses in `super::collide::coherent`): each frame starts from the front the previous
+//! frame recorded on the device, which stays there (only the lane's count read back); the
+//! chunk (front, root Nv, off-switch, frame counter) is kept here between calls, restarted
+//! every 16 traversed frames and at every rebuild (new trees), its front forgotten at a
+//! frame the pretest separates. So the pairs, Nv, Np and Nu (with the B-root correction
+//! of lazy tumbling) are the CPU's coherent run's.
+//!
 //! **Equal to the CPU.** The pairs are equal (exact decisions). Nv and Np are equal: the
 //! node volumes are the same bits and the descent the same rule. Nu (B's nodes tumbled) is
 //! equal except with the hybrid update of a deforming B: the CPU bounds B's deeper nodes
@@ -38,14 +48,14 @@
 //! Limits: A's node array and each mesh's corners must fit one storage binding (no paging
 //! here, [`GpuError::TooLarge`] otherwise).
 
-use super::collide::{Capacities, GpuHierarchies, GpuScene, GpuStats};
+use super::collide::{Capacities, FrameChunk, GpuHierarchies, GpuScene, GpuStats};
 use super::context::{GpuContext, GpuError};
 use super::refit::GpuRefit;
 use crate::bv::Kdop;
 use crate::bvh::Bvh;
 use crate::deform::{AnyDeforming, DeformingCollider, DeformingScene, FrameResult, Prepared};
 use crate::kdop::Descent;
-use crate::scene::{NoSub, QueryOptions};
+use crate::scene::{Mode, NoSub, QueryOptions};
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 use crate::{Error, Pose};
 use std::time::Instant;
@@ -81,6 +91,10 @@ impl<const H: usize> GpuHierarchies<H> for DeformingScene<H> {
     fn descent_larger(&self) -> bool {
         self.kdop_options().descent == Descent::Larger
     }
+    /// Coherence across frames (`GpuScene::collide_frame`, the chunk held by `Side`).
+    fn coherence(&self) -> bool {
+        self.kdop_options().coherence
+    }
     // No `pretest`: `DeformingScene::prepare` ran it on the host.
 }
 
@@ -101,6 +115,8 @@ struct Side<const H: usize> {
     stale_b: bool,
     /// A hierarchy was rebuilt on the host since the device scene was made.
     rebuilt: bool,
+    /// Coherence across frames: the chunk of frames being run (its front on the device).
+    frames: FrameChunk,
 }
 
 impl<const H: usize> Side<H> {
@@ -158,31 +174,52 @@ impl<const H: usize> Side<H> {
         let prepared = s.prepare(frames[0], frames[1], pose, opts, true)?;
         self.stale_a |= frames[0].is_some();
         self.stale_b |= frames[1].is_some();
+        let rebuilds = match &prepared {
+            Prepared::Done(r) => r.update.rebuilds,
+            Prepared::Traverse(up) => up.rebuilds,
+        };
+        if rebuilds > 0 {
+            // New trees: the front names nodes of the old ones (the CPU's `restart`, or B's
+            // new workspace).
+            self.rebuilt = true;
+            self.frames.restart();
+        }
         let mut up = match prepared {
             Prepared::Done(r) => {
-                self.rebuilt |= r.update.rebuilds > 0;
+                // The pretest separated the frame: no front recorded (`forget`).
+                self.frames.forget();
                 return Ok((r, stats));
             }
             Prepared::Traverse(up) => up,
         };
         let t = Instant::now();
-        self.rebuilt |= up.rebuilds > 0;
-        let d = self.sync(ctx, s, &mut stats)?;
+        self.sync(ctx, s, &mut stats)?;
+        let d = self.device.as_mut().expect("synced");
         up.update_ms += t.elapsed().as_secs_f64() * 1e3;
         let tumble = if DeformingScene::fly(s).deformed {
             TumbleMethod::Exact
         } else {
             opts.tumble
         };
-        let mut result = None;
-        let batch = d
-            .scene
-            .collide_each(ctx, &*s, [*pose], opts.mode, tumble, |_, r| {
-                result = Some(r);
-                Ok::<_, GpuError>(())
-            })?;
-        absorb(&mut stats, batch);
-        let r = result.ok_or_else(|| GpuError::InvalidInput("no result for the frame".into()))?;
+        // The CPU's rule of `DeformingScene::query_frame`, frame for frame.
+        let r = if s.kdop_options().coherence && opts.mode == Mode::All {
+            let (r, batch) = d
+                .scene
+                .collide_frame(ctx, &*s, *pose, tumble, &mut self.frames)?;
+            absorb(&mut stats, batch);
+            r
+        } else {
+            self.frames.tick();
+            let mut result = None;
+            let batch = d
+                .scene
+                .collide_each(ctx, &*s, [*pose], opts.mode, tumble, |_, r| {
+                    result = Some(r);
+                    Ok::<_, GpuError>(())
+                })?;
+            absorb(&mut stats, batch);
+            result.ok_or_else(|| GpuError::InvalidInput("no result for the frame".into()))?
+        };
         let mut counters = r.counters;
         counters.bv_tests += s.kdop_options().pretest as u64;
         Ok((
@@ -265,6 +302,10 @@ fn absorb(total: &mut GpuStats, s: GpuStats) {
     total.readbacks += s.readbacks;
     total.bytes_read_back += s.bytes_read_back;
     total.peak_buffer_bytes = total.peak_buffer_bytes.max(s.peak_buffer_bytes);
+    total.seeded_poses += s.seeded_poses;
+    total.coherence_off += s.coherence_off;
+    total.fronts_on_device += s.fronts_on_device;
+    total.fronts_on_host += s.fronts_on_host;
     total.batches.extend(s.batches);
 }
 
@@ -337,6 +378,7 @@ impl GpuDeformingCollider {
                 stale_a: false,
                 stale_b: false,
                 rebuilt: false,
+                frames: FrameChunk::default(),
             })
         }
         let side = match cpu.scene() {

@@ -27,6 +27,11 @@
 //! small is grown to twice what was asked for and the batch runs again (`reruns`).
 //! [`GpuStats`] counts every readback and upload of both paths.
 //!
+//! Frames of deforming meshes ([`crate::gpu::deform`]) come one call at a time: each is
+//! one step of a chunk whose state ([`FrameChunk`]) the caller holds between calls, the
+//! records staying on the device from one call to the next ([`GpuScene::collide_frame`]);
+//! the same step ([`GpuScene::run_step`]) and rule (`after_step`) as a batch of poses.
+//!
 //! Nu: with the approximation method the host tumbles B's root for every pose (hill
 //! climbing, [`crate::tumble::PoseFrame`]'s `root`), as the CPU does; the device counts a
 //! node when a front pair reaches it, so a pose seeded with a front without B's root gets
@@ -201,56 +206,15 @@ impl<const H: usize> GpuScene<H> {
                         lanes.push(i);
                     }
                 }
-                let mut at = 0;
-                let mut most = lanes.len();
-                while at < lanes.len() {
-                    // As many poses as the batches so far say fit (a probe first).
-                    let (fit, _) = self.plan(lanes.len() - at, dense);
-                    let lane = &lanes[at..at + most.min(fit).min(lanes.len() - at)];
-                    // The last step records no fronts: no pose follows.
-                    let next = s + 1 < POSE_CHUNK;
-                    let step = self.coherent_step(ctx, scene, &group, lane, &chunks, tumble, next);
-                    self.coherent.seeds = None;
-                    match step? {
-                        Some((ran, work)) => {
-                            add_batch(&mut stats, work, &ran.out);
-                            match ran.fronts.first() {
-                                Some(Front::Device { .. }) => stats.fronts_on_device += 1,
-                                _ if s + 1 < POSE_CHUNK => stats.fronts_on_host += 1,
-                                _ => {}
-                            }
-                            let done =
-                                finish(scene, &ran.poses, ran.out, Mode::All, dense, &mut stats);
-                            for ((mut r, &i), unseen) in
-                                done.into_iter().zip(lane).zip(ran.root_unseen)
-                            {
-                                r.counters.bv_updates += unseen as u64;
-                                results[i] = Some(r);
-                            }
-                            let fronts = ran.fronts;
-                            after_step(
-                                lane,
-                                &mut chunks,
-                                &mut results,
-                                fronts,
-                                pretest_nv,
-                                &mut stats,
-                            );
-                            at += lane.len();
-                        }
-                        None if lane.len() > 1 => {
-                            stats.splits += 1;
-                            most = lane.len() / 2;
-                        }
-                        None => {
-                            return Err(GpuError::TooLarge {
-                                needed: Self::largest_buffer(&self.capacities),
-                                limit: self.max_buffer_bytes,
-                            }
-                            .into());
-                        }
-                    }
-                }
+                let next = s + 1 < POSE_CHUNK;
+                let mut step = Step {
+                    chunks: &mut chunks,
+                    results: &mut results,
+                    stats: &mut stats,
+                };
+                self.run_step(
+                    ctx, scene, &group, &lanes, tumble, next, pretest_nv, &mut step,
+                )?;
             }
             for (i, r) in results.into_iter().enumerate() {
                 sink(start + i, r.expect("every pose run or rejected"))?;
@@ -260,6 +224,92 @@ impl<const H: usize> GpuScene<H> {
         self.coherent.buffers = None;
         self.coherent.device = DeviceFronts::default();
         Ok(stats)
+    }
+
+    /// One step: the poses `lanes` (indices into `group`, at most one per chunk, none
+    /// separated by the pretest), in as many batches as fit the device; their results,
+    /// fronts and off-switches by the CPU's rule. With `next` (a pose of the chunk follows)
+    /// the fronts are recorded.
+    #[allow(clippy::too_many_arguments)]
+    fn run_step<S: GpuHierarchies<H>>(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &S,
+        group: &[Pose],
+        lanes: &[usize],
+        tumble: TumbleMethod,
+        next: bool,
+        pretest_nv: u64,
+        out: &mut Step<'_, S::Sub>,
+    ) -> Result<(), GpuError> {
+        let dense = tumble == TumbleMethod::Exact;
+        let mut at = 0;
+        let mut most = lanes.len();
+        while at < lanes.len() {
+            // As many poses as the batches so far say fit (a probe first).
+            let (fit, _) = self.plan(lanes.len() - at, dense);
+            let lane = &lanes[at..at + most.min(fit).min(lanes.len() - at)];
+            let step = self.coherent_step(ctx, scene, group, lane, out.chunks, tumble, next);
+            self.coherent.seeds = None;
+            match step? {
+                Some((ran, work)) => {
+                    let stats = &mut *out.stats;
+                    add_batch(stats, work, &ran.out);
+                    match ran.fronts.first() {
+                        Some(Front::Device { .. }) => stats.fronts_on_device += 1,
+                        _ if next => stats.fronts_on_host += 1,
+                        _ => {}
+                    }
+                    let done = finish(scene, &ran.poses, ran.out, Mode::All, dense, stats);
+                    for ((mut r, &i), unseen) in done.into_iter().zip(lane).zip(ran.root_unseen) {
+                        r.counters.bv_updates += unseen as u64;
+                        out.results[i] = Some(r);
+                    }
+                    after_step(lane, ran.fronts, pretest_nv, out);
+                    at += lane.len();
+                }
+                None if lane.len() > 1 => {
+                    out.stats.splits += 1;
+                    most = lane.len() / 2;
+                }
+                None => {
+                    return Err(GpuError::TooLarge {
+                        needed: Self::largest_buffer(&self.capacities),
+                        limit: self.max_buffer_bytes,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One frame of a deforming scene ([`crate::gpu::deform`]) with coherence across
+    /// frames: the frames are the steps of one chunk, one lane each, so the CPU's rule
+    /// (`DeformingScene::query_frame`) runs frame for frame: `frames` holds the chunk
+    /// between calls (its front on the device, in this scene's records). The host ran the
+    /// pretest (a separated frame calls [`FrameChunk::forget`] and comes not here); the
+    /// caller restarts `frames` when a hierarchy is rebuilt (new trees, new scene).
+    pub(crate) fn collide_frame<S: GpuHierarchies<H>>(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &S,
+        pose: Pose,
+        tumble: TumbleMethod,
+        frames: &mut FrameChunk,
+    ) -> Result<(PoseResult<S::Sub>, GpuStats), GpuError> {
+        let mut stats = self.begin_run(tumble == TumbleMethod::Exact)?;
+        // A frame of the same chunk follows: record, unless coherence is off for it.
+        let next = frames.tick() && !frames.chunk.off;
+        self.coherent.device.next_step();
+        let mut results = vec![None];
+        let mut step = Step {
+            chunks: std::slice::from_mut(&mut frames.chunk),
+            results: &mut results,
+            stats: &mut stats,
+        };
+        self.run_step(ctx, scene, &[pose], &[0], tumble, next, 0, &mut step)?;
+        let r = results.pop().flatten().expect("the frame was run");
+        Ok((r, stats))
     }
 
     /// Pairs the record buffer of temporal coherence holds before it grows (tests shrink it
@@ -503,31 +553,64 @@ struct Ran {
 
 /// The CPU's rule after a step (`KdopScene::collide_coherent`): the off-switch from Nv, the
 /// fronts for the next step, the pretest's test added to Nv.
-fn after_step<Sub>(
-    lane: &[usize],
-    chunks: &mut [Chunk],
-    results: &mut [Option<PoseResult<Sub>>],
-    fronts: Vec<Front>,
-    pretest_nv: u64,
-    stats: &mut GpuStats,
-) {
+fn after_step<Sub>(lane: &[usize], fronts: Vec<Front>, pretest_nv: u64, out: &mut Step<'_, Sub>) {
     for (&i, front) in lane.iter().zip(fronts) {
-        let chunk = &mut chunks[i / POSE_CHUNK];
-        let r = results[i].as_mut().expect("just run");
+        let chunk = &mut out.chunks[i / POSE_CHUNK];
+        let r = out.results[i].as_mut().expect("just run");
         let nv = r.counters.bv_tests;
         if !chunk.off {
             if chunk.front.is_empty() {
                 chunk.root_nv = nv;
             } else {
-                stats.seeded_poses += 1;
+                out.stats.seeded_poses += 1;
                 if nv > chunk.root_nv {
                     chunk.off = true;
-                    stats.coherence_off += 1;
+                    out.stats.coherence_off += 1;
                 }
             }
         }
         chunk.front = if chunk.off { Front::default() } else { front };
         r.counters.bv_tests += pretest_nv;
+    }
+}
+
+/// What a step updates: the chunks (indexed by pose `/` [`POSE_CHUNK`]), the results (by
+/// pose) and the call's stats.
+struct Step<'a, Sub> {
+    chunks: &'a mut [Chunk],
+    results: &'a mut [Option<PoseResult<Sub>>],
+    stats: &'a mut GpuStats,
+}
+
+/// One chunk held across calls of one pose each ([`GpuScene::collide_frame`]): the CPU's
+/// `FrontTrack` with its frame counter (`DeformingScene::query_frame`'s `frames`), the
+/// front kept on the device.
+#[derive(Default)]
+pub(crate) struct FrameChunk {
+    chunk: Chunk,
+    /// Frames traversed: every [`POSE_CHUNK`]-th starts a new chunk at the roots.
+    frames: u64,
+}
+
+impl FrameChunk {
+    /// New trees (a rebuild): the roots, coherence on (`FrontTrack::restart`).
+    pub(crate) fn restart(&mut self) {
+        self.chunk = Chunk::default();
+    }
+
+    /// A frame the pretest separated: the next starts at the roots (`FrontTrack::forget`).
+    pub(crate) fn forget(&mut self) {
+        self.chunk.front = Front::default();
+    }
+
+    /// Counts a traversed frame, coherent or not (a chunk restarts at every
+    /// [`POSE_CHUNK`]-th, as on the CPU); true when the chunk's next frame follows it.
+    pub(crate) fn tick(&mut self) -> bool {
+        if self.frames.is_multiple_of(POSE_CHUNK as u64) {
+            self.restart();
+        }
+        self.frames += 1;
+        !self.frames.is_multiple_of(POSE_CHUNK as u64)
     }
 }
 

@@ -49,6 +49,7 @@ mod resume;
 mod stats;
 
 use batch::BatchBuffers;
+pub(crate) use coherent::FrameChunk;
 pub use hierarchies::{GpuHierarchies, GpuVolume, GpuVolumes};
 pub use plan::Capacities;
 use plan::PerPose;
