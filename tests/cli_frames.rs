@@ -120,29 +120,30 @@ fn pairs_equal_brute_force_per_frame_for_every_update() {
         assert!(s["update_ms"].as_f64().unwrap() >= 0.0);
         assert!(s["refit_nodes"].is_u64() && s["rebuilds"].is_u64());
         assert!(s["bv_tests"].as_u64().unwrap() > 0);
-        assert_eq!(s["coherence"], false, "frames: off unless asked");
+        assert_eq!(s["coherence"], true, "frames on the CPU: on by default");
         if update == "rebuild" {
             assert_eq!(s["rebuilds"], 2 * FRAMES as u64);
         }
-        // Coherence across frames (CPU): the same pairs, and stats.json says so.
-        let coh = d.join(format!("pairs-{update}-coh.csv"));
-        let cs = d.join(format!("stats-{update}-coh.json"));
+        // Without coherence across frames: the same pairs, and stats.json says so.
+        let plain = d.join(format!("pairs-{update}-plain.csv"));
+        let cs = d.join(format!("stats-{update}-plain.json"));
         let o = q(
             &files,
-            &coh,
+            &plain,
             &[
                 "--update",
                 update,
                 "--coherence",
+                "off",
                 "--stats",
                 cs.to_str().unwrap(),
             ],
         );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert_eq!(std::fs::read(&coh).unwrap(), std::fs::read(&out).unwrap());
+        assert_eq!(std::fs::read(&plain).unwrap(), std::fs::read(&out).unwrap());
         let c: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&cs).unwrap()).unwrap();
-        assert_eq!(c["coherence"], true);
+        assert_eq!(c["coherence"], false);
     }
     // With poses: one row per frame.
     let poses: Vec<Pose> = (0..FRAMES)
@@ -227,9 +228,7 @@ fn gpu_backend_writes_the_cpu_bytes() {
             let out = d.join(format!("pairs-{k}-{backend}.csv"));
             let stats = d.join(format!("stats-{k}-{backend}.json"));
             let mut args: Vec<&str> = frames.clone();
-            if coherent {
-                args.push("--coherence");
-            }
+            args.extend(["--coherence", if coherent { "on" } else { "off" }]);
             args.extend([
                 "--update",
                 update,

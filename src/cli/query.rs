@@ -99,7 +99,7 @@ pub struct QueryArgs {
     /// (on the GPU `auto` is then kdop18); stats.json says whether it was used. `auto`
     /// (the default): on the CPU for a motion path (consecutive poses of the first 64 move B
     /// by at most 5 % of its size), else off. With frames: across frames, on both backends
-    /// (the GPU runs the CPU's rule frame for frame), when asked (`auto` is off there).
+    /// (the GPU runs the CPU's rule frame for frame); `auto` is on for the CPU there.
     #[arg(long, value_enum, value_name = "WHEN", num_args = 0..=1, default_value = "auto", default_missing_value = "on")]
     pub coherence: CoherenceArg,
     /// Execution backend.
