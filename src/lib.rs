@@ -55,6 +55,7 @@ pub mod kdop;
 pub mod mesh;
 pub mod obb;
 pub mod pose;
+pub(crate) mod prefetch;
 pub mod rtree;
 pub mod saved;
 pub mod scene;

@@ -111,6 +111,28 @@ fn nested_spheres_take_the_obb_tree_with_the_same_pairs() {
     assert!(contacts > 0 && s.obb_poses > 0, "{s:?} {contacts}");
 }
 
+/// Trees larger than `obb::LEVELS_ABOVE_BYTES`: the probe finishes its poses level by
+/// level (`descend_levels`), with the same pairs as kdop18, nested and cutting.
+#[test]
+fn large_trees_finish_the_probe_level_by_level_with_the_same_pairs() {
+    let (a, b) = nested(12_000, 0.01, 0.0);
+    let obb = build(&a, &b, BvKind::Obb);
+    let bytes: usize = obb.hierarchy_sizes().iter().map(|s| s.1).sum();
+    assert!(bytes > meshcollide::obb::LEVELS_ABOVE_BYTES, "{bytes}");
+    let mut rng = Rng::new(12);
+    let mut ps = poses(&mut rng, 6, 0.02, 0.0);
+    ps.extend(
+        (0..6).map(|i| Pose::new([1.0, 0.0, 0.0, 0.0], [0.004 + 0.002 * i as f64, 0.0, 0.0])),
+    );
+    let (s, contacts) = check(&a, &b, &ps, "large", false);
+    assert!(contacts > 0 && s.probes >= 1, "{s:?} {contacts}");
+    // The OBB tree alone (depth first from the roots) agrees pose by pose.
+    let k18 = build(&a, &b, BvKind::Kdop18);
+    for (i, p) in ps.iter().enumerate() {
+        assert_eq!(obb.collide(p).pairs, k18.collide(p).pairs, "pose {i}");
+    }
+}
+
 #[test]
 fn tumbling_tori_and_small_soups_equal_brute_force() {
     let mut rng = Rng::new(5);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// Lowest first; a module may use the modules of the layers before its own.
 const LAYERS: &[&[&str]] = &[
-    &["geom", "rng", "option_names", "tri", "error"],
+    &["geom", "rng", "option_names", "tri", "error", "prefetch"],
     &["mesh"],
     &["pose"],
     &["bv"],

@@ -8,6 +8,7 @@
 
 use crate::bvh::Bvh;
 use crate::pose::Pose;
+use crate::prefetch::{AHEAD, prefetch};
 use crate::scene::{Counters, Mode, NoSub};
 use crate::traverse::FrontTrack;
 use crate::tri::tri_tri_intersect;
@@ -22,6 +23,8 @@ pub(crate) trait PairTest {
     fn disjoint(&self, e: usize, b: &Self::Posed) -> bool;
     /// With both nodes internal, whether to descend A (the larger volume; A on ties).
     fn prefer_a(&self, e: usize, f: usize) -> bool;
+    /// Asks for the volumes of A's `e` and B's `f` ahead of their test ([`prefetch`]).
+    fn prefetch(&self, _e: usize, _f: usize) {}
 }
 
 /// Per-thread scratch state: the stack, B's volumes posed for the current pose and B's
@@ -34,6 +37,8 @@ pub struct Workspace<P> {
     moved: Vec<[[f64; 3]; 3]>,
     posed_stamp: Vec<u32>,
     posed: Vec<P>,
+    /// [`descend_levels`]' fronts (this level, the next, the overlapping leaf pairs).
+    levels: [Vec<(u32, u32)>; 3],
     /// Temporal coherence's fronts and off-switch.
     pub(crate) track: FrontTrack,
 }
@@ -48,6 +53,7 @@ impl<P: Copy + Default> Workspace<P> {
             moved: vec![[[0.0; 3]; 3]; fly.triangle_count()],
             posed_stamp: vec![0; fly.nodes.len()],
             posed: vec![P::default(); fly.nodes.len()],
+            levels: Default::default(),
             track: FrontTrack::default(),
         }
     }
@@ -87,6 +93,69 @@ pub(crate) fn descend<const H: usize, T: PairTest>(
     ws.stack.clear();
     ws.stack.push((0, 0));
     descend_from(env, fly, pose, mode, test, ws, out, false)
+}
+
+/// The widest front `descend_levels` expands level by level in a query (64 KiB of
+/// pairs). Chosen on the side-by-side's nested spheres (`benches/peers`), single queries:
+/// 20k triangles, α = 0.01, ms: depth first 2.04–2.13, levels without a limit 1.82–1.92,
+/// 8,192 1.72–1.80, 2,048 2.01–2.12; α = 0.001: 15.4, 17.0–17.5, 15.3–15.7, 14.8–15.4.
+pub const LEVEL_FRONT: usize = 8192;
+
+/// Above this many bytes of nodes and volumes (A's and B's together) the volume trees'
+/// descents that start a call's poses (`crate::auto`'s probe) run level by level
+/// (`descend_levels`): smaller trees stay in the 4 MiB L2 of the machines measured,
+/// where level order was 5–10 % slower (nested spheres of 2k triangles, 0.8 MB).
+pub const LEVELS_ABOVE_BYTES: usize = 2 << 20;
+
+/// [`descend_from`] in all-contacts mode from `start` (after [`begin_pose`]), level by
+/// level: the same node pairs and triangle pairs tested (so the same counters and
+/// contacts, in another order), but each level's pairs are known in advance, so their
+/// nodes are asked for [`AHEAD`] tests early ([`expand_level`]), where a depth-first stack
+/// knows only the next pair. That pays when the trees are not in cache (a call's first
+/// poses, which `crate::auto`'s probe runs); warm, depth first is as fast or faster (its
+/// leaf pairs reuse B's moved triangles while they are in cache). A front of more than
+/// `limit` pairs ([`LEVEL_FRONT`] in the queries) is finished depth first from there:
+/// wide fronts leave the cache themselves and scatter the leaf pairs' triangle tests.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn descend_levels<const H: usize, T: PairTest>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    pose: &Pose,
+    test: &T,
+    ws: &mut Workspace<T::Posed>,
+    start: &[(u32, u32)],
+    limit: usize,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters<NoSub> {
+    let [mut front, mut next, mut leaves] = std::mem::take(&mut ws.levels);
+    front.clear();
+    leaves.clear();
+    front.extend_from_slice(start);
+    let mut c = Counters::default();
+    while !front.is_empty() && front.len() <= limit {
+        next.clear();
+        c += expand_level(env, fly, test, ws, &front, &mut next, &mut leaves);
+        std::mem::swap(&mut front, &mut next);
+    }
+    for &(e, f) in &leaves {
+        leaf_pair(
+            env,
+            fly,
+            pose,
+            Mode::All,
+            ws,
+            e as usize,
+            f as usize,
+            out,
+            &mut c,
+        );
+    }
+    if !front.is_empty() {
+        set_stack(ws, &front);
+        c += descend_from(env, fly, pose, Mode::All, test, ws, out, false);
+    }
+    ws.levels = [front, next, leaves];
+    c
 }
 
 /// [`descend`] in all-contacts mode from the chunk's previous front (the roots at its
@@ -132,6 +201,23 @@ pub(crate) fn begin_pose<P: Copy + Default>(ws: &mut Workspace<P>) {
     ws.begin();
 }
 
+/// Asks for everything the test of the pair `(e, f)` reads ([`prefetch`]).
+#[inline(always)]
+fn prefetch_pair<const H: usize, T: PairTest>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    test: &T,
+    ws: &Workspace<T::Posed>,
+    e: usize,
+    f: usize,
+) {
+    prefetch(&env.nodes[e]);
+    prefetch(&fly.nodes[f]);
+    prefetch(&ws.posed_stamp[f]);
+    prefetch(&ws.posed[f]);
+    test.prefetch(e, f);
+}
+
 /// One level of a breadth-first descent for `crate::auto`'s probe: every pair of `front`
 /// is tested; an overlapping pair's children (by the descent rule of [`descend`]) go to
 /// `next`, an overlapping leaf pair to `leaves` (its triangles untested). `next` and
@@ -147,7 +233,10 @@ pub(crate) fn expand_level<const H: usize, T: PairTest>(
     leaves: &mut Vec<(u32, u32)>,
 ) -> Counters<NoSub> {
     let mut c = Counters::default();
-    for &(e, f) in front {
+    for (i, &(e, f)) in front.iter().enumerate() {
+        if let Some(&(e, f)) = front.get(i + AHEAD) {
+            prefetch_pair(env, fly, test, ws, e as usize, f as usize);
+        }
         let (e, f) = (e as usize, f as usize);
         if disjoint(test, ws, e, f, &mut c) {
             continue;

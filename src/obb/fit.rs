@@ -131,8 +131,9 @@ impl Obb {
 /// stored numbers exactly, `aᵢ = e[3i..3i + 3]`, whose Gram matrix is within
 /// [`AXES_TOLERANCE_F32`] of the identity entry by entry. `size` is the descent rule's
 /// (`(h₀ + h₁) + h₂` in f32). 64 bytes, local coordinates of the hierarchy's frame; a
-/// fitted box stores no number below 2⁻⁵¹ but 0 (devices may flush subnormals).
-#[repr(C)]
+/// fitted box stores no number below 2⁻⁵¹ but 0 (devices may flush subnormals). Aligned to
+/// 64 bytes, one cache line: a node test reads one line of A's box, not two.
+#[repr(C, align(64))]
 #[derive(Debug, Clone, Copy, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Obb32 {
     /// Centre.

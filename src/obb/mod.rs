@@ -40,6 +40,7 @@ use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
 pub use descend::Workspace;
+pub use descend::{LEVEL_FRONT, LEVELS_ABOVE_BYTES};
 use descend::{PairTest, descend};
 pub use fit::{Obb, Obb32};
 use rayon::prelude::*;
@@ -200,6 +201,12 @@ impl<V: Volume> PairTest for Test<'_, V> {
     fn prefer_a(&self, e: usize, f: usize) -> bool {
         self.s.env_bv[e].size() >= self.s.fly_bv[f].size()
     }
+
+    #[inline]
+    fn prefetch(&self, e: usize, f: usize) {
+        crate::prefetch::prefetch(&self.s.env_bv[e]);
+        let _ = f;
+    }
 }
 
 impl<V: Volume> PairScene for VolumeScene<V> {
@@ -314,6 +321,11 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         let test = self.test(pose);
+        let bytes: usize = self.hierarchy_sizes().iter().map(|s| s.1).sum();
+        if mode == Mode::All && bytes > descend::LEVELS_ABOVE_BYTES {
+            let (env, fly, limit) = (&self.env, &self.fly, descend::LEVEL_FRONT);
+            return descend::descend_levels(env, fly, pose, &test, ws, start, limit, out);
+        }
         descend::set_stack(ws, start);
         descend::descend_from(&self.env, &self.fly, pose, mode, &test, ws, out, false)
     }
@@ -343,6 +355,87 @@ mod tests {
             .map(|a| (k.max[a] - k.min[a]) as f64)
             .product::<f64>();
         assert!(vol(&boxes[0]) <= aabb * 1.001, "{} {aabb}", vol(&boxes[0]));
+    }
+
+    /// Level order ([`descend::descend_levels`], under any front limit, from the roots or
+    /// from a front part way down) tests exactly the node and triangle pairs the depth-first
+    /// descent tests: the same contacts and counters. Contacts are checked against brute
+    /// force in f64 as well.
+    #[test]
+    fn level_order_tests_what_depth_first_tests() {
+        let torus = generate::torus([0.0; 3], 1.0, 0.3, 40, 16);
+        let sphere = generate::sphere_with_triangles([0.0; 3], 1.0, 2000);
+        let scenes = [
+            (
+                torus.clone(),
+                torus.map_positions(|[x, y, z]| [x, z, y]),
+                Pose::new([1.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0]),
+            ),
+            (
+                sphere.clone(),
+                sphere.map_positions(|p| p.map(|c| c * 0.999)),
+                Pose::new([1.0, 0.01, 0.0, 0.0], [0.0; 3]),
+            ),
+            (
+                generate::random_soup(11, 400, 1.0, 0.4),
+                generate::random_soup(11, 400, 1.0, 0.4),
+                Pose::new([1.0, 0.05, 0.02, 0.0], [0.01, 0.0, -0.01]),
+            ),
+        ];
+        for (k, (a, b, pose)) in scenes.iter().enumerate() {
+            let opt = BuildOptions::default();
+            let s = ObbScene::build(a, b, &opt, &opt);
+            let test = s.test(pose);
+            let mut ws = s.workspace();
+            let mut depth = Vec::new();
+            let c_depth = descend(&s.env, &s.fly, pose, Mode::All, &test, &mut ws, &mut depth);
+            depth.sort_unstable();
+            let brute = crate::scene::brute_force(a, b, pose);
+            assert_eq!(depth, brute, "scene {k}: depth first against brute force");
+            assert!(k == 1 || !depth.is_empty(), "scene {k} has contacts");
+            for limit in [1, 2, 16, 100, usize::MAX] {
+                for levels_down in [0, 3] {
+                    // A start front part way down: `levels_down` levels expanded, their
+                    // overlapping leaf pairs tested here.
+                    descend::begin_pose(&mut ws);
+                    let (mut front, mut leaves) = (vec![(0, 0)], Vec::new());
+                    let mut c = Counters::default();
+                    for _ in 0..levels_down {
+                        let mut next = Vec::new();
+                        c += descend::expand_level(
+                            &s.env,
+                            &s.fly,
+                            &test,
+                            &mut ws,
+                            &front,
+                            &mut next,
+                            &mut leaves,
+                        );
+                        front = next;
+                    }
+                    let mut got = Vec::new();
+                    for &(e, f) in &leaves {
+                        let (e, f) = (e as usize, f as usize);
+                        let m = Mode::All;
+                        descend::leaf_pair(
+                            &s.env, &s.fly, pose, m, &mut ws, e, f, &mut got, &mut c,
+                        );
+                    }
+                    c += descend::descend_levels(
+                        &s.env, &s.fly, pose, &test, &mut ws, &front, limit, &mut got,
+                    );
+                    got.sort_unstable();
+                    assert_eq!(
+                        got, depth,
+                        "scene {k}, limit {limit}, from level {levels_down}"
+                    );
+                    assert_eq!(
+                        c, c_depth,
+                        "scene {k}, limit {limit}, from level {levels_down}"
+                    );
+                }
+            }
+        }
     }
 
     /// `a + b` exactly as `(sum, error)` (Knuth's TwoSum).
