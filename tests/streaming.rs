@@ -164,6 +164,58 @@ fn collide_stream_equals_collide_batch() {
     }
 }
 
+/// With one worker thread the stream runs pose after pose on the caller's thread (no
+/// chunk buffered): results and counters equal the batch's on the default thread count,
+/// with coherence on and off (its runs restart every `POSE_CHUNK` poses in both), and a
+/// sink error still ends the run at once.
+#[test]
+fn one_thread_stream_equals_the_batch() {
+    let (a, b) = common::tori(8);
+    let poses = tumbling_poses(POSES, [0.0; 3], [1.0, 0.0, 0.0]);
+    let opts = QueryOptions::default();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    for bv in [BvKind::Kdop18, BvKind::Obb, BvKind::Auto, BvKind::Dual14] {
+        for coherence in [false, true] {
+            let mut c = Collider::builder(&a, &b).bv(bv).build().unwrap();
+            c.set_coherence(coherence);
+            let want = c.collide_batch_with(&poses, &opts, None);
+            let mut got: Vec<Contacts> = Vec::new();
+            one.install(|| {
+                assert_eq!(rayon::current_num_threads(), 1);
+                c.collide_stream(poses.iter().copied(), &opts, |i, r| {
+                    assert_eq!(i, got.len());
+                    got.push(r);
+                    Ok(())
+                })
+            })
+            .unwrap();
+            assert_eq!(got.len(), POSES);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.pairs, w.pairs, "{bv:?} coherence {coherence} pose {i}");
+                assert_eq!(
+                    g.counters, w.counters,
+                    "{bv:?} coherence {coherence} pose {i}"
+                );
+            }
+            let mut calls = 0;
+            let r = one.install(|| {
+                c.collide_stream(poses.iter().copied(), &opts, |i, _| {
+                    calls += 1;
+                    if i == 40 {
+                        Err(meshcollide::Error::InvalidOption("stop".into()))
+                    } else {
+                        Ok(())
+                    }
+                })
+            });
+            assert!(r.is_err() && calls == 41, "{bv:?}: {calls} calls");
+        }
+    }
+}
+
 /// A sink error ends the run at once and comes back as the call's error.
 #[test]
 fn a_sink_error_stops_the_run() {
