@@ -149,9 +149,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ));
     };
     if let Some(n) = a.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()
+        // One thread is this one: a pool worker would build the hierarchies and then spin
+        // (yielding) for a while, on the same core when the process is pinned to one,
+        // taking turns with the query's first poses (a call of 300 separated poses, taskset
+        // to one core: 0.24 µs per pose before, BENCHMARKS.md).
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(n);
+        let pool = if n == 1 {
+            pool.use_current_thread()
+        } else {
+            pool
+        };
+        pool.build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
     let bv = a.bv;
