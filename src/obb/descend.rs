@@ -13,6 +13,44 @@ use crate::scene::{Counters, Mode, NoSub};
 use crate::traverse::FrontTrack;
 use crate::tri::tri_tri_intersect;
 
+/// A node's children or triangles as the descent reads them (`KdopNode`'s `first` and
+/// `count`: internal when `count` is 0, children `first` and `first + 1`), 8 bytes: a node
+/// test reads A's volume and an eighth of a cache line of topology, where the tree's own
+/// node (its 6-DOP beside) takes half a line or, straddling, two.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Link {
+    /// First child, or first triangle of a leaf (reordered).
+    pub first: u32,
+    /// Triangles of a leaf; 0 for an internal node.
+    pub count: u32,
+}
+
+impl Link {
+    /// The links of `bvh`'s nodes, indexed alike.
+    pub fn of<const H: usize>(bvh: &Bvh<H>) -> Vec<Link> {
+        bvh.nodes
+            .iter()
+            .map(|n| Link {
+                first: n.first,
+                count: n.count,
+            })
+            .collect()
+    }
+
+    #[inline(always)]
+    fn is_leaf(&self) -> bool {
+        self.count > 0
+    }
+}
+
+/// One side of a descent: the tree (its triangles and their numbering) and its topology.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tree<'a> {
+    pub bvh: &'a Bvh<3>,
+    pub links: &'a [Link],
+}
+
 /// A node-pair test of two volume trees for one pose.
 pub(crate) trait PairTest {
     /// B's volume at the pose.
@@ -80,9 +118,9 @@ impl<P: Copy + Default> Workspace<P> {
 /// One pose: appends `(tri_a, tri_b)` in the meshes' own numbering (unsorted) to `out`.
 /// Nv = node pairs tested, Np = triangle pairs tested, Nu = B's volumes posed (each node
 /// once per pose, on first use).
-pub(crate) fn descend<const H: usize, T: PairTest>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+pub(crate) fn descend<T: PairTest>(
+    env: Tree,
+    fly: Tree,
     pose: &Pose,
     mode: Mode,
     test: &T,
@@ -117,9 +155,9 @@ pub const LEVELS_ABOVE_BYTES: usize = 2 << 20;
 /// `limit` pairs ([`LEVEL_FRONT`] in the queries) is finished depth first from there:
 /// wide fronts leave the cache themselves and scatter the leaf pairs' triangle tests.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn descend_levels<const H: usize, T: PairTest>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+pub(crate) fn descend_levels<T: PairTest>(
+    env: Tree,
+    fly: Tree,
     pose: &Pose,
     test: &T,
     ws: &mut Workspace<T::Posed>,
@@ -161,9 +199,9 @@ pub(crate) fn descend_levels<const H: usize, T: PairTest>(
 /// [`descend`] in all-contacts mode from the chunk's previous front (the roots at its
 /// start), recording this pose's front for the next (temporal coherence, the rule of
 /// [`FrontTrack`]).
-pub(crate) fn descend_coherent<const H: usize, T: PairTest>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+pub(crate) fn descend_coherent<T: PairTest>(
+    env: Tree,
+    fly: Tree,
     pose: &Pose,
     test: &T,
     ws: &mut Workspace<T::Posed>,
@@ -203,16 +241,16 @@ pub(crate) fn begin_pose<P: Copy + Default>(ws: &mut Workspace<P>) {
 
 /// Asks for everything the test of the pair `(e, f)` reads ([`prefetch`]).
 #[inline(always)]
-fn prefetch_pair<const H: usize, T: PairTest>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+fn prefetch_pair<T: PairTest>(
+    env: Tree,
+    fly: Tree,
     test: &T,
     ws: &Workspace<T::Posed>,
     e: usize,
     f: usize,
 ) {
-    prefetch(&env.nodes[e]);
-    prefetch(&fly.nodes[f]);
+    prefetch(&env.links[e]);
+    prefetch(&fly.links[f]);
     prefetch(&ws.posed_stamp[f]);
     prefetch(&ws.posed[f]);
     test.prefetch(e, f);
@@ -223,9 +261,9 @@ fn prefetch_pair<const H: usize, T: PairTest>(
 /// `next`, an overlapping leaf pair to `leaves` (its triangles untested). `next` and
 /// `leaves` together with the pairs found disjoint partition what `front` covered, so a
 /// [`descend_from`] over `next` and `leaves` finishes the pose with its pairs.
-pub(crate) fn expand_level<const H: usize, T: PairTest>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+pub(crate) fn expand_level<T: PairTest>(
+    env: Tree,
+    fly: Tree,
     test: &T,
     ws: &mut Workspace<T::Posed>,
     front: &[(u32, u32)],
@@ -241,7 +279,7 @@ pub(crate) fn expand_level<const H: usize, T: PairTest>(
         if disjoint(test, ws, e, f, &mut c) {
             continue;
         }
-        let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+        let (ne, nf) = (env.links[e], fly.links[f]);
         if !ne.is_leaf() && (nf.is_leaf() || test.prefer_a(e, f)) {
             next.push((ne.first, f as u32));
             next.push((ne.first + 1, f as u32));
@@ -260,9 +298,9 @@ pub(crate) fn expand_level<const H: usize, T: PairTest>(
 /// same contacts (`crate::traverse::descend_from`'s argument). With `record`, the pairs
 /// where it stops (disjoint, and leaf pairs) go to the workspace's [`FrontTrack`].
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn descend_from<const H: usize, T: PairTest>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+pub(crate) fn descend_from<T: PairTest>(
+    env: Tree,
+    fly: Tree,
     pose: &Pose,
     mode: Mode,
     test: &T,
@@ -279,7 +317,7 @@ pub(crate) fn descend_from<const H: usize, T: PairTest>(
             }
             continue;
         }
-        let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+        let (ne, nf) = (env.links[e], fly.links[f]);
         if !ne.is_leaf() && (nf.is_leaf() || test.prefer_a(e, f)) {
             ws.stack.push((ne.first + 1, f as u32));
             ws.stack.push((ne.first, f as u32));
@@ -304,9 +342,9 @@ pub(crate) fn descend_from<const H: usize, T: PairTest>(
 /// by [`Pose::apply`] once per pose); true when `mode` stops at the contact found.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub(crate) fn leaf_pair<const H: usize, P>(
-    env: &Bvh<H>,
-    fly: &Bvh<H>,
+pub(crate) fn leaf_pair<P>(
+    env: Tree,
+    fly: Tree,
     pose: &Pose,
     mode: Mode,
     ws: &mut Workspace<P>,
@@ -315,20 +353,20 @@ pub(crate) fn leaf_pair<const H: usize, P>(
     out: &mut Vec<(u32, u32)>,
     c: &mut Counters<NoSub>,
 ) -> bool {
-    let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+    let (ne, nf) = (env.links[e], fly.links[f]);
     let r = nf.first as usize..(nf.first + nf.count) as usize;
     if ws.leaf_stamp[f] != ws.stamp {
         for p in r.clone() {
-            ws.moved[p] = fly.tris.corners_f64(p).map(|x| pose.apply(x));
+            ws.moved[p] = fly.bvh.tris.corners_f64(p).map(|x| pose.apply(x));
         }
         ws.leaf_stamp[f] = ws.stamp;
     }
     for pa in ne.first..ne.first + ne.count {
-        let ta = env.tris.corners_f64(pa as usize);
+        let ta = env.bvh.tris.corners_f64(pa as usize);
         for pb in r.clone() {
             c.tri_tests += 1;
             if tri_tri_intersect(&ta, &ws.moved[pb]) {
-                out.push((env.tri_index[pa as usize], fly.tri_index[pb]));
+                out.push((env.bvh.tri_index[pa as usize], fly.bvh.tri_index[pb]));
                 if mode == Mode::First {
                     return true;
                 }

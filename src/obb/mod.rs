@@ -40,8 +40,8 @@ use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
 pub use descend::Workspace;
-pub use descend::{LEVEL_FRONT, LEVELS_ABOVE_BYTES};
-use descend::{PairTest, descend};
+pub use descend::{LEVEL_FRONT, LEVELS_ABOVE_BYTES, Link};
+use descend::{PairTest, Tree, descend};
 pub use fit::{Obb, Obb32};
 use rayon::prelude::*;
 pub use sat::PoseCheck;
@@ -130,6 +130,8 @@ pub struct VolumeScene<V: Volume> {
     pub fly: Bvh<3>,
     /// B's volumes, indexed like `fly.nodes`.
     pub fly_bv: Vec<V>,
+    /// A's and B's topology as the descent reads it ([`Link`]), indexed like their nodes.
+    links: [Vec<Link>; 2],
     /// The pose-level box test run before the roots.
     boxes: Option<BoxPretest>,
     pool: WorkspacePool<Workspace<V::Posed>>,
@@ -154,6 +156,7 @@ impl<V: Volume> VolumeScene<V> {
         let ((env, env_bv), (fly, fly_bv)) = rayon::join(|| side(a, opt_a), || side(b, opt_b));
         VolumeScene {
             boxes: BoxPretest::new(&env, &fly),
+            links: [Link::of(&env), Link::of(&fly)],
             env,
             env_bv,
             fly,
@@ -241,9 +244,11 @@ impl<V: Volume> PairScene for VolumeScene<V> {
         }
         let test = self.test(pose);
         let mut c = if self.coherence && opts.mode == Mode::All && ws.track.on() {
-            descend::descend_coherent(&self.env, &self.fly, pose, &test, ws, out)
+            let (env, fly) = self.trees();
+            descend::descend_coherent(env, fly, pose, &test, ws, out)
         } else {
-            descend(&self.env, &self.fly, pose, opts.mode, &test, ws, out)
+            let (env, fly) = self.trees();
+            descend(env, fly, pose, opts.mode, &test, ws, out)
         };
         c.bv_tests += self.boxes.is_some() as u64;
         c
@@ -263,6 +268,21 @@ impl<V: Volume> PairScene for VolumeScene<V> {
 }
 
 impl<V: Volume> VolumeScene<V> {
+    /// A's and B's trees as the descent reads them.
+    fn trees(&self) -> (Tree<'_>, Tree<'_>) {
+        let [la, lb] = &self.links;
+        (
+            Tree {
+                bvh: &self.env,
+                links: la,
+            },
+            Tree {
+                bvh: &self.fly,
+                links: lb,
+            },
+        )
+    }
+
     /// The node test of `pose`.
     fn test(&self, pose: &Pose) -> Test<'_, V> {
         let lp = LocalPose::new(pose, self.env.frame(), self.fly.frame());
@@ -291,7 +311,8 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         leaves: &mut Vec<(u32, u32)>,
     ) -> Counters {
         let test = self.test(pose);
-        descend::expand_level(&self.env, &self.fly, &test, ws, front, next, leaves)
+        let (env, fly) = self.trees();
+        descend::expand_level(env, fly, &test, ws, front, next, leaves)
     }
 
     fn level_leaves(
@@ -303,9 +324,10 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         let mut c = Counters::default();
+        let (env, fly) = self.trees();
         for &(e, f) in leaves {
             let (e, f) = (e as usize, f as usize);
-            if descend::leaf_pair(&self.env, &self.fly, pose, mode, ws, e, f, out, &mut c) {
+            if descend::leaf_pair(env, fly, pose, mode, ws, e, f, out, &mut c) {
                 break;
             }
         }
@@ -323,11 +345,13 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         let test = self.test(pose);
         let bytes: usize = self.hierarchy_sizes().iter().map(|s| s.1).sum();
         if mode == Mode::All && bytes > descend::LEVELS_ABOVE_BYTES {
-            let (env, fly, limit) = (&self.env, &self.fly, descend::LEVEL_FRONT);
+            let (env, fly) = self.trees();
+            let limit = descend::LEVEL_FRONT;
             return descend::descend_levels(env, fly, pose, &test, ws, start, limit, out);
         }
         descend::set_stack(ws, start);
-        descend::descend_from(&self.env, &self.fly, pose, mode, &test, ws, out, false)
+        let (env, fly) = self.trees();
+        descend::descend_from(env, fly, pose, mode, &test, ws, out, false)
     }
 }
 
@@ -386,9 +410,10 @@ mod tests {
             let opt = BuildOptions::default();
             let s = ObbScene::build(a, b, &opt, &opt);
             let test = s.test(pose);
+            let (env, fly) = s.trees();
             let mut ws = s.workspace();
             let mut depth = Vec::new();
-            let c_depth = descend(&s.env, &s.fly, pose, Mode::All, &test, &mut ws, &mut depth);
+            let c_depth = descend(env, fly, pose, Mode::All, &test, &mut ws, &mut depth);
             depth.sort_unstable();
             let brute = crate::scene::brute_force(a, b, pose);
             assert_eq!(depth, brute, "scene {k}: depth first against brute force");
@@ -403,8 +428,8 @@ mod tests {
                     for _ in 0..levels_down {
                         let mut next = Vec::new();
                         c += descend::expand_level(
-                            &s.env,
-                            &s.fly,
+                            env,
+                            fly,
                             &test,
                             &mut ws,
                             &front,
@@ -417,12 +442,10 @@ mod tests {
                     for &(e, f) in &leaves {
                         let (e, f) = (e as usize, f as usize);
                         let m = Mode::All;
-                        descend::leaf_pair(
-                            &s.env, &s.fly, pose, m, &mut ws, e, f, &mut got, &mut c,
-                        );
+                        descend::leaf_pair(env, fly, pose, m, &mut ws, e, f, &mut got, &mut c);
                     }
                     c += descend::descend_levels(
-                        &s.env, &s.fly, pose, &test, &mut ws, &front, limit, &mut got,
+                        env, fly, pose, &test, &mut ws, &front, limit, &mut got,
                     );
                     got.sort_unstable();
                     assert_eq!(
