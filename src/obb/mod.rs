@@ -45,7 +45,7 @@ use descend::{PairTest, Tree, descend};
 pub use fit::{Obb, Obb32};
 use rayon::prelude::*;
 pub use sat::PoseCheck;
-use sat::{ScreenedObb, obb_disjoint_cpu, obb_posed, screen};
+use sat::{ScreenedObb, obb_disjoint_cpu, obb_posed_cpu};
 
 /// A bounding volume of a volume tree: fitted per node, B's posed once per pose.
 pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
@@ -78,7 +78,7 @@ impl Volume for Obb32 {
 
     #[inline]
     fn pose(b: &Obb32, pose: &PoseCheck) -> ScreenedObb {
-        screen(obb_posed(b, &pose.r, &pose.t, pose.t_err))
+        obb_posed_cpu(b, pose)
     }
 
     #[inline]

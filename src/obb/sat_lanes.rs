@@ -13,7 +13,7 @@
 //! test. Tested against the scalar test in `sat`'s tests.
 
 use super::fit::Obb32;
-use super::sat::{COARSE, FLOOR, PosedObb, SLACK_REL, obb_disjoint};
+use super::sat::{COARSE, FLOOR, PosedObb, SLACK_REL, U, obb_disjoint};
 use glam::{Vec3A, Vec3Swizzles};
 
 /// Whether every lane is zero or at least 2⁻⁵¹ in magnitude.
@@ -86,4 +86,58 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
         }
     }
     false
+}
+
+/// Whether every number of the fitted box `b` that posing reads (axes and centre) is
+/// coarse: true of every [`Obb32::from_fit`] box, checked because [`Obb32::new`] builds any.
+#[inline(always)]
+pub(super) fn coarse_box(b: &Obb32) -> bool {
+    let e = &b.e;
+    coarse(Vec3A::new(e[0], e[1], e[2]))
+        & coarse(Vec3A::new(e[3], e[4], e[5]))
+        & coarse(Vec3A::new(e[6], e[7], e[8]))
+        & coarse(Vec3A::from_array(b.c))
+}
+
+/// `sat::obb_posed`'s value bit for bit, three lanes at a time and unflushed, for a box
+/// and a pose whose numbers are coarse (the caller checks `coarse_box` and
+/// `PoseCheck::coarse`), with the screen of `sat::screen` on it.
+///
+/// Why no flush can act: a product of two coarse factors is 0 or at least 2⁻¹⁰², so
+/// once rounded a multiple of 2⁻¹²⁵, and sums of such (the posed axes and centre, with the
+/// coarse `t`) are 0 or at least 2⁻¹²⁵ (`sat::obb_disjoint_cpu`'s argument); the extents
+/// and the centre's bound are sums of non-negative terms one of which (`t_err`, the floor)
+/// is normal. So every value equals the flushed one but for the sign of a zero, which
+/// adding `+0` makes `+0` as `ftz` does (`−0 + 0 = +0`, and `x + 0 = x` otherwise). The
+/// operations are the scalar's in its order (lane k of axis j is
+/// `(r₃ₖ·bⱼ₀ + r₃ₖ₊₁·bⱼ₁) + r₃ₖ₊₂·bⱼ₂`, products commuted, which is exact).
+#[inline]
+pub(super) fn posed_coarse(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> (PosedObb, bool) {
+    let (r0, r1, r2) = (
+        Vec3A::new(r[0], r[3], r[6]),
+        Vec3A::new(r[1], r[4], r[7]),
+        Vec3A::new(r[2], r[5], r[8]),
+    );
+    let e = &b.e;
+    let axis = |j: usize| ((r0 * e[3 * j] + r1 * e[3 * j + 1]) + r2 * e[3 * j + 2]) + Vec3A::ZERO;
+    let (f0, f1, f2) = (axis(0), axis(1), axis(2));
+    let c = (((r0 * b.c[0] + r1 * b.c[1]) + r2 * b.c[2]) + Vec3A::from_array(*t)) + Vec3A::ZERO;
+    let sigma =
+        ((b.c[0].abs() + b.c[1].abs()) + b.c[2].abs()) + t[0].abs().max(t[1].abs()).max(t[2].abs());
+    let err = ((8.0 * U) * sigma + FLOOR) + t_err;
+    let h = Vec3A::from_array(b.h) + Vec3A::splat(t_err);
+    let screened = coarse(f0) & coarse(f1) & coarse(f2) & coarse(c) & coarse(h);
+    let mut f = [0.0f32; 9];
+    f[0..3].copy_from_slice(&f0.to_array());
+    f[3..6].copy_from_slice(&f1.to_array());
+    f[6..9].copy_from_slice(&f2.to_array());
+    (
+        PosedObb {
+            f,
+            c: c.to_array(),
+            h: h.to_array(),
+            e: err,
+        },
+        screened,
+    )
 }
