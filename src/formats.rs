@@ -196,6 +196,9 @@ pub struct GpuStatsJson {
     /// With coherence: runs of consecutive poses where a pose from a front tested more node
     /// pairs than the run's descent from the roots, so the rest of the run started at the roots.
     pub coherence_off: u64,
+    /// With coherence: poses started at the roots again because the run's front had grown
+    /// past 5/4 of the front its last descent from the roots recorded.
+    pub rerooted_poses: u64,
     /// Per batch: poses, node pairs tested, nodes tumbled, triangle pairs, bytes read from
     /// node arrays, atomics, dispatches, bytes up and back, readbacks, submissions.
     #[cfg(feature = "gpu")]

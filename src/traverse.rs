@@ -231,10 +231,14 @@ pub(crate) fn expand_level<const H: usize, T: NodeTest<H>>(
 /// front where the chunk's previous pose stopped (a partition, so the same pairs:
 /// [`descend_from`]), and records its own. The front only ever gets finer (where pairs
 /// came closer), never coarser (where they moved apart), so it pays only while poses are
-/// close: a pose from a front that tests more node pairs than the chunk's last descent
-/// from the roots turns coherence off for the rest of the chunk (measured: tori 4° apart
-/// tested 2.3× the pairs from their fronts; with this rule at most one such pose per chunk
-/// of 16).
+/// close:
+/// - a front grown past [`regrown`] (5/4 of the front the chunk's last descent from the
+///   roots recorded) is dropped: the pose starts at the roots again, and its front is the
+///   new reference;
+/// - a pose from a front that tests more node pairs than the chunk's last descent from the
+///   roots turns coherence off for the rest of the chunk (measured: tori 4° apart tested
+///   2.3× the pairs from their fronts; with this rule at most one such pose per chunk of
+///   16).
 #[derive(Debug, Default)]
 pub(crate) struct FrontTrack {
     /// Where the previous pose stopped (empty: start at the roots).
@@ -245,6 +249,22 @@ pub(crate) struct FrontTrack {
     root_nv: u64,
     /// Whether coherence is off for the rest of the chunk.
     off: bool,
+    /// The front's size after the chunk's last descent from the roots.
+    root_front: usize,
+}
+
+/// Whether a front of `front` pairs has grown too fine to start from, against the
+/// `root_front` pairs its chunk's last descent from the roots recorded: more than 5/4 of
+/// them. A front grows where pairs came closer and never shrinks where they moved apart,
+/// so on a path it accumulates pairs that a descent from the roots would prune above
+/// them. Measured on the side-by-side's motion paths (`benches/peers`, node pairs tested
+/// per pose, `--bv obb`; never dropping / dropping past 1.15, 1.2, 1.25, 1.3, 1.5 times):
+/// interlocked tori 1,053 / 911, 901, 901, 901, 933; deep bunny 21,804 / 20,168, 20,169,
+/// 20,169, 20,212, 21,295; near-miss bunny 20.8 / –, 20.1, –, –, 20.9 (kdop18: tori
+/// 1,362 → 1,217 at 1.2, deep bunny 22,183 → 20,457). The GPU's coherent steps apply the
+/// same rule (`gpu::collide::coherent`), so both count the same work.
+pub(crate) fn regrown(front: usize, root_front: usize) -> bool {
+    4 * front > 5 * root_front
 }
 
 impl FrontTrack {
@@ -265,11 +285,12 @@ impl FrontTrack {
     }
 
     /// Puts the start of a pose on `stack` (the previous front, popped in its recorded
-    /// order, or the root pair) and clears the recording; true when from the roots.
+    /// order, or the root pair when there is none or it has [`regrown`]) and clears the
+    /// recording; true when from the roots.
     pub(crate) fn seed(&mut self, stack: &mut Vec<(u32, u32)>) -> bool {
         stack.clear();
         self.next.clear();
-        if self.front.is_empty() {
+        if self.front.is_empty() || regrown(self.front.len(), self.root_front) {
             stack.push((0, 0));
             true
         } else {
@@ -284,8 +305,42 @@ impl FrontTrack {
         std::mem::swap(&mut self.front, &mut self.next);
         if from_roots {
             self.root_nv = nv;
+            self.root_front = self.front.len();
         } else if nv > self.root_nv {
             self.off = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FrontTrack;
+
+    /// Records `n` pairs and finishes the pose.
+    fn pose(t: &mut FrontTrack, n: u32, from_roots: bool, nv: u64) {
+        t.next.extend((0..n).map(|i| (i, i)));
+        t.finish(from_roots, nv);
+    }
+
+    #[test]
+    fn a_front_grown_past_five_quarters_of_the_roots_front_restarts_at_the_roots() {
+        let (mut t, mut stack) = (FrontTrack::default(), Vec::new());
+        assert!(t.seed(&mut stack), "a new chunk starts at the roots");
+        pose(&mut t, 8, true, 15);
+        assert!(!t.seed(&mut stack));
+        assert_eq!(stack.len(), 8);
+        pose(&mut t, 10, false, 12); // 10 = 5/4 of 8: kept
+        assert!(!t.seed(&mut stack));
+        assert_eq!(stack.len(), 10);
+        pose(&mut t, 11, false, 13); // past 5/4: the roots
+        assert!(t.seed(&mut stack));
+        assert_eq!(stack, [(0, 0)]);
+        pose(&mut t, 4, true, 7); // the new reference
+        assert!(!t.seed(&mut stack));
+        pose(&mut t, 5, false, 6);
+        assert!(!t.seed(&mut stack));
+        pose(&mut t, 6, false, 7);
+        assert!(t.seed(&mut stack));
+        assert!(t.on(), "regrowth does not turn coherence off");
     }
 }

@@ -105,6 +105,8 @@ fn coherent_turns_match_the_cpu_with_fewer_node_tests() {
         let (s, nv, plain) = compare::<9>(&ctx, &a, &b, poses, descent, Setup::default(), "tori");
         assert!(nv < plain, "coherence saves node tests: {nv} vs {plain}");
         assert!(s.seeded_poses > 0, "poses started from fronts");
+        // Fronts that grew too fine restart at the roots on both sides (Nv per pose above).
+        assert!(s.rerooted_poses > 0, "{descent:?}: no front regrew");
     }
     compare::<3>(
         &ctx,

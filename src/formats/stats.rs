@@ -176,6 +176,7 @@ impl From<crate::gpu::collide::GpuStats> for GpuStatsJson {
             front_sizes_per_level: g.level_sizes,
             seeded_poses: g.seeded_poses,
             coherence_off: g.coherence_off,
+            rerooted_poses: g.rerooted_poses,
             batches: g.batches,
         }
     }

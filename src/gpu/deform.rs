@@ -304,6 +304,7 @@ fn absorb(total: &mut GpuStats, s: GpuStats) {
     total.peak_buffer_bytes = total.peak_buffer_bytes.max(s.peak_buffer_bytes);
     total.seeded_poses += s.seeded_poses;
     total.coherence_off += s.coherence_off;
+    total.rerooted_poses += s.rerooted_poses;
     total.fronts_on_device += s.fronts_on_device;
     total.fronts_on_host += s.fronts_on_host;
     total.batches.extend(s.batches);

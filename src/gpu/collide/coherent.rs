@@ -3,8 +3,10 @@
 //!
 //! The CPU runs each chunk of [`POSE_CHUNK`] consecutive poses in order: a pose starts from
 //! the front the chunk's previous pose recorded (the roots at the chunk's start and after a
-//! pose the box pretest separated), and a pose from a front that tests more node pairs than
-//! the chunk's last descent from the roots turns coherence off for the rest of the chunk.
+//! pose the box pretest separated, or when the front has grown past
+//! [`crate::traverse::regrown`] of the one the chunk's last descent from the roots
+//! recorded), and a pose from a front that tests more node pairs than the chunk's last
+//! descent from the roots turns coherence off for the rest of the chunk.
 //! Poses of one chunk depend on each other, poses of different chunks do not: the GPU runs
 //! a group of chunks as [`POSE_CHUNK`] *steps* ("lanes"), step `s` holding pose `s` of every
 //! chunk of the group, one batch of the ordinary pipeline each (in several when the
@@ -46,6 +48,7 @@ use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::layout::GpuCounters;
 use crate::gpu::layout::{FrontPair, NO_SLOT};
 use crate::scene::{Mode, PoseResult};
+use crate::traverse::regrown;
 use crate::tumble::{POSE_CHUNK, TumbleMethod};
 
 /// The coherent step being run: its seeds and the buffers `expand_record` writes.
@@ -127,12 +130,22 @@ impl Recording {
 }
 
 /// One chunk's state between steps (the CPU workspace's `front`, `root_nv`,
-/// `coherence_off`).
+/// `coherence_off`, `root_front`).
 #[derive(Default, Clone)]
 struct Chunk {
     front: Front,
     root_nv: u64,
     off: bool,
+    root_front: usize,
+}
+
+impl Chunk {
+    /// The front the chunk's next pose starts from, if any: none when coherence is off,
+    /// or the front is empty or has [`regrown`] (the CPU's `FrontTrack::seed`).
+    fn seed(&self) -> Option<&Front> {
+        Some(&self.front)
+            .filter(|f| !self.off && !f.is_empty() && !regrown(f.len(), self.root_front))
+    }
 }
 
 /// Where a chunk's front is: on the host, or lane `lane` of held record `record`
@@ -157,9 +170,14 @@ impl Default for Front {
 impl Front {
     /// No front: the next pose starts from the roots.
     fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Its pairs.
+    fn len(&self) -> usize {
         match self {
-            Front::Host(f) => f.is_empty(),
-            Front::Device { pairs, .. } => *pairs == 0,
+            Front::Host(f) => f.len(),
+            Front::Device { pairs, .. } => *pairs as usize,
         }
     }
 }
@@ -342,10 +360,7 @@ impl<const H: usize> GpuScene<H> {
     ) -> Result<Option<(Ran, BatchWork)>, GpuError> {
         let dense = tumble == TumbleMethod::Exact;
         let p = lane.len();
-        let front = |i: usize| {
-            let chunk = &chunks[i / POSE_CHUNK];
-            Some(&chunk.front).filter(|f| !chunk.off && !f.is_empty())
-        };
+        let front = |i: usize| chunks[i / POSE_CHUNK].seed();
         // Seeds gathered on the device when some front is there, else uploaded.
         let on_device = lane
             .iter()
@@ -559,8 +574,10 @@ fn after_step<Sub>(lane: &[usize], fronts: Vec<Front>, pretest_nv: u64, out: &mu
         let r = out.results[i].as_mut().expect("just run");
         let nv = r.counters.bv_tests;
         if !chunk.off {
-            if chunk.front.is_empty() {
+            if chunk.seed().is_none() {
+                out.stats.rerooted_poses += !chunk.front.is_empty() as u64;
                 chunk.root_nv = nv;
+                chunk.root_front = front.len();
             } else {
                 out.stats.seeded_poses += 1;
                 if nv > chunk.root_nv {

@@ -77,6 +77,10 @@ pub struct GpuStats {
     /// Temporal coherence: chunks where a pose from a front tested more node pairs than
     /// the chunk's descent from the roots, which turned coherence off for the chunk's rest.
     pub coherence_off: u64,
+    /// Temporal coherence: poses started at the roots again because their chunk's front
+    /// had grown past 5/4 of the front its last descent from the roots recorded
+    /// (`traverse::regrown`).
+    pub rerooted_poses: u64,
     /// Temporal coherence: batches whose fronts stayed on the device for the next step
     /// (only per-lane counts read back, the next seeds gathered there).
     pub fronts_on_device: u64,
