@@ -95,11 +95,13 @@ fn obb_disjoint(a: Obb32, b: PosedObb) -> bool {
         }
     }
     let dn = max(max(abs(d[0]), abs(d[1])), abs(d[2]));
-    let tn = obb_add(obb_add(abs(t[0]), abs(t[1])), abs(t[2]));
     let sa = obb_add(obb_add(a.h[0], a.h[1]), a.h[2]);
     let sb = obb_add(obb_add(b.h[0], b.h[1]), b.h[2]);
-    let scale = obb_add(obb_add(obb_add(dn, tn), sa), sb);
-    let slack = obb_add(obb_add(obb_mul(8.0, b.e), obb_mul(OBB_SLACK_REL, scale)), OBB_FLOOR);
+    let k = obb_add(
+        obb_add(obb_add(obb_mul(8.0, b.e), obb_mul(OBB_SLACK_REL, sb)), obb_mul(OBB_SLACK_REL, sa)),
+        OBB_FLOOR,
+    );
+    let slack = obb_add(k, obb_mul(4.0 * OBB_SLACK_REL, dn));
     let ha = a.h;
     let hb = b.h;
     // A's axes.

@@ -20,7 +20,8 @@ use crate::geom::dot;
 
 /// Unit roundoff of f32, 2⁻²⁴.
 pub(super) const U: f32 = 1.0 / 16_777_216.0;
-/// 2⁻¹⁴: the slack's factor on the scale of the test (see [`obb_disjoint`]).
+/// 2⁻¹⁴: the slack's factor on the boxes' extents, 4× it on the centres' distance (see
+/// [`obb_disjoint`]).
 pub(super) const SLACK_REL: f32 = 1.0 / 16_384.0;
 /// 2⁻¹⁰⁰: absolute floor covering flushed subnormals (each below 2⁻¹²⁶).
 pub(super) const FLOOR: f32 = U * U * U * U / 16.0;
@@ -203,10 +204,15 @@ pub fn obb_posed(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> PosedObb 
 /// than `4.1e + 2⁻¹⁵‖d̂‖∞ + 2⁻¹⁷‖T̂‖₁`. A right side moves by the widenings `A* − P_A`,
 /// `B* − ĥ_B` times `|C*| ≤ 1 + εC`, and by `εC` per `h·|C|` term, at most
 /// `280u(Σh_A + Σĥ_B)`; evaluating it rounds at most 5 operations, `5u` of the same. The
-/// computed slack `fl(8e + 2⁻¹⁴(‖d̂‖∞ + ‖T̂‖₁ + Σh_A + Σĥ_B)) + 2⁻¹⁰⁰` (products by powers
-/// of two exact, six roundings of positive terms) exceeds their sum with more than 3×
-/// room, which also absorbs the rounding of `rad + slack` and of the slack itself; flushes
-/// (each under 2⁻¹²⁶, a few dozen) stay under the floor. Nothing overflows: local
+/// computed slack `((8e + 2⁻¹⁴Σĥ_B) + 2⁻¹⁴Σh_A) + 2⁻¹⁰⁰) + 2⁻¹²‖d̂‖∞` (products by powers of
+/// two exact; eight roundings of positive terms, the sums' own included) exceeds each
+/// term of their sum: `8e` against `4.1e`; `2⁻¹²‖d̂‖∞` against `2⁻¹⁵‖d̂‖∞ + 2⁻¹⁷‖T̂‖₁ ≤
+/// 1.15·2⁻¹⁴‖d̂‖∞` (`|T̂ᵢ| ≤ ‖aᵢ‖₁‖d̂‖∞(1 + 4u) ≤ 1.733‖d̂‖∞`), 3.4× room; `2⁻¹⁴(Σh_A +
+/// Σĥ_B)` against `285u` of the same, 3.5× room. The room absorbs the rounding of
+/// `rad + slack` and of the slack itself; flushes (each under 2⁻¹²⁶, a few dozen) stay
+/// under the floor. (The slack reads `‖d̂‖∞` rather than `‖T̂‖₁`, which earlier forms
+/// summed: B's and A's terms then need no centre, and the CPU's test reaches its first
+/// comparison sooner.) Nothing overflows: local
 /// coordinates stay below 2¹⁰², every term below 2¹¹⁴ even at [`NOT_A_ROTATION`]. So
 /// `|left| > fl(rad + slack)` implies the ideal inequality: A* and B* are disjoint, hence
 /// A's triangles and B's true triangles. Touching boxes satisfy no ideal inequality
@@ -229,8 +235,8 @@ pub fn obb_disjoint(a: &Obb32, b: &PosedObb) -> bool {
 /// sum of such is 0 or at least 2⁻¹²⁵: normal. `d` is a difference of coarse inputs and
 /// exact or normal; `T̂` and `Ĉ` are sums of products of coarse values; once they are
 /// screened too, every later product and sum is of the same kind (`ĥ·|Ĉ|`, `T̂·Ĉ`), and the
-/// slack's terms are normal (`e ≥ 2⁻¹⁰⁰` from [`obb_posed`], `8e`, `2⁻¹⁴·scale` with
-/// `scale` 0 or at least 2⁻⁵¹). So no value the flushed test computes is subnormal, `ftz`
+/// slack's terms are normal (`e ≥ 2⁻¹⁰⁰` from [`obb_posed`], `8e`, and `2⁻¹⁴Σĥ_B`,
+/// `2⁻¹⁴Σh_A`, `2⁻¹²‖d̂‖∞`, each of a value 0 or at least 2⁻⁵¹). So no value the flushed test computes is subnormal, `ftz`
 /// is the identity on each, and the two decide alike. Otherwise the flushed test runs.
 /// `a` must be a fitted box ([`Obb32::from_fit`] stores only coarse numbers; checked in
 /// debug builds), `b` B's posed box with [`screen`]'s verdict on it (computed once per pose
@@ -331,11 +337,10 @@ fn disjoint_flushed(a: &Obb32, b: &PosedObb) -> bool {
         }
     }
     let dn = d[0].abs().max(d[1].abs()).max(d[2].abs());
-    let tn = s(s(t[0].abs(), t[1].abs()), t[2].abs());
     let sa = s(s(a.h[0], a.h[1]), a.h[2]);
     let sb = s(s(b.h[0], b.h[1]), b.h[2]);
-    let scale = s(s(s(dn, tn), sa), sb);
-    let slack = s(s(m(8.0, b.e), m(SLACK_REL, scale)), FLOOR);
+    let k = s(s(s(m(8.0, b.e), m(SLACK_REL, sb)), m(SLACK_REL, sa)), FLOOR);
+    let slack = s(k, m(4.0 * SLACK_REL, dn));
     let ha = &a.h;
     let hb = &b.h;
     // A's axes.

@@ -47,12 +47,12 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
         return obb_disjoint(a, b);
     }
     let ta = t.abs();
-    let tn = (ta.x + ta.y) + ta.z;
     let dn = d.abs().max_element();
     let sa = (a.h[0] + a.h[1]) + a.h[2];
     let sb = (b.h[0] + b.h[1]) + b.h[2];
-    let scale = ((dn + tn) + sa) + sb;
-    let slack = Vec3A::splat((8.0 * b.e + SLACK_REL * scale) + FLOOR);
+    // Off the critical path: B's and A's terms need no centre.
+    let k = ((8.0 * b.e + SLACK_REL * sb) + SLACK_REL * sa) + FLOOR;
+    let slack = Vec3A::splat(k + (4.0 * SLACK_REL) * dn);
     let (ha, hb) = (Vec3A::from_array(a.h), Vec3A::from_array(b.h));
     // A's axes, lane i.
     let rad = ha + ((c0.abs() * hb.x + c1.abs() * hb.y) + c2.abs() * hb.z);
