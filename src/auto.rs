@@ -21,10 +21,11 @@
 //!   [`OBB_MARGIN`] is below kdop18's;
 //! - the chosen tree finishes the rest of the front, and answers the later poses;
 //! - in a call of at least [`COMPARE_CALL`] poses, poses the OBB tree answered without a
-//!   front to sample are compared whole (up to [`COMPARE_POSES`] of them): kdop18 runs
-//!   each too, within the OBB tree's estimate so far times [`OBB_MARGIN`]; kdop18 is
-//!   chosen when it stays within it until the OBB tree's estimates reach [`COMPARE_MIN`],
-//!   the OBB tree as soon as it does not.
+//!   front to sample are compared whole (up to [`COMPARE_POSES`] of them, those of an
+//!   estimate below [`COMPARE_LIGHT`] not compared): kdop18 runs each too, within the OBB
+//!   tree's estimate so far times [`OBB_MARGIN`]; kdop18 is chosen when it stays within
+//!   it until the OBB tree's estimates reach [`COMPARE_MIN`], the OBB tree as soon as it
+//!   does not.
 //!
 //! The trees share one topology (the OBB tree is fitted on the 6-DOP tree, whose splits
 //! read the same centroids as the 18-DOP tree's; [`AutoScene::build`] checks it, and
@@ -87,6 +88,14 @@ pub const COMPARE_CALL: usize = 32;
 /// The OBB tree's estimate over the poses compared that decides for kdop18 (below it, near
 /// misses or separated poses, the few node tests say too little: the OBB tree answers).
 pub const COMPARE_MIN: f64 = 512.0;
+/// A pose the OBB tree answered at an estimate below this is not compared (a near miss:
+/// so few node tests say nothing of the call, and the kdop18 tree's run, its root tumbled
+/// and its trees read for the first time, cost more than the OBB tree's whole pose):
+/// [`COMPARE_MIN`] spread over [`COMPARE_POSES`]. Measured on the side-by-side's near-miss
+/// bunny (`benches/peers`, 500 poses, estimate about 36 per pose): comparing them made
+/// `auto` 0.1–0.3 µs per pose slower than `--bv obb` (1.27 against 1.06, 1.54 against
+/// 1.17 µs), for the same choice.
+pub const COMPARE_LIGHT: f64 = COMPARE_MIN / COMPARE_POSES as f64;
 /// Poses compared at most: the first poses are often lighter than the call's average (the
 /// demo's first estimate is 118).
 pub const COMPARE_POSES: usize = 8;
@@ -301,8 +310,12 @@ impl AutoScene {
             // this pose (less the pretest's test), and the kdop18 tree's within the budget
             // the poses compared so far leave (nothing when its pretest separates).
             let pretest = o.pretest().is_some() as u64;
-            tally.obb +=
+            let estimate =
                 (c.bv_tests - pretest) as f64 * OBB_TEST_COST + LEAF_COST * c.tri_tests as f64;
+            if estimate < COMPARE_LIGHT {
+                return (answered(c, sub), None);
+            }
+            tally.obb += estimate;
             let budget = tally.obb * OBB_MARGIN - tally.kdop;
             let (ck, within) = if k.level_begin(pose, opts, &mut ws.k) {
                 self.kdop_within(pose, opts, ws, budget)
