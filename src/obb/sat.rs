@@ -204,19 +204,19 @@ pub fn obb_posed(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> PosedObb 
 /// than `4.1e + 2⁻¹⁵‖d̂‖∞ + 2⁻¹⁷‖T̂‖₁`. A right side moves by the widenings `A* − P_A`,
 /// `B* − ĥ_B` times `|C*| ≤ 1 + εC`, and by `εC` per `h·|C|` term, at most
 /// `280u(Σh_A + Σĥ_B)`; evaluating it rounds at most 5 operations, `5u` of the same. The
-/// computed slack `((8e + 2⁻¹⁴Σĥ_B) + 2⁻¹⁴Σh_A) + 2⁻¹⁰⁰) + 2⁻¹²‖d̂‖∞` (products by powers of
-/// two exact; eight roundings of positive terms, the sums' own included) exceeds each
-/// term of their sum: `8e` against `4.1e`; `2⁻¹²‖d̂‖∞` against `2⁻¹⁵‖d̂‖∞ + 2⁻¹⁷‖T̂‖₁ ≤
-/// 1.15·2⁻¹⁴‖d̂‖∞` (`|T̂ᵢ| ≤ ‖aᵢ‖₁‖d̂‖∞(1 + 4u) ≤ 1.733‖d̂‖∞`), 3.4× room; `2⁻¹⁴(Σh_A +
-/// Σĥ_B)` against `285u` of the same, 3.5× room. The room absorbs the rounding of
-/// `rad + slack` and of the slack itself; flushes (each under 2⁻¹²⁶, a few dozen) stay
-/// under the floor. (The slack reads `‖d̂‖∞` rather than `‖T̂‖₁`, which earlier forms
-/// summed: B's and A's terms then need no centre, and the CPU's test reaches its first
-/// comparison sooner.) Nothing overflows: local
-/// coordinates stay below 2¹⁰², every term below 2¹¹⁴ even at [`NOT_A_ROTATION`]. So
-/// `|left| > fl(rad + slack)` implies the ideal inequality: A* and B* are disjoint, hence
-/// A's triangles and B's true triangles. Touching boxes satisfy no ideal inequality
-/// strictly, so they are never separated.
+/// computed slack `(((8e + 2⁻¹⁴Σĥ_B) + 2⁻¹⁴Σh_A) + 2⁻¹⁰⁰) + 2⁻¹²‖d̂‖∞` (products by
+/// powers of two exact; eight roundings of positive terms, the sums' own included)
+/// exceeds each term of their sum: `8e` against `4.1e`; `2⁻¹²‖d̂‖∞` against `2⁻¹⁵‖d̂‖∞ +
+/// 2⁻¹⁷‖T̂‖₁ ≤ 1.15·2⁻¹⁴‖d̂‖∞` (`|T̂ᵢ| ≤ ‖aᵢ‖₁‖d̂‖∞(1 + 4u) ≤ 1.733‖d̂‖∞`), 3.4× room;
+/// `2⁻¹⁴(Σh_A + Σĥ_B)` against `285u` of the same, 3.5× room. The room absorbs the
+/// rounding of `rad + slack` and of the slack itself; flushes (each under 2⁻¹²⁶, a few
+/// dozen, a flushed slack term standing for a requirement below 2⁻¹²⁶) stay under the
+/// floor. (The slack reads `‖d̂‖∞` rather than `‖T̂‖₁`, which earlier forms summed: B's and
+/// A's terms then need no centre, and the CPU's test reaches its first comparison
+/// sooner.) Nothing overflows: local coordinates stay below 2¹⁰², every term below 2¹¹⁴
+/// even at [`NOT_A_ROTATION`]. So `|left| > fl(rad + slack)` implies the ideal
+/// inequality: A* and B* are disjoint, hence A's triangles and B's true triangles.
+/// Touching boxes satisfy no ideal inequality strictly, so they are never separated.
 /// CPU twin of `obb_disjoint` in `shaders/obb.wgsl`.
 #[inline]
 pub fn obb_disjoint(a: &Obb32, b: &PosedObb) -> bool {
@@ -236,8 +236,8 @@ pub fn obb_disjoint(a: &Obb32, b: &PosedObb) -> bool {
 /// exact or normal; `T̂` and `Ĉ` are sums of products of coarse values; once they are
 /// screened too, every later product and sum is of the same kind (`ĥ·|Ĉ|`, `T̂·Ĉ`), and the
 /// slack's terms are normal (`e ≥ 2⁻¹⁰⁰` from [`obb_posed`], `8e`, and `2⁻¹⁴Σĥ_B`,
-/// `2⁻¹⁴Σh_A`, `2⁻¹²‖d̂‖∞`, each of a value 0 or at least 2⁻⁵¹). So no value the flushed test computes is subnormal, `ftz`
-/// is the identity on each, and the two decide alike. Otherwise the flushed test runs.
+/// `2⁻¹⁴Σh_A`, `2⁻¹²‖d̂‖∞`, each of a value 0 or at least 2⁻⁵¹). So no value the flushed
+/// test computes is subnormal, `ftz` is the identity on each, and the two decide alike. Otherwise the flushed test runs.
 /// `a` must be a fitted box ([`Obb32::from_fit`] stores only coarse numbers; checked in
 /// debug builds), `b` B's posed box with [`screen`]'s verdict on it (computed once per pose
 /// and node).
