@@ -8,13 +8,14 @@
 //! addition rounds the same in a lane as alone; Rust never fuses them. Products are formed
 //! as `y·x` where the scalar has `x·y`, which is exact commutation. So each compared value
 //! equals the scalar's, and the 15 inequalities are visited in another order, which cannot
-//! change their disjunction. Inputs and intermediates are screened as in the scalar test
+//! change their disjunction. The rows of `C` are its columns transposed (values moved, not
+//! recomputed). Inputs and intermediates are screened as in the scalar test
 //! (`sat::obb_disjoint_cpu`'s proof): anything not coarse sends the pair to the flushed
 //! test. Tested against the scalar test in `sat`'s tests.
 
 use super::fit::Obb32;
 use super::sat::{COARSE, FLOOR, PosedObb, SLACK_REL, U, obb_disjoint};
-use glam::{Vec3A, Vec3Swizzles};
+use glam::{Mat3A, Vec3A, Vec3Swizzles};
 
 /// Whether every lane is zero or at least 2⁻⁵¹ in magnitude.
 #[inline(always)]
@@ -59,14 +60,9 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
     if ta.cmpgt(rad + slack).any() {
         return true;
     }
-    // Rows of C (lane j), the same values as the columns'.
-    let (fx, fy, fz) = (
-        Vec3A::new(f[0], f[3], f[6]),
-        Vec3A::new(f[1], f[4], f[7]),
-        Vec3A::new(f[2], f[5], f[8]),
-    );
-    let row = |i: usize| (fx * e[3 * i] + fy * e[3 * i + 1]) + fz * e[3 * i + 2];
-    let r = [row(0), row(1), row(2)];
+    // Rows of C (lane j): the columns transposed, the same values moved.
+    let m = Mat3A::from_cols(c0, c1, c2).transpose();
+    let r = [m.x_axis, m.y_axis, m.z_axis];
     let ar = [r[0].abs(), r[1].abs(), r[2].abs()];
     // B's axes, lane j.
     let proj = (r[0] * t.x + r[1] * t.y) + r[2] * t.z;
