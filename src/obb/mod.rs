@@ -206,9 +206,8 @@ impl<V: Volume> PairTest for Test<'_, V> {
     }
 
     #[inline]
-    fn prefetch(&self, e: usize, f: usize) {
+    fn prefetch(&self, e: usize) {
         crate::prefetch::prefetch(&self.s.env_bv[e]);
-        let _ = f;
     }
 }
 
@@ -243,11 +242,10 @@ impl<V: Volume> PairScene for VolumeScene<V> {
             };
         }
         let test = self.test(pose);
+        let (env, fly) = self.trees();
         let mut c = if self.coherence && opts.mode == Mode::All && ws.track.on() {
-            let (env, fly) = self.trees();
             descend::descend_coherent(env, fly, pose, &test, ws, out)
         } else {
-            let (env, fly) = self.trees();
             descend(env, fly, pose, opts.mode, &test, ws, out)
         };
         c.bv_tests += self.boxes.is_some() as u64;
