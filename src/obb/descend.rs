@@ -61,9 +61,10 @@ pub(crate) trait PairTest {
     fn disjoint(&self, e: usize, b: &Self::Posed) -> bool;
     /// With both nodes internal, whether to descend A (the larger volume; A on ties).
     fn prefer_a(&self, e: usize, f: usize) -> bool;
-    /// Asks for A's volume `e` ahead of its test ([`prefetch`]; B's posed volume is the
-    /// workspace's, which [`prefetch_pair`] asks for).
-    fn prefetch(&self, _e: usize) {}
+    /// Asks for A's volume `e` and B's unposed volume `f` ahead of their test ([`prefetch`]:
+    /// posing and the descent rule read B's; its posed volume is the workspace's, which
+    /// [`prefetch_pair`] asks for).
+    fn prefetch(&self, _e: usize, _f: usize) {}
 }
 
 /// Per-thread scratch state: the stack, B's volumes posed for the current pose and B's
@@ -254,7 +255,7 @@ fn prefetch_pair<T: PairTest>(
     prefetch(&fly.links[f]);
     prefetch(&ws.posed_stamp[f]);
     prefetch(&ws.posed[f]);
-    test.prefetch(e);
+    test.prefetch(e, f);
 }
 
 /// One level of a breadth-first descent for `crate::auto`'s probe: every pair of `front`

@@ -206,8 +206,9 @@ impl<V: Volume> PairTest for Test<'_, V> {
     }
 
     #[inline]
-    fn prefetch(&self, e: usize) {
+    fn prefetch(&self, e: usize, f: usize) {
         crate::prefetch::prefetch(&self.s.env_bv[e]);
+        crate::prefetch::prefetch(&self.s.fly_bv[f]);
     }
 }
 
