@@ -23,9 +23,9 @@
 //! - in a call of at least [`COMPARE_CALL`] poses, poses the OBB tree answered without a
 //!   front to sample are compared whole (up to [`COMPARE_POSES`] of them, those of an
 //!   estimate below [`COMPARE_LIGHT`] not compared): kdop18 runs each too, within the OBB
-//!   tree's estimate so far times [`OBB_MARGIN`]; kdop18 is chosen when it stays within
-//!   it until the OBB tree's estimates reach [`COMPARE_MIN`], the OBB tree as soon as it
-//!   does not.
+//!   tree's estimate so far times [`OBB_MARGIN`] (kdop18's estimate there also counts its
+//!   tumbled nodes, [`TUMBLE_COST`] each); kdop18 is chosen when it stays within it until
+//!   the OBB tree's estimates reach [`COMPARE_MIN`], the OBB tree as soon as it does not.
 //!
 //! The trees share one topology (the OBB tree is fitted on the 6-DOP tree, whose splits
 //! read the same centroids as the 18-DOP tree's; [`AutoScene::build`] checks it, and
@@ -62,6 +62,20 @@ pub const LEAF_COST: f64 = 3.0;
 /// What one OBB node test costs, in kdop18 node tests (36 ns against 27 ns on the deep
 /// bunny, where both trees test about as many pairs).
 pub const OBB_TEST_COST: f64 = 1.33;
+/// What one kdop18 node tumbled costs in the whole-pose comparison ([`COMPARE_CALL`]), in
+/// kdop18 node tests. The poses compared are light, so their tumbled nodes are near the
+/// root, where hulls are large; [`LEAF_COST`] and [`OBB_TEST_COST`] were measured deep in
+/// the trees, where tumbling is a small share. Measured on the side-by-side's tori
+/// (`benches/peers`, the first eight poses repeated 1,000 times, `--coherence off`):
+/// kdop18 2.66–2.83 µs a pose (55.5 node tests, 20 tumbled), the OBB tree 1.94–1.97 µs
+/// (83.5 node tests, 111 by its estimate), so a tumble there costs about five node tests.
+/// Counted as zero, the comparison picked kdop18 there, 12 % slower over the run (44.8
+/// against 39.2 µs a pose); the demo's tori now go to the OBB tree too, as fast as kdop18
+/// there (247.8 ms against 249–251). The light first poses still decide for the call: on
+/// tori of 11,520 triangles tumbling a full turn (`tests/auto.rs`), whose later poses are
+/// heavy, kdop18 is 6 % faster over 40 poses (314–330 against 339–349 µs), while the first
+/// three take the OBB tree 1.5–6.0 µs against kdop18's 3.0–10.8.
+pub const TUMBLE_COST: f64 = 5.0;
 /// The front of the OBB tree's first levels that the probe samples, in pairs.
 pub const SAMPLE_FRONT: usize = 1024;
 /// Pairs of that front descended by both trees.
@@ -83,7 +97,8 @@ pub const UNDECIDED: Choice = Choice::Obb;
 /// the OBB tree's times [`OBB_MARGIN`] (then the OBB tree is chosen) or the pose ends
 /// (kdop18). The comparison costs at most about one more pose of the OBB tree's, so it is
 /// made only where that is a small part of the call (at most 1/32 of it if the poses cost
-/// alike); the demo's interlocked tori were this case (BENCHMARKS.md, "`--bv auto`").
+/// alike); the demo's interlocked tori are this case (BENCHMARKS.md, "`--bv auto`"), as
+/// are random soups that overlap in a slab (`tests/auto.rs`, where kdop18 wins).
 pub const COMPARE_CALL: usize = 32;
 /// The OBB tree's estimate over the poses compared that decides for kdop18 (below it, near
 /// misses or separated poses, the few node tests say too little: the OBB tree answers).
@@ -323,7 +338,7 @@ impl AutoScene {
                 (Counters::default(), true)
             };
             c += ck;
-            tally.kdop += ck.bv_tests as f64 + LEAF_COST * ck.tri_tests as f64;
+            tally.kdop += compared_estimate(&ck, 0);
             sub.probe_lost_tests = ck.bv_tests;
             let choice = if !within {
                 Choice::Obb
@@ -414,21 +429,27 @@ impl AutoScene {
         }
         front.push((0, 0));
         let mut c = Counters::default();
-        let estimate = |c: &Counters, leaves: usize| {
-            c.bv_tests as f64 + LEAF_COST * (c.tri_tests as usize + leaves) as f64
-        };
         while !front.is_empty() {
             next.clear();
             c += k.level_expand(pose, &mut ws.k, front, next, leaves);
             std::mem::swap(front, next);
             // Each leaf pair still to test costs at least one triangle test.
-            if estimate(&c, leaves.len()) > budget {
+            if compared_estimate(&c, leaves.len()) > budget {
                 return (c, false);
             }
         }
         c += k.level_leaves(pose, opts.mode, &mut ws.k, leaves, scratch);
-        (c, estimate(&c, 0) <= budget)
+        (c, compared_estimate(&c, 0) <= budget)
     }
+}
+
+/// The kdop18 tree's estimate of a pose compared whole ([`COMPARE_CALL`]): its node tests,
+/// its tumbled nodes at [`TUMBLE_COST`] and its triangle tests and `leaves` leaf pairs still
+/// to test at [`LEAF_COST`].
+fn compared_estimate(c: &Counters, leaves: usize) -> f64 {
+    c.bv_tests as f64
+        + TUMBLE_COST * c.bv_updates as f64
+        + LEAF_COST * (c.tri_tests as usize + leaves) as f64
 }
 
 /// The sub-counters of a pose answered by the tree `choice` without a probe: one pose

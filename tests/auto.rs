@@ -1,7 +1,8 @@
 //! `--bv auto` (`src/auto.rs`), the default: whichever tree the probe picks, the contacts
 //! are the f64 brute force's and kdop18's, per pose, in batches, streams and single
 //! queries, in both modes, near and far from the origin, on the CPU and the GPU; and each
-//! tree really answers somewhere (nested spheres: the OBB tree; tumbling tori: kdop18).
+//! tree really answers somewhere (nested spheres: the OBB tree; a torus cutting through
+//! itself and tumbling random soups: kdop18).
 
 mod common;
 
@@ -254,10 +255,14 @@ fn gpu_auto_equals_the_cpu() {
             },
             {
                 // Decided by comparing whole poses (the host runs them on both backends).
+                let (a, b) = soups();
+                (a, b, soup_poses(), Choice::Kdop18)
+            },
+            {
                 let (a, b) = common::tori(48);
                 let n = meshcollide::auto::COMPARE_CALL + 8;
                 let ps = meshcollide::pose::tumbling_poses(n, [0.0; 3], [1.0, 0.0, 0.0]);
-                (a, b, ps, Choice::Kdop18)
+                (a, b, ps, Choice::Obb)
             },
         ]
     {
@@ -349,22 +354,40 @@ fn cli_defaults_to_auto_and_reports_it() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// Interlocked tori tumbling (the demo's scene, smaller): the OBB tree's first poses never
-/// reach a front worth sampling, so a call of [`meshcollide::auto::COMPARE_CALL`] poses or
-/// more compares both trees on whole poses, and kdop18 (cheaper here by the estimate) takes
-/// the rest; a shorter call leaves them to the OBB tree. Contacts are kdop18's either way.
+/// Two random soups of 3,000 short triangles each, in the unit cube: clusters of scattered
+/// triangles, which the OBBs fit worse than the 18-DOPs (40 tumbling poses, one thread:
+/// kdop18 64–66 µs a pose, the OBB tree 101 µs).
+fn soups() -> (Mesh, Mesh) {
+    (
+        generate::random_soup(1, 3000, 1.0, 0.05),
+        generate::random_soup(2, 3000, 1.0, 0.05),
+    )
+}
+
+/// [`soups`]' poses: B tumbling about the cube's centre, shifted by 0.9 along x, so that the
+/// soups overlap in a slab and each pose is light (no front worth sampling).
+fn soup_poses() -> Vec<Pose> {
+    let n = meshcollide::auto::COMPARE_CALL + 8;
+    meshcollide::pose::tumbling_poses(n, [0.5; 3], [0.9, 0.0, 0.0])
+}
+
+/// Random soups overlapping in a slab: the OBB tree's first poses never reach a front worth
+/// sampling, so a call of [`meshcollide::auto::COMPARE_CALL`] poses or more compares both
+/// trees on whole poses, and kdop18 (cheaper here by the estimate, and in time) takes the
+/// rest; a shorter call leaves them to the OBB tree. Contacts are kdop18's either way.
 #[test]
 fn whole_poses_are_compared_when_no_front_decides() {
     use meshcollide::auto::{COMPARE_CALL, COMPARE_POSES};
-    let (a, b) = common::tori(48);
-    let ps = meshcollide::pose::tumbling_poses(COMPARE_CALL + 8, [0.0; 3], [1.0, 0.0, 0.0]);
+    let (a, b) = soups();
+    let ps = soup_poses();
+    assert!(ps.len() >= COMPARE_CALL + 8);
     let sum = |rs: &[Contacts]| {
         rs.iter().fold(AutoCounters::default(), |mut t, r| {
             t += sub(&r.counters);
             t
         })
     };
-    let (s, contacts) = check(&a, &b, &ps, "tori compared", false);
+    let (s, contacts) = check(&a, &b, &ps, "soups compared", false);
     assert!(contacts > 0);
     assert_eq!(s.probes, 1, "{s:?}");
     assert!(s.kdop18_poses >= (ps.len() - COMPARE_POSES) as u64, "{s:?}");
@@ -420,4 +443,34 @@ fn the_comparison_keeps_the_obb_tree_where_it_is_cheaper() {
         s.probe_lost_tests > 0 && s.probe_lost_tests < k18.bv_tests,
         "{s:?} {k18:?}"
     );
+}
+
+/// Interlocked tori tumbling (the demo's scene, smaller): the first pose is light, and there
+/// kdop18 tests fewer node pairs than the OBB tree but tumbles its nodes near the root, each
+/// worth [`meshcollide::auto::TUMBLE_COST`] node tests in the comparison. Without them
+/// kdop18 would stay within the OBB tree's estimate; with them it does not, and the OBB
+/// tree answers the call (it takes 1.5 µs on this pose against kdop18's 3.9, one thread).
+#[test]
+fn the_comparison_counts_kdop18_tumbling() {
+    use meshcollide::auto::{COMPARE_CALL, LEAF_COST, OBB_MARGIN, OBB_TEST_COST, TUMBLE_COST};
+    let (a, b) = common::tori(48);
+    let ps = meshcollide::pose::tumbling_poses(COMPARE_CALL + 8, [0.0; 3], [1.0, 0.0, 0.0]);
+    let (o, k) = (
+        build(&a, &b, BvKind::Obb).collide(&ps[0]).counters,
+        build(&a, &b, BvKind::Kdop18).collide(&ps[0]).counters,
+    );
+    // The estimates as the comparison counts them, without the pretests' one test each.
+    let obb = (o.bv_tests - 1) as f64 * OBB_TEST_COST + LEAF_COST * o.tri_tests as f64;
+    let budget = obb * OBB_MARGIN;
+    let tests = (k.bv_tests - 1) as f64 + LEAF_COST * k.tri_tests as f64;
+    assert!(obb >= meshcollide::auto::COMPARE_LIGHT, "{o:?}");
+    assert!(tests <= budget, "{k:?} {o:?}");
+    assert!(
+        tests + TUMBLE_COST * k.bv_updates as f64 > budget,
+        "{k:?} {o:?}"
+    );
+    let (s, contacts) = check(&a, &b, &ps, "tori compared", false);
+    assert!(contacts > 0);
+    assert_eq!((s.probes, s.kdop18_poses), (1, 0), "{s:?}");
+    assert!(s.probe_lost_tests > 0, "{s:?}");
 }
