@@ -2,9 +2,9 @@
 //! (the mean pose of a batch of 20 copies of it on the same collider). Nested spheres (B = A scaled by
 //! 1 − α, one query, as in the CPU-speed issue) and interlocked tori, one thread.
 //!
-//! A warm pose repeated reuses the front of the pose before (coherence), so it is cheaper than
-//! any first pose for a reason that is not a per-call cost; the last columns give the same
-//! warm batch with coherence off (each pose descends from the roots) and the ratio to it.
+//! A warm pose repeated may reuse the front of the pose before (coherence), which no first
+//! pose can; the last columns give the same warm batch with coherence off (each pose descends
+//! from the roots) and the ratio to it, to tell that apart from what a call costs.
 //!
 //! `cargo run --release --example first_pose [rounds]` prints, per scene, the median over
 //! `rounds` fresh colliders of the first pose, the median warm pose, and their ratios.
