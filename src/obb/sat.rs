@@ -237,7 +237,8 @@ pub fn obb_disjoint(a: &Obb32, b: &PosedObb) -> bool {
 /// screened too, every later product and sum is of the same kind (`ĥ·|Ĉ|`, `T̂·Ĉ`), and the
 /// slack's terms are normal (`e ≥ 2⁻¹⁰⁰` from [`obb_posed`], `8e`, and `2⁻¹⁴Σĥ_B`,
 /// `2⁻¹⁴Σh_A`, `2⁻¹²‖d̂‖∞`, each of a value 0 or at least 2⁻⁵¹). So no value the flushed
-/// test computes is subnormal, `ftz` is the identity on each, and the two decide alike. Otherwise the flushed test runs.
+/// test computes is subnormal, `ftz` is the identity on each, and the two decide alike.
+/// Otherwise the flushed test runs.
 /// `a` must be a fitted box ([`Obb32::from_fit`] stores only coarse numbers; checked in
 /// debug builds), `b` B's posed box with [`screen`]'s verdict on it (computed once per pose
 /// and node).
