@@ -75,6 +75,8 @@ pub mod frame;
 #[doc(hidden)]
 pub mod hull;
 #[doc(hidden)]
+pub mod isa;
+#[doc(hidden)]
 pub mod ordered;
 #[doc(hidden)]
 pub mod rng;

@@ -678,7 +678,7 @@ impl<const H: usize> TumbleWorkspace<H> {
     }
 
     /// The tumbled k-DOP of `node` at `pose`, computed on first use in this pose.
-    #[inline]
+    #[inline(always)]
     pub fn node_bv(&mut self, fly: &FlyingHierarchy<H>, node: usize) -> &Kdop<H> {
         if self.node_stamp[node] != self.stamp {
             self.node_bv[node] = if self.lazy_posed {

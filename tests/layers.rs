@@ -8,6 +8,7 @@ use std::path::Path;
 
 /// Lowest first; a module may use the modules of the layers before its own.
 const LAYERS: &[&[&str]] = &[
+    &["isa"],
     &["geom", "rng", "option_names", "tri", "error", "prefetch"],
     &["mesh"],
     &["pose"],

@@ -166,7 +166,7 @@ impl<const H: usize> Kdop<H> {
     /// if one of the H closed intervals is disjoint, tested in [`super::axes()`] order.
     /// Touching intervals overlap (closed sets: touching triangles must reach the leaf test).
     /// WGSL twin: `kdop_overlaps` in `shaders/kdop.wgsl`.
-    #[inline]
+    #[inline(always)]
     pub fn overlaps(&self, o: &Kdop<H>) -> bool {
         for i in 0..H {
             if self.min[i] > o.max[i] || o.min[i] > self.max[i] {

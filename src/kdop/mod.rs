@@ -120,12 +120,12 @@ struct SlabTest<'s, const H: usize> {
 impl<const H: usize> NodeTest<H> for SlabTest<'_, H> {
     type Sub = NoSub;
 
-    #[inline]
+    #[inline(always)]
     fn overlaps(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize, _: &mut NoSub) -> bool {
         self.env.nodes[e].bv.overlaps(t.node_bv(self.fly, f))
     }
 
-    #[inline]
+    #[inline(always)]
     fn prefer_a(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize) -> bool {
         self.descent == Descent::Environment
             || self.env.nodes[e].bv.size() >= t.node_bv(self.fly, f).size()

@@ -76,12 +76,12 @@ impl Volume for Obb32 {
 
     type Posed = ScreenedObb;
 
-    #[inline]
+    #[inline(always)]
     fn pose(b: &Obb32, pose: &PoseCheck) -> ScreenedObb {
         obb_posed_cpu(b, pose)
     }
 
-    #[inline]
+    #[inline(always)]
     fn disjoint(a: &Obb32, b: &ScreenedObb, _: &PoseCheck) -> bool {
         obb_disjoint_cpu(a, b)
     }
@@ -190,12 +190,12 @@ struct Test<'s, V: Volume> {
 impl<V: Volume> PairTest for Test<'_, V> {
     type Posed = V::Posed;
 
-    #[inline]
+    #[inline(always)]
     fn pose(&self, f: usize) -> V::Posed {
         V::pose(&self.s.fly_bv[f], &self.pose)
     }
 
-    #[inline]
+    #[inline(always)]
     fn disjoint(&self, e: usize, b: &V::Posed) -> bool {
         V::disjoint(&self.s.env_bv[e], b, &self.pose)
     }

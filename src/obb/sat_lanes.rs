@@ -25,7 +25,7 @@ fn coarse(v: Vec3A) -> bool {
 
 /// [`obb_disjoint`]'s decision for a fitted `a` and a screened `b` (the caller has checked
 /// that B's numbers are coarse).
-#[inline]
+#[inline(always)]
 pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
     let e = &a.e;
     // A's axes by coordinate: lane i holds aᵢ's x (y, z).
@@ -100,14 +100,16 @@ pub(super) fn coarse_box(b: &Obb32) -> bool {
 /// `PoseCheck::coarse`), with the screen of `sat::screen` on it.
 ///
 /// Why no flush can act: a product of two coarse factors is 0 or at least 2⁻¹⁰², so
-/// once rounded a multiple of 2⁻¹²⁵, and sums of such (the posed axes and centre, with the
-/// coarse `t`) are 0 or at least 2⁻¹²⁵ (`sat::obb_disjoint_cpu`'s argument); the extents
-/// and the centre's bound are sums of non-negative terms one of which (`t_err`, the floor)
-/// is normal. So every value equals the flushed one but for the sign of a zero, which
+/// once rounded a multiple of 2⁻¹²⁵, as is every entry of `t` (0 or at least
+/// `sat::COARSE_T` = 2⁻¹⁰², whose ulp is at least 2⁻¹²⁵), and sums of such (the posed axes
+/// and centre) are 0 or at least 2⁻¹²⁵ (`sat::obb_disjoint_cpu`'s argument: a rounded sum
+/// of multiples of 2⁻¹²⁵ is one); `8u·σ` is 0 or at least 2⁻²¹·2⁻¹⁰² = 2⁻¹²³ (`σ` sums
+/// `|c|` and `|t|`), and the extents and the centre's bound are sums of non-negative terms
+/// one of which (`t_err`, the floor) is normal. So every value equals the flushed one but for the sign of a zero, which
 /// adding `+0` makes `+0` as `ftz` does (`−0 + 0 = +0`, and `x + 0 = x` otherwise). The
 /// operations are the scalar's in its order (lane k of axis j is
 /// `(r₃ₖ·bⱼ₀ + r₃ₖ₊₁·bⱼ₁) + r₃ₖ₊₂·bⱼ₂`, products commuted, which is exact).
-#[inline]
+#[inline(always)]
 pub(super) fn posed_coarse(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> (PosedObb, bool) {
     let (r0, r1, r2) = (
         Vec3A::new(r[0], r[3], r[6]),
@@ -123,17 +125,64 @@ pub(super) fn posed_coarse(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) ->
     let err = ((8.0 * U) * sigma + FLOOR) + t_err;
     let h = Vec3A::from_array(b.h) + Vec3A::splat(t_err);
     let screened = coarse(f0) & coarse(f1) & coarse(f2) & coarse(c) & coarse(h);
-    let mut f = [0.0f32; 9];
-    f[0..3].copy_from_slice(&f0.to_array());
-    f[3..6].copy_from_slice(&f1.to_array());
-    f[6..9].copy_from_slice(&f2.to_array());
-    (
-        PosedObb {
-            f,
-            c: c.to_array(),
-            h: h.to_array(),
-            e: err,
-        },
-        screened,
+    (posed_box([f0, f1, f2], c, h, err), screened)
+}
+
+/// `sat::ftz` on every lane: a subnormal or a zero becomes `+0`, anything else (NaN too)
+/// is kept.
+#[inline(always)]
+fn ftz3(v: Vec3A) -> Vec3A {
+    Vec3A::select(
+        v.abs().cmplt(Vec3A::splat(f32::MIN_POSITIVE)),
+        Vec3A::ZERO,
+        v,
     )
+}
+
+/// `sat::obb_posed` bit for bit for any box and pose, three lanes at a time: lane k of
+/// every value is the scalar's k-th coordinate by the same operations on the same operands
+/// in the same order (products commuted, which is exact), each flushed as the scalar's
+/// `obb_mul` and `obb_add` flush it; the scalars (`σ`, the centre's bound) are the
+/// scalar's own expressions. For poses with an entry of `r` below 2⁻⁵¹ (a rotation's
+/// trigonometric zero, such as −8.7·10⁻¹⁹, in most of the side-by-side's near-miss bunny
+/// poses), where [`posed_coarse`] cannot vouch for its sums.
+#[inline(always)]
+pub(super) fn posed_flushed(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> PosedObb {
+    use super::sat::{obb_add as s, obb_mul as m};
+    let (r0, r1, r2) = (
+        Vec3A::new(r[0], r[3], r[6]),
+        Vec3A::new(r[1], r[4], r[7]),
+        Vec3A::new(r[2], r[5], r[8]),
+    );
+    let dot = |x: f32, y: f32, z: f32| ftz3(ftz3(ftz3(r0 * x) + ftz3(r1 * y)) + ftz3(r2 * z));
+    let e = &b.e;
+    let (f0, f1, f2) = (
+        dot(e[0], e[1], e[2]),
+        dot(e[3], e[4], e[5]),
+        dot(e[6], e[7], e[8]),
+    );
+    let c = ftz3(dot(b.c[0], b.c[1], b.c[2]) + Vec3A::from_array(*t));
+    let sigma = s(
+        s(s(b.c[0].abs(), b.c[1].abs()), b.c[2].abs()),
+        t[0].abs().max(t[1].abs()).max(t[2].abs()),
+    );
+    let err = s(s(m(8.0 * U, sigma), FLOOR), t_err);
+    let h = ftz3(Vec3A::from_array(b.h) + Vec3A::splat(t_err));
+    posed_box([f0, f1, f2], c, h, err)
+}
+
+/// The posed box from its lanes: axis `j` (lane `k` its `k`-th coordinate), centre,
+/// extents, and the centre's bound.
+#[inline(always)]
+fn posed_box(axes: [Vec3A; 3], c: Vec3A, h: Vec3A, e: f32) -> PosedObb {
+    let mut f = [0.0f32; 9];
+    for (j, a) in axes.iter().enumerate() {
+        f[3 * j..3 * j + 3].copy_from_slice(&a.to_array());
+    }
+    PosedObb {
+        f,
+        c: c.to_array(),
+        h: h.to_array(),
+        e,
+    }
 }

@@ -40,6 +40,7 @@ pub mod oracle;
 /// A point in 3D.
 pub type P3 = [f64; 3];
 
+crate::twin! {
 /// Exact test whether two closed triangles intersect (touching counts; zero-area
 /// triangles are treated as the segment or point they are).
 ///
@@ -50,7 +51,8 @@ pub type P3 = [f64; 3];
 /// (`intervals_meet`). Every other pair (a triangle
 /// with all of the other's vertices on its plane: coplanar or degenerate) takes the general
 /// path, [`tri_tri_general`]. The decisions are the same signs either way.
-pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
+/// Compiled for x86-64-v3 too ([`crate::isa`]).
+pub fn tri_tri_intersect[](a: &[P3; 3], b: &[P3; 3]) -> bool {
     let db = plane_signs(a, b);
     if strictly_one_sign(&db) {
         return false;
@@ -63,6 +65,7 @@ pub fn tri_tri_intersect(a: &[P3; 3], b: &[P3; 3]) -> bool {
         return tri_tri_general(a, b);
     }
     intervals_meet(a, &da, b, &db)
+}
 }
 
 /// [`tri_tri_intersect`] by shape: each triangle classified ([`Shape::of`]), then the test
@@ -106,7 +109,7 @@ const PLANE_FILTER: f64 = 9.0 * f64::EPSILON / 2.0;
 /// `s = 0`, so the exact predicate runs). This is the structure of Shewchuk's orient3d
 /// error bound (stage A, "Adaptive Precision Floating-Point Arithmetic and Fast Robust
 /// Geometric Predicates", 1997, section 4.3), expanded along `w` instead of a column.
-#[inline]
+#[inline(always)]
 fn plane_signs(t: &[P3; 3], p: &[P3; 3]) -> [f64; 3] {
     let o = &t[0];
     let u = [t[1][0] - o[0], t[1][1] - o[1], t[1][2] - o[2]];
@@ -120,16 +123,19 @@ fn plane_signs(t: &[P3; 3], p: &[P3; 3]) -> [f64; 3] {
         zx.abs() + xz.abs(),
         xy.abs() + yx.abs(),
     ];
-    p.map(|q| {
+    // Spelled out, not `p.map(..)`: the array's `map` stayed out of line, so the
+    // triangle test's x86-64-v3 twin ran its hottest part in the baseline's code.
+    let sign = |q: &P3| {
         let w = [q[0] - o[0], q[1] - o[1], q[2] - o[2]];
         let s = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
         let perm = w[0].abs() * pn[0] + w[1].abs() * pn[1] + w[2].abs() * pn[2];
         if s.abs() > PLANE_FILTER * perm {
             -s
         } else {
-            o3(&t[0], &t[1], &t[2], &q)
+            o3(&t[0], &t[1], &t[2], q)
         }
-    })
+    };
+    [sign(&p[0]), sign(&p[1]), sign(&p[2])]
 }
 
 /// All three strictly positive or all three strictly negative.
@@ -159,6 +165,7 @@ fn strictly_one_sign(s: &[f64; 3]) -> bool {
 /// one example; a pivot on the other plane (`p` on it, its two neighbours strictly off) is
 /// the limit of that set with the same signs. `tests/tri_tri.rs` checks this path against
 /// the integer oracle on grids where zeros are common.
+#[inline]
 fn intervals_meet(a: &[P3; 3], da: &[f64; 3], b: &[P3; 3], db: &[f64; 3]) -> bool {
     let (ia, fa) = pivot(da);
     let (ib, fb) = pivot(db);
