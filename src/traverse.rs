@@ -11,12 +11,6 @@
 //!
 //! Counters (the paper's cost model T = Nv·Cv + Np·Cp + Nu·Cu): Nv = node tests, Np =
 //! triangle–triangle tests; Nu is the caller's (what its tumbling moved).
-//!
-//! The loops ([`descend_from`], [`expand_level`]) are [`crate::twin!`]s, compiled for
-//! x86-64-v3 too with the k-DOP test and the lookup of B's tumbled node inlined (the
-//! tumbling itself stays the baseline's): the side-by-side's deep bunny (`benches/peers`)
-//! 0.72 against 0.74 ms a pose, nested spheres of 2k triangles at α = 0.001, 20 poses, 0.73–0.76
-//! against 0.76–0.81 ms.
 
 use crate::bvh::Bvh;
 use crate::pose::Pose;
@@ -64,7 +58,6 @@ pub(crate) fn descend<const H: usize, T: NodeTest<H>>(
     descend_from(env, fly, pose, mode, tumble, stack, test, out, None)
 }
 
-crate::twin! {
 /// [`descend`] from the node pairs already on `stack` instead of the roots, recording in
 /// `front` (when given) the pairs where it stopped: those found disjoint and the leaf pairs.
 ///
@@ -76,7 +69,8 @@ crate::twin! {
 /// rule made it: coherent poses start from the previous pose's front and skip the tests
 /// above it, with the same pairs.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn descend_from[const H: usize, T: NodeTest<H>](
+#[inline]
+pub(crate) fn descend_from<const H: usize, T: NodeTest<H>>(
     env: &Bvh<H>,
     fly: &FlyingHierarchy<H>,
     pose: &Pose,
@@ -85,9 +79,8 @@ pub(crate) fn descend_from[const H: usize, T: NodeTest<H>](
     stack: &mut Vec<(u32, u32)>,
     test: &mut T,
     out: &mut Vec<(u32, u32)>,
-    front: Option<&mut Vec<(u32, u32)>>,
+    mut front: Option<&mut Vec<(u32, u32)>>,
 ) -> Counters<T::Sub> {
-    let mut front = front;
     let mut c = Counters::<T::Sub>::default();
     'outer: while let Some((e, f)) = stack.pop() {
         let (e, f) = (e as usize, f as usize);
@@ -118,7 +111,6 @@ pub(crate) fn descend_from[const H: usize, T: NodeTest<H>](
         }
     }
     c
-}
 }
 
 /// The triangle tests of the leaf pair `(e, f)`, whose volumes overlap; true when `mode`
@@ -200,12 +192,11 @@ pub(crate) trait LevelScene: crate::scene::PairScene {
     ) -> Counters;
 }
 
-crate::twin! {
 /// One level of [`descend`]'s rule, breadth first ([`LevelScene::level_expand`] of the
 /// k-DOP scene): the pairs of `front` tested, children of overlapping internal pairs
 /// pushed to `next` first child first, overlapping leaf pairs to `leaves`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn expand_level[const H: usize, T: NodeTest<H>](
+pub(crate) fn expand_level<const H: usize, T: NodeTest<H>>(
     env: &Bvh<H>,
     fly: &FlyingHierarchy<H>,
     tumble: &mut TumbleWorkspace<H>,
@@ -233,7 +224,6 @@ pub(crate) fn expand_level[const H: usize, T: NodeTest<H>](
         }
     }
     c
-}
 }
 
 /// Temporal coherence's state for one chunk of consecutive poses, shared by the k-DOP and

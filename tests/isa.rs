@@ -1,6 +1,5 @@
-//! The hot loops compiled for x86-64-v3 (`src/isa.rs`, chosen when they run: the k-DOP
-//! traversal's and the volume trees' descents, the triangle test) give what the baseline's
-//! code gives, bit for bit: the same pairs and the same counters on every pose,
+//! The hot loops compiled for x86-64-v3 (`src/isa.rs`, chosen when they run: the volume
+//! trees' descents, the triangle test) give what the baseline's code gives, bit for bit: the same pairs and the same counters on every pose,
 //! for every tree, on scenes and poses that reach the flushed paths (rotations and
 //! translations whose trigonometric zeros are residues such as 6·10⁻¹⁷), touching and
 //! coplanar contacts, near misses and deep overlap. The pairs are also the f64 brute
