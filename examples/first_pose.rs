@@ -23,8 +23,12 @@ fn main() {
         .nth(1)
         .map(|s| s.parse().expect("rounds: a number"))
         .unwrap_or(15);
+    // One thread, this one, as `meshcollide query --threads 1` sets it up: a pool worker
+    // would build the colliders and then spin for a while (rayon's idle wait), taking turns
+    // with the first pose when the process is pinned to one core.
     rayon::ThreadPoolBuilder::new()
         .num_threads(1)
+        .use_current_thread()
         .build_global()
         .expect("one thread");
     let sphere = generate::sphere_with_triangles([0.0; 3], 1.0, 20_000);

@@ -128,8 +128,9 @@ pub(super) const COARSE: f32 = 1.0 / (1u64 << 51) as f32;
 /// 2⁻¹⁰²: a translation entry at least this large (or 0) keeps the CPU's posing unflushed.
 /// Its ulp is then at least 2⁻¹²⁵, so it is a multiple of 2⁻¹²⁵ as every rounded product of
 /// two coarse factors is (`sat_lanes::posed_coarse`'s proof); 2⁻⁵¹ there too sent poses
-/// whose translation held a residue such as −4.3·10⁻¹⁹ (a trigonometric zero: 84 % of the
-/// side-by-side's near-miss bunny poses) to the flushed posing, five times slower.
+/// whose translation held a residue such as −4.3·10⁻¹⁹ (a trigonometric zero) to the
+/// flushed posing: with the rotations' residues, 84 % of the side-by-side's near-miss bunny
+/// posings.
 pub const COARSE_T: f32 = 1.0 / (1u128 << 102) as f32;
 
 /// Whether every value is zero or at least 2⁻⁵¹ in magnitude.
