@@ -10,6 +10,7 @@ use meshcollide::auto::{AutoCounters, Choice};
 use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::*;
+#[cfg(feature = "cli")]
 use std::process::Command;
 
 fn build(a: &Mesh, b: &Mesh, bv: BvKind) -> Collider {
@@ -232,6 +233,7 @@ fn auto_is_kdop18_where_only_a_kdop_serves() {
 }
 
 #[test]
+#[cfg(feature = "gpu")]
 fn gpu_auto_equals_the_cpu() {
     let Some(ctx) = common::gpu() else { return };
     let mut rng = Rng::new(3);
@@ -297,6 +299,7 @@ fn gpu_auto_equals_the_cpu() {
 /// The command line's default is `auto`, reported in stats.json with which tree answered;
 /// `--coherence` and frames run kdop18 and say so.
 #[test]
+#[cfg(feature = "cli")]
 fn cli_defaults_to_auto_and_reports_it() {
     let d = std::env::temp_dir().join(format!("meshcollide-auto-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -339,6 +342,7 @@ fn cli_defaults_to_auto_and_reports_it() {
         "{c}"
     );
     assert_eq!(cpairs, pairs);
+    #[cfg(feature = "gpu")]
     if common::gpu().is_some() {
         let (g, gpairs) = run(&["--backend", "gpu"]);
         assert_eq!(g["bv"], "auto");

@@ -268,6 +268,7 @@ fn box_tests_are_conservative_against_the_certified_oracle() {
 }
 
 #[test]
+#[cfg(feature = "gpu")]
 fn gpu_backend_reports_a_typed_error() {
     let Some(ctx) = common::gpu() else {
         return;

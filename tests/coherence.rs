@@ -178,6 +178,7 @@ fn shared_models_give_the_same_pairs() {
 /// `meshcollide query --coherence` writes the same pairs.csv as without, and stats.json
 /// says whether coherence ran (the GPU's run: tests/gpu_coherence.rs).
 #[test]
+#[cfg(feature = "cli")]
 fn cli_coherence_writes_the_same_pairs() {
     let d = std::env::temp_dir().join(format!("meshcollide-coh-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();

@@ -375,6 +375,7 @@ fn dual_equals_kdop18_on_small_shared_models() {
 /// pairs, and `stats.json` keeps the FORMATS.md keys and adds the decision counts, which add
 /// up to Nv.
 #[test]
+#[cfg(feature = "cli")]
 fn cli_query_with_dual_bv() {
     let d = std::env::temp_dir().join(format!("meshcollide-dual-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();

@@ -82,6 +82,8 @@ fn cpu(a: &Mesh, b: &Mesh, bv: BvKind, poses: &[Pose]) -> Vec<Contacts> {
 /// Checks every hierarchy on the CPU, and the k-DOPs and dual hierarchies on the GPU with
 /// both tumbling methods, against brute force at every pose; returns the number of pairs.
 fn check_scene(label: &str, a: &Mesh, b: &Mesh, poses: &[Pose], gpu: bool) -> usize {
+    #[cfg(not(feature = "gpu"))]
+    let _ = gpu;
     let truth: Vec<Vec<(u32, u32)>> = poses.iter().map(|p| brute_force(a, b, p)).collect();
     for bv in all_kinds() {
         let got = cpu(a, b, bv, poses);
@@ -94,6 +96,7 @@ fn check_scene(label: &str, a: &Mesh, b: &Mesh, poses: &[Pose], gpu: bool) -> us
             );
         }
     }
+    #[cfg(feature = "gpu")]
     if gpu && let Some(ctx) = common::gpu() {
         for bv in [BvKind::Kdop18, BvKind::Kdop6, BvKind::Dual18] {
             let reference = cpu(a, b, bv, poses);
@@ -491,6 +494,7 @@ fn scanned_models_moved_far_away() {
             assert_eq!(r.pairs, truth[i], "{} on the CPU, pose {i}", bv.name());
         }
     }
+    #[cfg(feature = "gpu")]
     if let Some(ctx) = common::gpu() {
         let o = BuildOptions::default();
         let c = Collider::builder(&a, &b)

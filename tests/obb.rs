@@ -247,6 +247,7 @@ fn volumes_equal_kdop18_on_small_shared_models() {
 /// the hierarchy, its node bytes, and Nu (B's volumes posed, at least the root's); on the
 /// GPU the same bytes of pairs.csv and the same Nv and Np.
 #[test]
+#[cfg(feature = "cli")]
 fn cli_query_with_obb_and_sphere() {
     let d = std::env::temp_dir().join(format!("meshcollide-obb-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();

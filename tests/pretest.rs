@@ -6,6 +6,7 @@
 
 mod common;
 
+#[cfg(feature = "gpu")]
 use meshcollide::gpu::collide::GpuScene;
 use meshcollide::kdop::KdopScene;
 use meshcollide::kdop::pretest::BoxPretest;
@@ -157,6 +158,7 @@ fn same_pairs_with_and_without_it_and_one_more_test_per_pose_run() {
 }
 
 #[test]
+#[cfg(feature = "gpu")]
 fn gpu_runs_it_on_the_host_with_the_cpu_counters() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(12);

@@ -184,6 +184,7 @@ fn every_config_on_one_dense_case() {
 /// The breadth-first CPU mirror of the GPU kernels (`gpu::mirror`) tests the same node pairs
 /// as the depth-first reference and finds the same pairs; runs without a GPU.
 #[test]
+#[cfg(feature = "gpu")]
 fn breadth_first_mirror_equals_the_reference() {
     let mut rng = Rng::new(77);
     for case in 0..60 {

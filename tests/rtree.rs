@@ -269,6 +269,7 @@ fn collider_dispatch_and_gpu_refusal() {
             assert_eq!(r.pairs, brute_force(&a, &b, p));
         }
     }
+    #[cfg(feature = "gpu")]
     if let Some(ctx) = common::gpu() {
         let e = c.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None);
         assert!(matches!(

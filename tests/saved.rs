@@ -3,12 +3,13 @@
 
 mod common;
 
+#[cfg(feature = "gpu")]
+use meshcollide::QueryOptions;
 use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::saved::{FORMAT_VERSION, SavedHierarchy};
 use meshcollide::{
-    BuildOptions, BvKind, Collider, Contacts, Mesh, Pose, QueryOptions, SavedError, SplitPoint,
-    SplitRule,
+    BuildOptions, BvKind, Collider, Contacts, Mesh, Pose, SavedError, SplitPoint, SplitRule,
 };
 use std::path::Path;
 
@@ -120,6 +121,7 @@ fn round_trip_equals_a_fresh_build_on_the_cpu() {
 /// The same on the GPU: the loaded scene's GPU pairs and counters equal the fresh CPU
 /// reference's.
 #[test]
+#[cfg(feature = "gpu")]
 fn round_trip_equals_a_fresh_build_on_the_gpu() {
     let Some(ctx) = common::gpu() else { return };
     for (name, a, b, poses) in scenes() {
@@ -147,6 +149,7 @@ fn round_trip_equals_a_fresh_build_on_the_gpu() {
 /// dual build, on the CPU (every k, plain and symmetric) and the GPU (dual18).
 #[test]
 fn saved_kdop_trees_serve_the_dual_hierarchy() {
+    #[cfg(feature = "gpu")]
     let ctx = common::gpu();
     for (name, a, b, poses) in scenes() {
         for (kdop, dual) in BvKind::ALL.into_iter().zip(BvKind::DUAL) {
@@ -169,6 +172,7 @@ fn saved_kdop_trees_serve_the_dual_hierarchy() {
                     .unwrap();
                 let want = fresh.collide_batch(&poses);
                 same(&label, &loaded.collide_batch(&poses), &want);
+                #[cfg(feature = "gpu")]
                 if let Some(ctx) = &ctx
                     && dual == BvKind::Dual18
                 {

@@ -13,6 +13,7 @@ use std::process::{Command, Output};
 
 mod common;
 
+#[cfg(feature = "cli")]
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_meshcollide"))
 }
@@ -57,6 +58,7 @@ fn scene(d: &Path) -> String {
     csv
 }
 
+#[cfg(feature = "cli")]
 fn query(d: &Path, backend: &str, extra: &[&str]) -> Output {
     bin()
         .args([
@@ -95,6 +97,7 @@ fn files(d: &Path) -> Vec<String> {
 /// `pairs.csv` streamed in chunks of 16 poses (CPU) and batches of at most 7 poses (GPU)
 /// equals brute force, and the default chunking's file byte for byte.
 #[test]
+#[cfg(feature = "cli")]
 fn streamed_pairs_equal_brute_force_across_chunk_boundaries() {
     let d = tmp_dir("chunks");
     let truth = scene(&d);
@@ -253,6 +256,7 @@ fn a_sink_error_stops_the_run() {
 /// earlier file), no temporary file, and the pairs of poses 0..37 in `pairs.csv.partial`,
 /// as its error says; the next complete run writes `pairs.csv` and removes the partial file.
 #[test]
+#[cfg(feature = "cli")]
 fn a_failed_run_writes_no_output_and_keeps_the_finished_poses() {
     let d = tmp_dir("partial");
     let truth = scene(&d);
@@ -322,6 +326,7 @@ fn a_failed_run_writes_no_output_and_keeps_the_finished_poses() {
 /// A bad row at the end of a long poses file is reported with its line before any work:
 /// exit 2 and nothing written.
 #[test]
+#[cfg(feature = "cli")]
 fn a_bad_pose_row_is_reported_before_anything_is_written() {
     let d = tmp_dir("badrow");
     scene(&d);

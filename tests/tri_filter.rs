@@ -517,6 +517,7 @@ fn exact_touching_is_never_miss() {
 
 /// A test entry point around the three public WGSL functions: the shader file itself has no
 /// bindings and no entry points.
+#[cfg(feature = "gpu")]
 const WGSL_WRAPPER: &str = r#"
 @group(0) @binding(0) var<storage, read> tf_test_in: array<f32>;
 @group(0) @binding(1) var<storage, read_write> tf_test_out: array<u32>;
@@ -546,6 +547,7 @@ fn tf_test_main(@builtin(global_invocation_id) gid: vec3<u32>) {
 "#;
 
 #[test]
+#[cfg(feature = "gpu")]
 fn wgsl_parses_and_validates() {
     use naga::valid::{Capabilities, ValidationFlags, Validator};
     // The file alone (as included by other kernels) and with a test entry point.

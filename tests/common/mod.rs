@@ -27,6 +27,7 @@ pub fn shared_meshes_dir() -> Option<PathBuf> {
 /// The GPU context, or `None` with a loud "SKIP" when no adapter exists. With
 /// `MESHCOLLIDE_REQUIRE_GPU=1` (CI, on lavapipe) a missing adapter is a failure instead.
 #[allow(dead_code)] // not every test file uses the GPU
+#[cfg(feature = "gpu")]
 pub fn gpu() -> Option<meshcollide::gpu::GpuContext> {
     match meshcollide::gpu::GpuContext::new() {
         Ok(ctx) => Some(ctx),
