@@ -172,15 +172,22 @@ pub struct AutoScene {
     pub obb: ObbScene,
     /// Whether a node index names the same triangles in both trees (the probe needs it).
     same_topology: bool,
+    /// The probe's fronts kept between calls: grown afresh in every call, they took about a
+    /// tenth of a near miss's one-pose call (interlocked tori, 1.7 µs), and a first pose
+    /// that samples mapped their pages itself.
+    fronts: WorkspacePool<Fronts>,
 }
+
+/// The probe's fronts: this level, the next, the overlapping leaf pairs, and scratch.
+type Fronts = [Vec<(u32, u32)>; 4];
 
 /// Both trees' workspaces, the chunk's choice (bare scene) and the probe's fronts.
 #[derive(Debug)]
 pub struct Workspace {
-    k: <KdopScene<9> as PairScene>::Workspace,
-    o: <ObbScene as PairScene>::Workspace,
+    k: Box<<KdopScene<9> as PairScene>::Workspace>,
+    o: Box<<ObbScene as PairScene>::Workspace>,
     choice: Option<Choice>,
-    fronts: [Vec<(u32, u32)>; 4],
+    fronts: Box<Fronts>,
 }
 
 impl AutoScene {
@@ -209,7 +216,27 @@ impl AutoScene {
             same_topology: same(&kdop.env, &obb.env) && same(&kdop.fly.bvh, &obb.fly),
             kdop,
             obb,
+            fronts: WorkspacePool::default(),
         }
+    }
+
+    /// Puts the probe's fronts in their pool, each sized for [`SAMPLE_FRONT`] pairs twice
+    /// over and its pages mapped, if the pool holds none: a call's probe then grows no
+    /// vector (the allocations belong to the build, as the trees' workspaces do). With the
+    /// other set-up costs of a call gone too, the first pose after the build of nested
+    /// spheres 20k α = 0.1 went 52 → 44 µs (`examples/first_pose.rs`, BENCHMARKS.md).
+    pub fn prepare(&self) {
+        if let Some(f) = self.fronts.take() {
+            return self.fronts.put(f);
+        }
+        let sized = || {
+            let mut v = vec![(0u32, 0u32); 2 * SAMPLE_FRONT];
+            crate::tumble::touch_pages(&mut v);
+            v.clear();
+            v
+        };
+        self.fronts
+            .put(Box::new([sized(), sized(), sized(), sized()]));
     }
 
     /// The tree the probe picks for a batch (as [`AutoScene::probe_prefix`], its poses'
@@ -236,16 +263,16 @@ impl AutoScene {
         mut sink: impl FnMut(PoseResult<AutoCounters>) -> Result<(), E>,
     ) -> Result<Option<Choice>, E> {
         // The trees' own pooled workspaces (mapped at build), lent to the probe.
-        fn take<S: PairScene>(s: &S) -> S::Workspace {
+        fn take<S: PairScene>(s: &S) -> Box<S::Workspace> {
             s.pool()
                 .and_then(WorkspacePool::take)
-                .unwrap_or_else(|| s.workspace())
+                .unwrap_or_else(|| Box::new(s.workspace()))
         }
         let mut ws = Workspace {
             k: take(&self.kdop),
             o: take(&self.obb),
             choice: None,
-            fronts: Default::default(),
+            fronts: self.fronts.take().unwrap_or_default(),
         };
         self.begin_chunk(&mut ws);
         let mut choice = None;
@@ -269,6 +296,7 @@ impl AutoScene {
             pk.put(ws.k);
             po.put(ws.o);
         }
+        self.fronts.put(ws.fronts);
         result.map(|_| choice)
     }
 
@@ -289,7 +317,7 @@ impl AutoScene {
         if !o.level_begin(pose, opts, &mut ws.o) {
             return (c.map_sub(|_| AutoCounters::default()), None);
         }
-        let [front, next, leaves, scratch] = &mut ws.fronts;
+        let [front, next, leaves, scratch] = &mut *ws.fronts;
         for v in [&mut *front, &mut *next, &mut *leaves] {
             v.clear();
         }
@@ -423,7 +451,7 @@ impl AutoScene {
         budget: f64,
     ) -> (Counters, bool) {
         let k = &self.kdop;
-        let [front, next, leaves, scratch] = &mut ws.fronts;
+        let [front, next, leaves, scratch] = &mut *ws.fronts;
         for v in [&mut *front, &mut *next, &mut *leaves, &mut *scratch] {
             v.clear();
         }
@@ -470,8 +498,8 @@ impl PairScene for AutoScene {
 
     fn workspace(&self) -> Workspace {
         Workspace {
-            k: self.kdop.workspace(),
-            o: self.obb.workspace(),
+            k: Box::new(self.kdop.workspace()),
+            o: Box::new(self.obb.workspace()),
             choice: None,
             fronts: Default::default(),
         }

@@ -33,6 +33,10 @@ pub(super) fn auto_many(
         }
     };
     let rest = &poses[head..];
+    if rest.is_empty() {
+        // A single pose (or a call the probe answered whole): no pool or workspace to take.
+        return out;
+    }
     let tail = match choice.unwrap_or(crate::auto::UNDECIDED) {
         Choice::Kdop18 => auto_tail(
             collide_batch(&s.kdop, rest, opts, Some(&shifted)),

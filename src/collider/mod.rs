@@ -369,6 +369,7 @@ impl<'m> ColliderBuilder<'m> {
             AnyScene::Auto(s) => {
                 prepare(&s.kdop);
                 prepare(&s.obb);
+                s.prepare();
             }
             s => with_scene!(s, s => prepare(s)),
         }

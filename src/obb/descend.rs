@@ -15,6 +15,7 @@
 //! also beat the baseline's code by 15 %.
 
 use crate::bvh::Bvh;
+use crate::obb::sat::PoseCheck;
 use crate::pose::Pose;
 use crate::prefetch::{AHEAD, prefetch};
 use crate::scene::{Counters, Mode, NoSub};
@@ -89,6 +90,9 @@ pub struct Workspace<P> {
     levels: [Vec<(u32, u32)>; 3],
     /// Temporal coherence's fronts and off-switch.
     pub(crate) track: FrontTrack,
+    /// The last pose's node-test set-up, kept for its other calls (`crate::auto`'s probe
+    /// makes one per level).
+    pub(crate) check: Option<(Pose, PoseCheck)>,
 }
 
 impl<P: Copy + Default> Workspace<P> {
@@ -103,6 +107,7 @@ impl<P: Copy + Default> Workspace<P> {
             posed: vec![P::default(); fly.nodes.len()],
             levels: Default::default(),
             track: FrontTrack::default(),
+            check: None,
         }
     }
 
