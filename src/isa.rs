@@ -29,15 +29,21 @@ pub fn v3() -> bool {
         match LEVEL.load(Ordering::Relaxed) {
             2 => true,
             1 => false,
-            _ => {
-                let v3 = available() && std::env::var_os("MESHCOLLIDE_BASELINE_ISA").is_none();
-                LEVEL.store(if v3 { 2 } else { 1 }, Ordering::Relaxed);
-                v3
-            }
+            _ => decide(),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+/// [`v3`]'s first call, out of every twin's dispatch.
+#[cfg(target_arch = "x86_64")]
+#[cold]
+#[inline(never)]
+fn decide() -> bool {
+    let v3 = available() && std::env::var_os("MESHCOLLIDE_BASELINE_ISA").is_none();
+    LEVEL.store(if v3 { 2 } else { 1 }, Ordering::Relaxed);
+    v3
 }
 
 /// Makes the hot loops run compiled for the baseline from now on (`true`), or again for
@@ -74,6 +80,11 @@ pub fn available() -> bool {
 macro_rules! twin {
     ($(#[$m:meta])* $vis:vis fn $name:ident [$($g:tt)*] ($($a:ident : $t:ty),* $(,)?) -> $r:ty $body:block) => {
         $(#[$m])*
+        // The dispatch alone, inlined into callers in any codegen unit: with the baseline's
+        // body in it, whether a caller inlined it (one call to the twin) or not (two) moved
+        // with how unrelated code fell into units, 5 % of a query of nested spheres whose
+        // leaf pairs all take the triangle test (BENCHMARKS.md).
+        #[inline]
         $vis fn $name<$($g)*>($($a: $t),*) -> $r {
             #[inline(always)]
             #[allow(clippy::too_many_arguments)]
@@ -90,7 +101,12 @@ macro_rules! twin {
                     return unsafe { v3($($a),*) };
                 }
             }
-            here($($a),*)
+            #[inline(never)]
+            #[allow(clippy::too_many_arguments)]
+            fn baseline<$($g)*>($($a: $t),*) -> $r {
+                here($($a),*)
+            }
+            baseline($($a),*)
         }
     };
 }

@@ -53,7 +53,11 @@ DEFAULT_BUNNY = REPO.parent / "shared" / "meshes" / "stanford-bunny.obj"
 #            (dz = 0: the surfaces cut each other along many triangles).
 #   spheres: Klosowski's nested spheres: a UV sphere of radius 1 (20,000 or 2,000
 #            triangles) and B = A with its vertices scaled by 1 − alpha; the identity
-#            pose, once, and as a batch of `poses` identical poses.
+#            pose, once, and as a batch of `poses` identical poses; and ("turned") a batch
+#            of `poses` seeded random rotations of B about the centre it shares with A:
+#            the same gap, other triangles facing each other in every pose (a pose
+#            repeated lets a library reuse what the pose before left, and the CPU learn
+#            its branches; a batch of distinct poses is what users send).
 # ---------------------------------------------------------------------------------------
 SCENES = [
     ("bunny-0.5", "bunny", {"dist": 0.5}, 500),
@@ -76,7 +80,15 @@ SCENES = [
     ("spheres-2k-a0.01-x20", "spheres", {"tris": 2000, "alpha": 0.01}, 20),
     ("spheres-2k-a0.001", "spheres", {"tris": 2000, "alpha": 0.001}, 1),
     ("spheres-2k-a0.001-x20", "spheres", {"tris": 2000, "alpha": 0.001}, 20),
+    ("spheres-20k-a0.1-turned-x20", "spheres", {"tris": 20000, "alpha": 0.1, "turned": True}, 20),
+    ("spheres-20k-a0.01-turned-x20", "spheres", {"tris": 20000, "alpha": 0.01, "turned": True}, 20),
+    ("spheres-20k-a0.001-turned-x20", "spheres", {"tris": 20000, "alpha": 0.001, "turned": True}, 20),
+    ("spheres-2k-a0.1-turned-x20", "spheres", {"tris": 2000, "alpha": 0.1, "turned": True}, 20),
+    ("spheres-2k-a0.01-turned-x20", "spheres", {"tris": 2000, "alpha": 0.01, "turned": True}, 20),
+    ("spheres-2k-a0.001-turned-x20", "spheres", {"tris": 2000, "alpha": 0.001, "turned": True}, 20),
 ]
+# The seed of the turned spheres' rotations.
+TURN_SEED = 20
 QUICK_POSES = 10
 GRID_SEED = 12
 
@@ -248,6 +260,14 @@ def wavy_grid(n=152):
     return verts, tris
 
 
+def unit_quaternion(rng):
+    """A uniformly distributed unit quaternion (w, x, y, z) (Shoemake's method)."""
+    u1, u2, u3 = rng.random(), rng.random(), rng.random()
+    a, b = math.sqrt(1.0 - u1), math.sqrt(u1)
+    t2, t3 = 2.0 * math.pi * u2, 2.0 * math.pi * u3
+    return (b * math.cos(t3), a * math.sin(t2), a * math.cos(t2), b * math.sin(t3))
+
+
 def uv_sphere(slices, stacks, radius=1.0):
     """UV sphere: two poles and stacks − 1 rings of `slices` vertices; 2·slices·(stacks − 1)
     triangles."""
@@ -358,7 +378,11 @@ def make_scenes(args, out, mc_bin):
                 return [tuple((1.0 - alpha) * c for c in p) for p in v], t
 
             b, tris_b, _ = mesh_once(f"sphere-{par['tris']}-scaled-{alpha}", inner)
-            write_poses(poses_path, [(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)] * n)
+            if par.get("turned"):
+                rng = random.Random(TURN_SEED)
+                write_poses(poses_path, [(*unit_quaternion(rng), 0.0, 0.0, 0.0) for _ in range(n)])
+            else:
+                write_poses(poses_path, [(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)] * n)
             size = 2.0
         else:
             raise ValueError(kind)

@@ -177,7 +177,7 @@ fn intervals_meet(a: &[P3; 3], da: &[f64; 3], b: &[P3; 3], db: &[f64; 3]) -> boo
     if !fb {
         std::mem::swap(&mut q1, &mut r1);
     }
-    o3(p1, q1, p2, q2) <= 0.0 && o3(p1, r1, r2, p2) <= 0.0
+    o3_inline(p1, q1, p2, q2) <= 0.0 && o3_inline(p1, r1, r2, p2) <= 0.0
 }
 
 /// For plane signs `d` that are neither all zero nor all strictly one sign: a vertex `p`
@@ -388,6 +388,34 @@ fn in_box_2d(p: Coord<f64>, a: Coord<f64>, b: Coord<f64>) -> bool {
 
 // ---------------------------------------------------------------------------------------
 // Primitives.
+
+/// [`o3`] with its first stage inline: Shewchuk's orient3d filter (stage A, the bound
+/// `(7 + 56ε)ε` times the permanent; "Adaptive Precision Floating-Point Arithmetic and
+/// Fast Robust Geometric Predicates", 1997, section 4.3), the same expression in the same
+/// order as `robust::orient3d`'s first step, so the same value when it certifies the sign;
+/// otherwise the whole predicate. Out of line, the call was a tenth of a query where half
+/// the pairs tested intersect (nested 2k spheres turned, α = 0.001; BENCHMARKS.md), and ran
+/// in the baseline's code under the x86-64-v3 twin.
+#[inline(always)]
+fn o3_inline(a: &P3, b: &P3, c: &P3, d: &P3) -> f64 {
+    const O3D_ERRBOUND_A: f64 = (7.0 + 56.0 * EPS) * EPS;
+    const EPS: f64 = f64::EPSILON / 2.0;
+    let (adx, bdx, cdx) = (a[0] - d[0], b[0] - d[0], c[0] - d[0]);
+    let (ady, bdy, cdy) = (a[1] - d[1], b[1] - d[1], c[1] - d[1]);
+    let (adz, bdz, cdz) = (a[2] - d[2], b[2] - d[2], c[2] - d[2]);
+    let (bdxcdy, cdxbdy) = (bdx * cdy, cdx * bdy);
+    let (cdxady, adxcdy) = (cdx * ady, adx * cdy);
+    let (adxbdy, bdxady) = (adx * bdy, bdx * ady);
+    let det = adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy) + cdz * (adxbdy - bdxady);
+    let permanent = (bdxcdy.abs() + cdxbdy.abs()) * adz.abs()
+        + (cdxady.abs() + adxcdy.abs()) * bdz.abs()
+        + (adxbdy.abs() + bdxady.abs()) * cdz.abs();
+    let errbound = O3D_ERRBOUND_A * permanent;
+    if det > errbound || -det > errbound {
+        return det;
+    }
+    o3(a, b, c, d)
+}
 
 fn o3(a: &P3, b: &P3, c: &P3, d: &P3) -> f64 {
     let c3 = |p: &P3| Coord3D {

@@ -162,6 +162,7 @@ fn small_grid_sample_matches_oracle() {
 /// points, points exactly on the plane (integer grids, also scaled and moved to 1e6 where
 /// the rounded differences err), and points one or a few ulps off it, where the filter must
 /// hand over to the exact predicate. A filter without its margin fails the last two.
+/// The same for `o3_inline`, the orientation `intervals_meet` takes.
 #[test]
 fn plane_signs_are_orient3d_signs() {
     let sign = |x: f64| (x > 0.0) as i8 - (x < 0.0) as i8;
@@ -198,6 +199,9 @@ fn plane_signs_are_orient3d_signs() {
             let want = o3(&t[0], &t[1], &t[2], q);
             near += (want.abs() < 1e-3) as usize;
             assert_eq!(sign(g), sign(want), "t = {t:?}, p = {q:?}");
+            // `o3_inline`'s own filter, on the same near-plane cases.
+            let inline = o3_inline(&t[0], &t[1], &t[2], q);
+            assert_eq!(sign(inline), sign(want), "o3_inline: t = {t:?}, p = {q:?}");
         }
     }
     assert!(near > 10_000, "{near}");
