@@ -226,9 +226,6 @@ impl AutoScene {
     /// other set-up costs of a call gone too, the first pose after the build of nested
     /// spheres 20k α = 0.1 went 52 → 44 µs (`examples/first_pose.rs`, BENCHMARKS.md).
     pub fn prepare(&self) {
-        if let Some(f) = self.fronts.take() {
-            return self.fronts.put(f);
-        }
         let sized = || {
             let mut v = vec![(0u32, 0u32); 2 * SAMPLE_FRONT];
             crate::tumble::touch_pages(&mut v);
@@ -236,7 +233,7 @@ impl AutoScene {
             v
         };
         self.fronts
-            .put(Box::new([sized(), sized(), sized(), sized()]));
+            .fill_with(|| [sized(), sized(), sized(), sized()]);
     }
 
     /// The tree the probe picks for a batch (as [`AutoScene::probe_prefix`], its poses'
@@ -264,9 +261,10 @@ impl AutoScene {
     ) -> Result<Option<Choice>, E> {
         // The trees' own pooled workspaces (mapped at build), lent to the probe.
         fn take<S: PairScene>(s: &S) -> Box<S::Workspace> {
-            s.pool()
-                .and_then(WorkspacePool::take)
-                .unwrap_or_else(|| Box::new(s.workspace()))
+            match s.pool() {
+                Some(pool) => pool.lend(s),
+                None => Box::new(s.workspace()),
+            }
         }
         let mut ws = Workspace {
             k: take(&self.kdop),

@@ -250,10 +250,7 @@ fn collide_pooled<S: PairScene>(
         // chunks, so the same results). Handing work to a sleeping worker costs a wake-up
         // (tens of µs), most of a single query's time and more than a batch of separated
         // poses takes.
-        let mut ws = Pooled(
-            pool,
-            Some(pool.take().unwrap_or_else(|| Box::new(s.workspace()))),
-        );
+        let mut ws = Pooled(pool, Some(pool.lend(s)));
         let ws = ws.1.as_mut().expect("a workspace until dropped");
         let mut out = Vec::with_capacity(poses.len());
         for chunk in poses.chunks(POSE_CHUNK) {
@@ -269,12 +266,7 @@ fn collide_pooled<S: PairScene>(
     poses
         .par_chunks(POSE_CHUNK)
         .map_init(
-            || {
-                Pooled(
-                    pool,
-                    Some(pool.take().unwrap_or_else(|| Box::new(s.workspace()))),
-                )
-            },
+            || Pooled(pool, Some(pool.lend(s))),
             |ws, chunk| {
                 let ws = ws.1.as_mut().expect("a workspace until dropped");
                 s.begin_chunk(ws);
@@ -329,10 +321,7 @@ pub fn collide_each<S: PairScene, E>(
         // as soon as it is made (the same chunks of POSE_CHUNK, so the same results).
         // Buffering a chunk of poses and of results would only write memory a short call
         // finds cold: a call of 300 separated poses spent a third of its time there.
-        let mut ws = Pooled(
-            pool,
-            Some(pool.take().unwrap_or_else(|| Box::new(s.workspace()))),
-        );
+        let mut ws = Pooled(pool, Some(pool.lend(s)));
         let ws = ws.1.as_mut().expect("a workspace until dropped");
         for (i, pose) in poses.enumerate() {
             if i % POSE_CHUNK == 0 {
@@ -383,16 +372,28 @@ impl<W> WorkspacePool<W> {
         }
     }
 
-    /// Puts one workspace of `s` in the pool if it holds none, so that the scene's first
-    /// query costs what a later one does (the allocation belongs to the build).
-    pub fn prepare<S: PairScene<Workspace = W> + ?Sized>(&self, s: &S) {
+    /// A pooled workspace, or a new one of `s` when the pool is empty.
+    pub(crate) fn lend<S: PairScene<Workspace = W> + ?Sized>(&self, s: &S) -> Box<W> {
+        self.take().unwrap_or_else(|| Box::new(s.workspace()))
+    }
+
+    /// Puts `make()` in the pool if it holds none.
+    pub(crate) fn fill_with(&self, make: impl FnOnce() -> W) {
         if let Ok(mut p) = self.0.lock()
             && p.is_empty()
         {
-            let mut ws = Box::new(s.workspace());
-            s.prefault(&mut ws);
-            p.push(ws);
+            p.push(Box::new(make()));
         }
+    }
+
+    /// Puts one workspace of `s` in the pool if it holds none, so that the scene's first
+    /// query costs what a later one does (the allocation belongs to the build).
+    pub fn prepare<S: PairScene<Workspace = W> + ?Sized>(&self, s: &S) {
+        self.fill_with(|| {
+            let mut ws = s.workspace();
+            s.prefault(&mut ws);
+            ws
+        });
     }
 
     /// One pose of `s`, sequentially, with a pooled workspace.
@@ -402,7 +403,7 @@ impl<W> WorkspacePool<W> {
         pose: &Pose,
         opts: &QueryOptions,
     ) -> PoseResult<S::Sub> {
-        let mut ws = self.take().unwrap_or_else(|| Box::new(s.workspace()));
+        let mut ws = self.lend(s);
         let r = collide_with(s, pose, opts, &mut ws);
         self.put(ws);
         r
