@@ -1,0 +1,107 @@
+//! One library's first query after its build, against its warm queries, for
+//! `benches/peers/first_call.py` (which runs the Python peers the same way): in a fresh
+//! process, a query on two one-triangle meshes (as the side-by-side warms every Python
+//! peer up, untimed), then A and B loaded and built (untimed), then one call per pose:
+//! the first pose of `poses.csv` (the first call), the same pose 20 times more, and every
+//! other pose of the file once. Prints one JSON line of microseconds: `first_us`, `same_us`
+//! (the median of the 20), `others_us` (their mean), and the first call's `pairs`.
+//!
+//! `cargo run --release --example first_call -- ours|parry A B poses.csv`
+//!
+//! `ours` is `Collider::collide` with the default volume (`auto`), `parry` is parry3d-f64
+//! as in `examples/parry_peer.rs`; both on one thread, this one.
+
+#[path = "common/parry.rs"]
+mod parry;
+use meshcollide::mesh::load;
+use meshcollide::pose::read_poses;
+use meshcollide::{Collider, Mesh, Pose};
+use parry::{parry_collide, parry_pose, to_parry};
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "usage: first_call ours|parry A B poses.csv";
+
+/// A query run `f(pose)` returning its pairs: the first call, the same pose 20 times, the
+/// others once each (µs).
+fn measure(poses: &[Pose], mut f: impl FnMut(&Pose) -> usize) -> (f64, f64, f64, usize) {
+    // The clock's first read maps its pages (two page faults): not the query's.
+    std::hint::black_box(Instant::now());
+    let t = Instant::now();
+    let pairs = f(&poses[0]);
+    let first = t.elapsed().as_secs_f64() * 1e6;
+    let mut same: Vec<f64> = (0..20)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(f(&poses[0]));
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    same.sort_by(f64::total_cmp);
+    let t = Instant::now();
+    for p in &poses[1..] {
+        std::hint::black_box(f(p));
+    }
+    let others = t.elapsed().as_secs_f64() * 1e6 / (poses.len() - 1).max(1) as f64;
+    (first, same[same.len() / 2], others, pairs)
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let [lib, a, b, poses] = args else {
+        return Err(USAGE.into());
+    };
+    let ma = load::load(a.as_ref()).map_err(|e| e.to_string())?;
+    let mb = load::load(b.as_ref()).map_err(|e| e.to_string())?;
+    let poses = read_poses(poses.as_ref()).map_err(|e| e.to_string())?;
+    if poses.is_empty() {
+        return Err("poses.csv holds no pose".into());
+    }
+    let tiny = Mesh::new(
+        vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        vec![[0, 1, 2]],
+    )
+    .map_err(|e| e.to_string())?;
+    let (first, same, others, pairs) = match lib.as_str() {
+        "ours" => {
+            let warm = Collider::builder(&tiny, &tiny)
+                .build()
+                .map_err(|e| e.to_string())?;
+            std::hint::black_box(warm.collide(&Pose::IDENTITY));
+            let c = Collider::builder(&ma, &mb)
+                .build()
+                .map_err(|e| e.to_string())?;
+            measure(&poses, |p| c.collide(p).pairs.len())
+        }
+        "parry" => {
+            let t = to_parry(&tiny)?;
+            std::hint::black_box(parry_collide(&t, &t, &parry_pose(&Pose::IDENTITY)));
+            let (pa, pb) = (to_parry(&ma)?, to_parry(&mb)?);
+            measure(&poses, |p| parry_collide(&pa, &pb, &parry_pose(p)).len())
+        }
+        _ => return Err(USAGE.into()),
+    };
+    println!(
+        "{{\"first_us\": {first}, \"same_us\": {same}, \"others_us\": {others}, \"pairs\": {pairs}}}"
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    // One thread, this one, as `meshcollide query --threads 1` sets it up.
+    if let Err(e) = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build_global()
+    {
+        eprintln!("first_call: {e}");
+        return ExitCode::FAILURE;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("first_call: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
