@@ -92,7 +92,7 @@ pub struct Workspace<P> {
     pub(crate) track: FrontTrack,
     /// The last pose's node-test set-up, kept for its other calls (`crate::auto`'s probe
     /// makes one per level).
-    pub(crate) check: Option<(Pose, PoseCheck)>,
+    pub(crate) check: Option<Box<(Pose, PoseCheck)>>,
 }
 
 impl<P: Copy + Default> Workspace<P> {

@@ -181,10 +181,12 @@ impl<V: Volume> VolumeScene<V> {
     pub const NODE_BYTES: usize = std::mem::size_of::<V>() + 8;
 }
 
-/// The node test of one pose.
+/// The node test of one pose, its set-up borrowed: a batch's pose holds it in its own
+/// frame, the level calls of `crate::auto`'s probe in the workspace across the pose's
+/// levels ([`VolumeScene::check_in`]).
 struct Test<'s, V: Volume> {
     s: &'s VolumeScene<V>,
-    pose: PoseCheck,
+    pose: &'s PoseCheck,
 }
 
 impl<V: Volume> PairTest for Test<'_, V> {
@@ -192,12 +194,12 @@ impl<V: Volume> PairTest for Test<'_, V> {
 
     #[inline(always)]
     fn pose(&self, f: usize) -> V::Posed {
-        V::pose(&self.s.fly_bv[f], &self.pose)
+        V::pose(&self.s.fly_bv[f], self.pose)
     }
 
     #[inline(always)]
     fn disjoint(&self, e: usize, b: &V::Posed) -> bool {
-        V::disjoint(&self.s.env_bv[e], b, &self.pose)
+        V::disjoint(&self.s.env_bv[e], b, self.pose)
     }
 
     #[inline]
@@ -245,7 +247,11 @@ impl<V: Volume> PairScene for VolumeScene<V> {
                 ..Default::default()
             };
         }
-        let test = self.test(pose);
+        let check = self.check(pose);
+        let test = Test {
+            s: self,
+            pose: &check,
+        };
         let (env, fly) = self.trees();
         let mut c = if self.coherence && opts.mode == Mode::All && ws.track.on() {
             descend::descend_coherent(env, fly, pose, &test, ws, out)
@@ -285,32 +291,25 @@ impl<V: Volume> VolumeScene<V> {
         )
     }
 
-    /// The node test of `pose`.
-    fn test(&self, pose: &Pose) -> Test<'_, V> {
-        let lp = LocalPose::new(pose, self.env.frame(), self.fly.frame());
-        Test {
-            s: self,
-            pose: PoseCheck::new(lp),
-        }
+    /// The node-test set-up of `pose`.
+    fn check(&self, pose: &Pose) -> PoseCheck {
+        PoseCheck::new(LocalPose::new(pose, self.env.frame(), self.fly.frame()))
     }
 
-    /// [`Self::test`], its set-up kept in `ws` for the same pose's later calls: the level
-    /// calls of `crate::auto`'s probe make one per level, which on a near miss (interlocked
-    /// tori, about 80 node tests in a dozen levels) was 5 % of the call. The same pose is
-    /// the same bits, so the test is the same.
-    fn test_in(&self, pose: &Pose, ws: &mut Workspace<V::Posed>) -> Test<'_, V> {
+    /// [`Self::check`], kept in `ws` for the same pose's later calls and lent out of it
+    /// (a box moved, not the set-up copied): the level calls of `crate::auto`'s probe make
+    /// one per level, which on a near miss (interlocked tori, about 80 node tests in a
+    /// dozen levels) was 5 % of the call. The same pose is the same bits, so the set-up is
+    /// the same. Give it back with `ws.check = Some(..)`.
+    fn check_in(&self, pose: &Pose, ws: &mut Workspace<V::Posed>) -> Box<(Pose, PoseCheck)> {
         let bits = |p: &Pose| (p.q.map(f64::to_bits), p.t.map(f64::to_bits));
-        let check = match ws.check {
-            Some((p, c)) if bits(&p) == bits(pose) => c,
-            _ => {
-                let c = self.test(pose).pose;
-                ws.check = Some((*pose, c));
-                c
+        match ws.check.take() {
+            Some(kept) if bits(&kept.0) == bits(pose) => kept,
+            Some(mut kept) => {
+                *kept = (*pose, self.check(pose));
+                kept
             }
-        };
-        Test {
-            s: self,
-            pose: check,
+            None => Box::new((*pose, self.check(pose))),
         }
     }
 }
@@ -332,9 +331,15 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         next: &mut Vec<(u32, u32)>,
         leaves: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let test = self.test_in(pose, ws);
+        let check = self.check_in(pose, ws);
+        let test = Test {
+            s: self,
+            pose: &check.1,
+        };
         let (env, fly) = self.trees();
-        descend::expand_level(env, fly, &test, ws, front, next, leaves)
+        let c = descend::expand_level(env, fly, &test, ws, front, next, leaves);
+        ws.check = Some(check);
+        c
     }
 
     fn level_leaves(
@@ -364,16 +369,22 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         start: &[(u32, u32)],
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let test = self.test_in(pose, ws);
+        let check = self.check_in(pose, ws);
+        let test = Test {
+            s: self,
+            pose: &check.1,
+        };
         let bytes: usize = self.hierarchy_sizes().iter().map(|s| s.1).sum();
-        if mode == Mode::All && bytes > descend::LEVELS_ABOVE_BYTES {
-            let (env, fly) = self.trees();
-            let limit = descend::LEVEL_FRONT;
-            return descend::descend_levels(env, fly, pose, &test, ws, start, limit, out);
-        }
-        descend::set_stack(ws, start);
         let (env, fly) = self.trees();
-        descend::descend_from(env, fly, pose, mode, &test, ws, out, false)
+        let c = if mode == Mode::All && bytes > descend::LEVELS_ABOVE_BYTES {
+            let limit = descend::LEVEL_FRONT;
+            descend::descend_levels(env, fly, pose, &test, ws, start, limit, out)
+        } else {
+            descend::set_stack(ws, start);
+            descend::descend_from(env, fly, pose, mode, &test, ws, out, false)
+        };
+        ws.check = Some(check);
+        c
     }
 }
 
@@ -403,7 +414,7 @@ mod tests {
         assert!(vol(&boxes[0]) <= aabb * 1.001, "{} {aabb}", vol(&boxes[0]));
     }
 
-    /// The level calls keep a pose's node-test set-up in the workspace (`test_in`): one
+    /// The level calls keep a pose's node-test set-up in the workspace (`check_in`): one
     /// workspace through poses that alternate, the same pose twice in a row, and a pose
     /// that differs from the last only in the last bit of one translation: each pose's
     /// contacts are brute force's and its counters `collide`'s (a stale set-up would test
@@ -482,7 +493,11 @@ mod tests {
         for (k, (a, b, pose)) in scenes.iter().enumerate() {
             let opt = BuildOptions::default();
             let s = ObbScene::build(a, b, &opt, &opt);
-            let test = s.test(pose);
+            let check = s.check(pose);
+            let test = Test {
+                s: &s,
+                pose: &check,
+            };
             let (env, fly) = s.trees();
             let mut ws = s.workspace();
             let mut depth = Vec::new();
