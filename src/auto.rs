@@ -322,11 +322,7 @@ impl AutoScene {
         front.push((0, 0));
         // The OBB tree's first levels, breadth first, to a front worth sampling (its node
         // test needs nothing tumbled, and it answers near misses at least as fast).
-        while !front.is_empty() && front.len() + leaves.len() < SAMPLE_FRONT {
-            next.clear();
-            c += o.level_expand(pose, &mut ws.o, front, next, leaves);
-            std::mem::swap(front, next);
-        }
+        c += o.level_expand_below(pose, &mut ws.o, front, next, leaves, SAMPLE_FRONT);
         let answered = |c: Counters, sub: AutoCounters| c.map_sub(|_| sub);
         let first_found = |out: &Vec<_>| opts.mode == Mode::First && !out.is_empty();
         // Too few pairs to sample: the OBB tree answers (and if the kdop18 tree's pretest

@@ -312,6 +312,24 @@ impl<V: Volume> VolumeScene<V> {
             None => Box::new((*pose, self.check(pose))),
         }
     }
+
+    /// `f` with the node test of `pose`, its set-up lent by `ws` ([`Self::check_in`]) and
+    /// given back after.
+    fn with_test<R>(
+        &self,
+        pose: &Pose,
+        ws: &mut Workspace<V::Posed>,
+        f: impl FnOnce(&Test<'_, V>, &mut Workspace<V::Posed>) -> R,
+    ) -> R {
+        let check = self.check_in(pose, ws);
+        let test = Test {
+            s: self,
+            pose: &check.1,
+        };
+        let r = f(&test, ws);
+        ws.check = Some(check);
+        r
+    }
 }
 
 impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
@@ -331,15 +349,25 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         next: &mut Vec<(u32, u32)>,
         leaves: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let check = self.check_in(pose, ws);
-        let test = Test {
-            s: self,
-            pose: &check.1,
-        };
         let (env, fly) = self.trees();
-        let c = descend::expand_level(env, fly, &test, ws, front, next, leaves);
-        ws.check = Some(check);
-        c
+        self.with_test(pose, ws, |test, ws| {
+            descend::expand_level(env, fly, test, ws, front, next, leaves)
+        })
+    }
+
+    fn level_expand_below(
+        &self,
+        pose: &Pose,
+        ws: &mut Self::Workspace,
+        front: &mut Vec<(u32, u32)>,
+        next: &mut Vec<(u32, u32)>,
+        leaves: &mut Vec<(u32, u32)>,
+        limit: usize,
+    ) -> Counters {
+        let (env, fly) = self.trees();
+        self.with_test(pose, ws, |test, ws| {
+            descend::expand_levels_below(env, fly, test, ws, front, next, leaves, limit)
+        })
     }
 
     fn level_leaves(
@@ -369,22 +397,17 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         start: &[(u32, u32)],
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let check = self.check_in(pose, ws);
-        let test = Test {
-            s: self,
-            pose: &check.1,
-        };
         let bytes: usize = self.hierarchy_sizes().iter().map(|s| s.1).sum();
         let (env, fly) = self.trees();
-        let c = if mode == Mode::All && bytes > descend::LEVELS_ABOVE_BYTES {
-            let limit = descend::LEVEL_FRONT;
-            descend::descend_levels(env, fly, pose, &test, ws, start, limit, out)
-        } else {
-            descend::set_stack(ws, start);
-            descend::descend_from(env, fly, pose, mode, &test, ws, out, false)
-        };
-        ws.check = Some(check);
-        c
+        self.with_test(pose, ws, |test, ws| {
+            if mode == Mode::All && bytes > descend::LEVELS_ABOVE_BYTES {
+                let limit = descend::LEVEL_FRONT;
+                descend::descend_levels(env, fly, pose, test, ws, start, limit, out)
+            } else {
+                descend::set_stack(ws, start);
+                descend::descend_from(env, fly, pose, mode, test, ws, out, false)
+            }
+        })
     }
 }
 
@@ -414,6 +437,15 @@ mod tests {
         assert!(vol(&boxes[0]) <= aabb * 1.001, "{} {aabb}", vol(&boxes[0]));
     }
 
+    /// Two small interlocked tori (B turned, moved by the poses) and their OBB scene.
+    fn interlocked_tori() -> (Mesh, Mesh, ObbScene) {
+        let torus = generate::torus([0.0; 3], 1.0, 0.3, 40, 16);
+        let b = torus.map_positions(|[x, y, z]| [x, z, y]);
+        let opt = BuildOptions::default();
+        let s = ObbScene::build(&torus, &b, &opt, &opt);
+        (torus, b, s)
+    }
+
     /// The level calls keep a pose's node-test set-up in the workspace (`check_in`): one
     /// workspace through poses that alternate, the same pose twice in a row, and a pose
     /// that differs from the last only in the last bit of one translation: each pose's
@@ -422,14 +454,7 @@ mod tests {
     #[test]
     fn level_calls_set_up_each_pose_anew() {
         use crate::traverse::LevelScene;
-        let torus = generate::torus([0.0; 3], 1.0, 0.3, 40, 16);
-        let b = torus.map_positions(|[x, y, z]| [x, z, y]);
-        let s = ObbScene::build(
-            &torus,
-            &b,
-            &BuildOptions::default(),
-            &BuildOptions::default(),
-        );
+        let (torus, b, s) = interlocked_tori();
         let near = Pose::new([1.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0]);
         let apart = Pose::new([1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0]);
         let tilted = Pose::new([1.0, 0.3, 0.0, 0.0], [0.5, 0.0, 0.0]);
@@ -463,6 +488,57 @@ mod tests {
         }
         assert!(!crate::scene::brute_force(&torus, &b, &near).is_empty());
         assert!(crate::scene::brute_force(&torus, &b, &apart).is_empty());
+    }
+
+    /// The probe's first levels in one call (`level_expand_below`, the twin
+    /// `descend::expand_levels_below`) leave the front, the leaf pairs and the counters
+    /// that a call per level leaves (`LevelScene`'s own loop over `level_expand`), for every
+    /// limit up to 400 pairs (leaf pairs count towards it) and none.
+    #[test]
+    fn levels_in_one_call_are_levels_one_by_one() {
+        use crate::traverse::LevelScene;
+        let (_, _, s) = interlocked_tori();
+        let opts = QueryOptions::default();
+        let mut ws = s.workspace();
+        let poses = [
+            Pose::new([1.0, 0.0, 0.0, 0.0], [0.5, 0.0, 0.0]),
+            Pose::new([1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+            Pose::new([1.0, 0.3, 0.0, 0.0], [0.5, 0.0, 0.0]),
+        ];
+        let mut deepest = 0;
+        for (k, pose) in poses.iter().enumerate() {
+            for limit in (1..400).chain([usize::MAX]) {
+                let run = |one_call: bool, ws: &mut Workspace<_>| {
+                    assert!(s.level_begin(pose, &opts, ws));
+                    let (mut front, mut next, mut leaves) = (vec![(0, 0)], vec![], vec![]);
+                    let (mut c, mut levels) = (Counters::default(), 0);
+                    if one_call {
+                        c = s.level_expand_below(
+                            pose,
+                            ws,
+                            &mut front,
+                            &mut next,
+                            &mut leaves,
+                            limit,
+                        );
+                    } else {
+                        while !front.is_empty() && front.len() + leaves.len() < limit {
+                            next.clear();
+                            c += s.level_expand(pose, ws, &front, &mut next, &mut leaves);
+                            std::mem::swap(&mut front, &mut next);
+                            levels += 1;
+                        }
+                    }
+                    (front, leaves, c.bv_tests, c.bv_updates, levels)
+                };
+                let (f1, l1, nv1, nu1, _) = run(true, &mut ws);
+                let (f2, l2, nv2, nu2, levels) = run(false, &mut ws);
+                assert_eq!((f1, l1), (f2, l2), "pose {k}, limit {limit}");
+                assert_eq!((nv1, nu1), (nv2, nu2), "pose {k}, limit {limit}");
+                deepest = deepest.max(levels);
+            }
+        }
+        assert!(deepest > 5, "the near poses go a few levels down");
     }
 
     /// Level order ([`descend::descend_levels`], under any front limit, from the roots or
