@@ -91,7 +91,7 @@ pub struct Workspace<P> {
     /// Temporal coherence's fronts and off-switch.
     pub(crate) track: FrontTrack,
     /// The last pose's node-test set-up, kept for its other calls (`crate::auto`'s probe
-    /// makes one per level).
+    /// makes several a pose: its first levels, each sample, the finish).
     pub(crate) check: Option<Box<(Pose, PoseCheck)>>,
 }
 
@@ -328,7 +328,7 @@ crate::twin! {
 /// [`level`] after level while `front` is not empty and holds, with `leaves`, fewer than
 /// `limit` pairs; `front` ends as the last level's (`next` is scratch): the first levels
 /// of `crate::auto`'s probe in one call, where a call per level cost a near miss (about 90
-/// node tests in a dozen levels) 0.1 µs of its 1.44 (BENCHMARKS.md).
+/// node tests in a dozen levels) 0.06 µs of its 1.42 (BENCHMARKS.md).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_levels_below[T: PairTest](
     env: Tree,

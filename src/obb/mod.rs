@@ -297,10 +297,11 @@ impl<V: Volume> VolumeScene<V> {
     }
 
     /// [`Self::check`], kept in `ws` for the same pose's later calls and lent out of it
-    /// (a box moved, not the set-up copied): the level calls of `crate::auto`'s probe make
-    /// one per level, which on a near miss (interlocked tori, about 80 node tests in a
-    /// dozen levels) was 5 % of the call. The same pose is the same bits, so the set-up is
-    /// the same. Give it back with `ws.check = Some(..)`.
+    /// (a box moved, not the set-up copied): `crate::auto`'s probe makes several level
+    /// calls a pose (its first levels, each sample, the finish), and the set-up made anew
+    /// for each level was 5 % of a near miss's call (interlocked tori, about 80 node tests
+    /// in a dozen levels). The same pose is the same bits, so the set-up is the same. Give
+    /// it back with `ws.check = Some(..)`.
     fn check_in(&self, pose: &Pose, ws: &mut Workspace<V::Posed>) -> Box<(Pose, PoseCheck)> {
         let bits = |p: &Pose| (p.q.map(f64::to_bits), p.t.map(f64::to_bits));
         match ws.check.take() {
