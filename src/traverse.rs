@@ -171,26 +171,6 @@ pub(crate) trait LevelScene: crate::scene::PairScene {
         next: &mut Vec<(u32, u32)>,
         leaves: &mut Vec<(u32, u32)>,
     ) -> Counters;
-    /// [`LevelScene::level_expand`] level after level while `front` is not empty and
-    /// holds, with `leaves`, fewer than `limit` pairs; `front` ends as the last level's
-    /// (`next` is scratch).
-    fn level_expand_below(
-        &self,
-        pose: &Pose,
-        ws: &mut Self::Workspace,
-        front: &mut Vec<(u32, u32)>,
-        next: &mut Vec<(u32, u32)>,
-        leaves: &mut Vec<(u32, u32)>,
-        limit: usize,
-    ) -> Counters {
-        let mut c = Counters::default();
-        while !front.is_empty() && front.len() + leaves.len() < limit {
-            next.clear();
-            c += self.level_expand(pose, ws, front, next, leaves);
-            std::mem::swap(front, next);
-        }
-        c
-    }
     /// The triangle tests of `leaves`, leaf pairs [`LevelScene::level_expand`] found
     /// overlapping at the begun pose (not tested again).
     fn level_leaves(

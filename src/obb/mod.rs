@@ -331,6 +331,26 @@ impl<V: Volume> VolumeScene<V> {
         ws.check = Some(check);
         r
     }
+
+    /// [`LevelScene::level_expand`](crate::traverse::LevelScene::level_expand) level after
+    /// level while `front` is not empty and holds, with `leaves`, fewer than `limit` pairs,
+    /// in one call (`descend::expand_levels_below`); `front` ends as the last level's (`next`
+    /// is scratch). `crate::auto`'s probe expands its first levels so.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn level_expand_below(
+        &self,
+        pose: &Pose,
+        ws: &mut Workspace<V::Posed>,
+        front: &mut Vec<(u32, u32)>,
+        next: &mut Vec<(u32, u32)>,
+        leaves: &mut Vec<(u32, u32)>,
+        limit: usize,
+    ) -> Counters {
+        let (env, fly) = self.trees();
+        self.with_test(pose, ws, |test, ws| {
+            descend::expand_levels_below(env, fly, test, ws, front, next, leaves, limit)
+        })
+    }
 }
 
 impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
@@ -353,21 +373,6 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         let (env, fly) = self.trees();
         self.with_test(pose, ws, |test, ws| {
             descend::expand_level(env, fly, test, ws, front, next, leaves)
-        })
-    }
-
-    fn level_expand_below(
-        &self,
-        pose: &Pose,
-        ws: &mut Self::Workspace,
-        front: &mut Vec<(u32, u32)>,
-        next: &mut Vec<(u32, u32)>,
-        leaves: &mut Vec<(u32, u32)>,
-        limit: usize,
-    ) -> Counters {
-        let (env, fly) = self.trees();
-        self.with_test(pose, ws, |test, ws| {
-            descend::expand_levels_below(env, fly, test, ws, front, next, leaves, limit)
         })
     }
 
@@ -493,7 +498,7 @@ mod tests {
 
     /// The probe's first levels in one call (`level_expand_below`, the twin
     /// `descend::expand_levels_below`) leave the front, the leaf pairs and the counters
-    /// that a call per level leaves (`LevelScene`'s own loop over `level_expand`), for every
+    /// that a call per level leaves (the probe's former loop over `level_expand`), for every
     /// limit up to 400 pairs (leaf pairs count towards it) and none.
     #[test]
     fn levels_in_one_call_are_levels_one_by_one() {
