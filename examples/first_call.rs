@@ -4,23 +4,26 @@
 //! peer up, untimed), then A and B loaded and built (untimed), then one call per pose:
 //! the first pose of `poses.csv` (the first call), the same pose 20 times more, and every
 //! other pose of the file once. Prints one JSON line of microseconds: `first_us`, `same_us`
-//! (the median of the 20), `others_us` (their mean), and the first call's `pairs`.
+//! (the median of the 20), `others_us` (their mean), `build_us` (A's and B's build), and
+//! the first call's `pairs`.
 //!
-//! `cargo run --release --example first_call -- ours|parry A B poses.csv`
+//! `cargo run --release --example first_call -- ours|ours-cold|parry A B poses.csv`
 //!
-//! `ours` is `Collider::collide` with the default volume (`auto`), `parry` is parry3d-f64
-//! as in `examples/parry_peer.rs`; both on one thread, this one.
+//! `ours` is `Collider::collide` with the default volume (`auto`) and build (which ends
+//! with `Collider::warm_up`), `ours-cold` the same built with `warm_up(WarmUp::Off)`, `parry` is
+//! parry3d-f64 as in `examples/parry_peer.rs` (its build: the two `TriMesh`es); all on one
+//! thread, this one.
 
 #[path = "common/parry.rs"]
 mod parry;
 use meshcollide::mesh::load;
 use meshcollide::pose::read_poses;
-use meshcollide::{Collider, Mesh, Pose};
+use meshcollide::{Collider, Mesh, Pose, WarmUp};
 use parry::{parry_collide, parry_pose, to_parry};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage: first_call ours|parry A B poses.csv";
+const USAGE: &str = "usage: first_call ours|ours-cold|parry A B poses.csv";
 
 /// A query run `f(pose)` returning its pairs: the first call, the same pose 20 times, the
 /// others once each (µs).
@@ -61,27 +64,42 @@ fn run(args: &[String]) -> Result<(), String> {
         vec![[0, 1, 2]],
     )
     .map_err(|e| e.to_string())?;
-    let (first, same, others, pairs) = match lib.as_str() {
-        "ours" => {
-            let warm = Collider::builder(&tiny, &tiny)
+    let (first, same, others, pairs, build) = match lib.as_str() {
+        "ours" | "ours-cold" => {
+            let warm = if lib == "ours" {
+                WarmUp::default()
+            } else {
+                WarmUp::Off
+            };
+            let w = Collider::builder(&tiny, &tiny)
+                .warm_up(warm)
                 .build()
                 .map_err(|e| e.to_string())?;
-            std::hint::black_box(warm.collide(&Pose::IDENTITY));
+            std::hint::black_box(w.collide(&Pose::IDENTITY));
+            let t = Instant::now();
             let c = Collider::builder(&ma, &mb)
+                .warm_up(warm)
                 .build()
                 .map_err(|e| e.to_string())?;
-            measure(&poses, |p| c.collide(p).pairs.len())
+            let build = t.elapsed();
+            let (first, same, others, pairs) = measure(&poses, |p| c.collide(p).pairs.len());
+            (first, same, others, pairs, build)
         }
         "parry" => {
-            let t = to_parry(&tiny)?;
-            std::hint::black_box(parry_collide(&t, &t, &parry_pose(&Pose::IDENTITY)));
+            let tp = to_parry(&tiny)?;
+            std::hint::black_box(parry_collide(&tp, &tp, &parry_pose(&Pose::IDENTITY)));
+            let t = Instant::now();
             let (pa, pb) = (to_parry(&ma)?, to_parry(&mb)?);
-            measure(&poses, |p| parry_collide(&pa, &pb, &parry_pose(p)).len())
+            let build = t.elapsed();
+            let (first, same, others, pairs) =
+                measure(&poses, |p| parry_collide(&pa, &pb, &parry_pose(p)).len());
+            (first, same, others, pairs, build)
         }
         _ => return Err(USAGE.into()),
     };
+    let build_us = build.as_secs_f64() * 1e6;
     println!(
-        "{{\"first_us\": {first}, \"same_us\": {same}, \"others_us\": {others}, \"pairs\": {pairs}}}"
+        "{{\"first_us\": {first}, \"same_us\": {same}, \"others_us\": {others}, \"pairs\": {pairs}, \"build_us\": {build_us}}}"
     );
     Ok(())
 }

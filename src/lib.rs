@@ -90,7 +90,7 @@ pub mod tumble;
 pub use boxtree::{BoxTest, BoxtreeOptions};
 pub use bv::BvKind;
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
-pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts};
+pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts, WarmUp};
 pub use dual::{DualCounters, DualOptions, SlabOrder};
 pub use error::{Error, FrameError, Location, MeshError, PoseError, Result, SavedError};
 pub use kdop::{Descent, KdopOptions};

@@ -6,8 +6,8 @@
 The side-by-side (`peers.py`) times a single query as one fresh process per run; this
 splits such a process's queries apart. For each scene and library, `--rounds` fresh
 processes (default 9, libraries taken in turn), each pinned to one core: a query on two
-one-triangle meshes (untimed, as `peers.py` warms its Python peers up), A and B loaded and
-built (untimed), then one call per pose: the scene's first pose (the first call), the same
+one-triangle meshes (untimed, as `peers.py` warms its Python peers up), A and B loaded
+(untimed) and built (timed apart: `build`), then one call per pose: the scene's first pose (the first call), the same
 pose 20 times more (their median: a warm call that repeats its predecessor), and 20 other
 poses of the same kind once each (their mean: warm calls as a batch of distinct poses
 makes them). Printed: the medians over the rounds and the ratios first ÷ same and
@@ -20,7 +20,8 @@ Scenes (generated here, written as OBJ with shortest round-trip floats):
   nested spheres 20k, alpha = 0.1: `peers.py`'s UV sphere and B = A scaled by 0.9, the
       identity pose; others: 20 seeded random rotations of B about the shared centre.
 
-Ours (`auto`) and parry3d-f64 run in `examples/first_call.rs`; python-fcl, coal and
+Ours (`auto`; `ours` with the default build, which ends with `Collider::warm_up`, and
+`ours-cold` built with `warm_up(WarmUp::Off)`) and parry3d-f64 run in `examples/first_call.rs`; python-fcl, coal and
 MeshLib in this script's child mode, in the venv `peers.py` sets up (created here if
 absent). The pairs of every first call are checked to agree with ours.
 """
@@ -41,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import peers  # noqa: E402
 
-LIBS = ["ours", "parry3d", "fcl-obbrss", "coal-obbrss", "coal-obb", "meshlib"]
+LIBS = ["ours", "ours-cold", "parry3d", "fcl-obbrss", "coal-obbrss", "coal-obb", "meshlib"]
 OTHERS = 20
 
 
@@ -90,12 +91,14 @@ def child(key, a_path, b_path, poses_path):
     _, build, collide, _ = peers.python_peer(key)
     tiny = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), np.array([[0, 1, 2]], dtype=np.int64)
     collide(build(*tiny), build(*tiny), np.eye(3), np.zeros(3))
+    t = time.perf_counter()
     ga, gb = build(va, ta), build(vb, tb)
+    build_s = time.perf_counter() - t
     first, pairs = collide(ga, gb, *rts[0])
     same = sorted(collide(ga, gb, *rts[0])[0] for _ in range(20))[10]
     others = sum(collide(ga, gb, *rt)[0] for rt in rts[1:]) / max(1, len(rts) - 1)
     print(json.dumps({"first_us": first * 1e6, "same_us": same * 1e6, "others_us": others * 1e6,
-                      "pairs": len(set(pairs))}))
+                      "pairs": len(set(pairs)), "build_us": build_s * 1e6}))
 
 
 def main():
@@ -118,7 +121,7 @@ def main():
         os.execv(str(py), [str(py), str(Path(__file__).resolve()), *sys.argv[1:]])
     missing = [m for m in os.environ.get("PEERS_MISSING", "").split(",") if m]
     pkg = {k: p for k, _, p in peers.PEERS}
-    libs = [k for k in LIBS if k == "ours" or pkg[k] not in missing]
+    libs = [k for k in LIBS if k in ("ours", "ours-cold") or pkg[k] not in missing]
     for k in set(LIBS) - set(libs):
         peers.loud(f"SKIPPED {k}: its PyPI package is missing")
 
@@ -141,8 +144,8 @@ def main():
         runs = {k: [] for k in libs}
         for r in range(args.rounds):
             for k in libs[r % len(libs):] + libs[: r % len(libs)]:
-                if k in ("ours", "parry3d"):
-                    cmd = [str(example), "ours" if k == "ours" else "parry", str(a), str(b), str(p)]
+                if k in ("ours", "ours-cold", "parry3d"):
+                    cmd = [str(example), "parry" if k == "parry3d" else k, str(a), str(b), str(p)]
                 else:
                     cmd = [sys.executable, str(Path(__file__).resolve()), "--run-peer", k, str(a), str(b), str(p)]
                 res = subprocess.run(pin + cmd, capture_output=True, text=True, env=env)
@@ -154,14 +157,14 @@ def main():
             pairs = {x["pairs"] for x in runs[k]}
             if pairs != {runs["ours"][0]["pairs"]}:
                 peers.loud(f"{k} on {name}: {sorted(pairs)} pairs at the first pose, ours {runs['ours'][0]['pairs']}")
-            med = {f: statistics.median(x[f] for x in runs[k]) for f in ("first_us", "same_us", "others_us")}
+            med = {f: statistics.median(x[f] for x in runs[k]) for f in ("first_us", "same_us", "others_us", "build_us")}
             rows.append((name, k, med))
     (out / "results.json").write_text(json.dumps(results, indent=1) + "\n")
 
-    print(f"| scene | library | first call (µs) | same pose again (µs) | other poses (µs) | first ÷ same | first ÷ others |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print(f"| scene | library | build (ms) | first call (µs) | same pose again (µs) | other poses (µs) | first ÷ same | first ÷ others |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name, k, m in rows:
-        print(f"| {name} | {k} | {m['first_us']:.1f} | {m['same_us']:.2f} | {m['others_us']:.2f} | "
+        print(f"| {name} | {k} | {m['build_us'] / 1e3:.2f} | {m['first_us']:.1f} | {m['same_us']:.2f} | {m['others_us']:.2f} | "
               f"{m['first_us'] / m['same_us']:.2f} | {m['first_us'] / m['others_us']:.2f} |")
     print(f"\n{args.rounds} rounds; results in {out / 'results.json'}")
 

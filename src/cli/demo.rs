@@ -66,6 +66,7 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
             .resolve(&poses, (lo, hi), false, crate::Mode::All);
     let t = Instant::now();
     let collider = Collider::builder(&ma, &mb)
+        .warm_up(crate::WarmUp::Own)
         .bv(bv)
         .build_options(opts)
         .kdop(crate::KdopOptions {
@@ -130,6 +131,7 @@ fn self_check(bv: BvKind) -> Result<(), Failure> {
     let (ma, mb) = scene(1_500);
     let poses = poses(24);
     let collider = Collider::builder(&ma, &mb)
+        .warm_up(crate::WarmUp::Own)
         .bv(bv)
         .build_options(BuildOptions::default())
         .build()?;

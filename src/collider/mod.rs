@@ -16,6 +16,9 @@
 //! This module sits above every hierarchy: it imports them, none imports it.
 
 mod auto_calls;
+mod warm;
+
+pub use warm::WarmUp;
 
 #[cfg(feature = "gpu")]
 use crate::auto::Choice;
@@ -223,6 +226,8 @@ pub struct ColliderBuilder<'m> {
     chunk: Option<usize>,
     /// Hierarchies given ready-made (loaded from `.mch` files), used instead of a build.
     pre: [Option<KdopHierarchy>; 2],
+    /// [`ColliderBuilder::warm_up`].
+    warm: WarmUp,
 }
 
 impl<'m> ColliderBuilder<'m> {
@@ -306,7 +311,8 @@ impl<'m> ColliderBuilder<'m> {
         self
     }
 
-    /// Checks the meshes and options and builds both hierarchies (in parallel).
+    /// Checks the meshes and options, builds both hierarchies (in parallel) and warms the
+    /// query's code up ([`ColliderBuilder::warm_up`], [`Collider::warm_up`]).
     ///
     /// Errors: a mesh without triangles or with a triangle naming a missing vertex, a
     /// coordinate that is not finite or outside the supported range
@@ -373,11 +379,20 @@ impl<'m> ColliderBuilder<'m> {
             }
             s => with_scene!(s, s => prepare(s)),
         }
-        Ok(Collider {
+        let collider = Collider {
             scene,
             query: self.query,
             chunk: self.chunk,
-        })
+            own: warm::OwnPoses::of(a, b),
+        };
+        let sized = a.triangle_count() + b.triangle_count() >= WarmUp::SCENE_MIN_TRIANGLES;
+        match self.warm {
+            WarmUp::Off => {}
+            WarmUp::Own => collider.warm(false),
+            WarmUp::Full => collider.warm(true),
+            WarmUp::Auto => collider.warm(sized),
+        }
+        Ok(collider)
     }
 }
 
@@ -440,6 +455,8 @@ pub struct Collider {
     query: QueryOptions,
     /// [`ColliderBuilder::stream_chunk`].
     chunk: Option<usize>,
+    /// The poses of this scene that [`Collider::warm_up`] runs.
+    own: warm::OwnPoses,
 }
 
 /// Puts a first workspace in the scene's pool, if it keeps one, and decides the hot loops'
@@ -510,6 +527,7 @@ impl Collider {
             query: QueryOptions::default(),
             chunk: None,
             pre: [None, None],
+            warm: WarmUp::default(),
         }
     }
 

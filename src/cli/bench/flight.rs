@@ -99,6 +99,7 @@ pub fn run(a: &FlightArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::builder(&env, &fly)
+            .warm_up(crate::WarmUp::Own)
             .bv(bv)
             .build_options(o)
             .paper()

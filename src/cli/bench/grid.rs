@@ -49,6 +49,7 @@ pub fn run(a: &GridArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::builder(&g, &g)
+            .warm_up(crate::WarmUp::Own)
             .bv(bv)
             .build_options(o)
             .paper()

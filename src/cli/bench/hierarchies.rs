@@ -65,6 +65,7 @@ pub fn run(a: &HierarchiesArgs) -> Result<(), Failure> {
         .map(|&d| ex::tumble_poses(a.steps, d))
         .collect();
     let reference = Collider::builder(&m, &m)
+        .warm_up(crate::WarmUp::Off)
         .bv(BvKind::Kdop18)
         .build_options(o)
         .paper()
@@ -102,6 +103,7 @@ pub fn run(a: &HierarchiesArgs) -> Result<(), Failure> {
         let t = Instant::now();
         let col = one.install(|| {
             Collider::builder(&m, &m)
+                .warm_up(crate::WarmUp::Off)
                 .bv(bv)
                 .build_options(o)
                 .paper()

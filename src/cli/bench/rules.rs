@@ -68,6 +68,7 @@ pub fn run(a: &RulesArgs) -> Result<(), Failure> {
                 for _ in 0..a.build_repeat.max(1) {
                     let t = Instant::now();
                     let c = Collider::builder(&m, &tiny)
+                        .warm_up(crate::WarmUp::Off)
                         .bv(bv)
                         .build_options(o)
                         .paper()
@@ -77,6 +78,7 @@ pub fn run(a: &RulesArgs) -> Result<(), Failure> {
                     b.inc(1);
                 }
                 let col = Collider::builder(&m, &m)
+                    .warm_up(crate::WarmUp::Own)
                     .bv(bv)
                     .build_options(o)
                     .paper()

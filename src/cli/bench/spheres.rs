@@ -43,6 +43,7 @@ pub fn run(a: &SpheresArgs) -> Result<(), Failure> {
             for &alpha in &a.alphas {
                 let (outer, inner) = ex::nested_spheres(n, alpha);
                 let col = Collider::builder(&outer, &inner)
+                    .warm_up(crate::WarmUp::Own)
                     .bv(bv)
                     .build_options(o)
                     .paper()

@@ -59,6 +59,7 @@ pub fn run(a: &TumbleArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::builder(&m, &m)
+            .warm_up(crate::WarmUp::Own)
             .bv(bv)
             .build_options(o)
             .paper()
@@ -72,6 +73,7 @@ pub fn run(a: &TumbleArgs) -> Result<(), Failure> {
                     BvKind::Kdop18
                 };
                 Collider::builder(&m, &m)
+                    .warm_up(crate::WarmUp::Own)
                     .bv(rk)
                     .build_options(o)
                     .paper()
