@@ -48,6 +48,7 @@ const TWO_M37: f64 = 1.0 / (1u64 << 37) as f64;
 const TWO_M40: f64 = AXES_TOLERANCE;
 const TWO_M42: f64 = 1.0 / (1u64 << 42) as f64;
 const TWO_M45: f64 = 1.0 / (1u64 << 45) as f64;
+const TWO_M50: f64 = 1.0 / (1u64 << 50) as f64;
 
 const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
@@ -73,10 +74,19 @@ impl Obb {
     /// `4u < 2⁻⁴⁰` relative, and `MIN_POSITIVE` covers the underflows. So every real
     /// corner, hence (convexity) every real point of the triangles, is in the box.
     pub fn fit(tris: &[[[f64; 3]; 3]]) -> Obb {
-        let axes = principal_axes(tris);
-        let axes = if orthonormal(&axes) { axes } else { IDENTITY };
-        // The tight box along the axes, around any reference point (rounding here only
-        // moves the centre; the containment pass below proves the extents from it).
+        let axes = checked(principal_axes(tris));
+        let c = Obb::centre(&axes, tris);
+        Obb {
+            c,
+            axes,
+            h: Obb::extents(&axes, c, tris),
+        }
+    }
+
+    /// The centre of the tight box of `tris` along `axes` (any reference point: rounding
+    /// here only moves the centre; [`Obb::extents`] and [`Obb32::from_fit`] prove the
+    /// extents from it).
+    pub fn centre(axes: &[[f64; 3]; 3], tris: &[[[f64; 3]; 3]]) -> [f64; 3] {
         let r = tris[0][0];
         let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
         for p in tris.iter().flatten() {
@@ -88,14 +98,9 @@ impl Obb {
             }
         }
         let mid: [f64; 3] = std::array::from_fn(|i| 0.5 * lo[i] + 0.5 * hi[i]);
-        let c: [f64; 3] = std::array::from_fn(|k| {
+        std::array::from_fn(|k| {
             r[k] + (mid[0] * axes[0][k] + mid[1] * axes[1][k]) + mid[2] * axes[2][k]
-        });
-        Obb {
-            c,
-            axes,
-            h: Obb::extents(&axes, c, tris),
-        }
+        })
     }
 
     /// The proved half extents of [`Obb::fit`] around centre `c` with `axes`.
@@ -166,13 +171,14 @@ impl Obb32 {
         }
     }
 
-    /// The f32 box of the f64 fit `obb` of `tris` (local f64 corners `x = fl(p − o)`),
-    /// containing every *real* local corner `p − o`.
+    /// The f32 box of `tris` (local f64 corners `x = fl(p − o)`) along the f64 axes `axes`
+    /// (those of a fit, checked orthonormal) around `centre`, containing every *real* local
+    /// corner `p − o`.
     ///
-    /// Proof (`u = 2⁻⁵³`). The axes are `fl32` of the fit's, subnormals flushed; their Gram
+    /// Proof (`u = 2⁻⁵³`). The axes are `fl32` of `axes`, subnormals flushed; their Gram
     /// matrix is computed in f64 from exact f32 products (two roundings, below 2⁻⁵¹), so
     /// the check `|ĝ − δ| ≤ 2⁻²⁰ − 2⁻⁴⁰` proves [`AXES_TOLERANCE_F32`]; the exact
-    /// coordinate axes replace them when it fails. The centre is `fl32` of the fit's (any
+    /// coordinate axes replace them when it fails. The centre is `fl32` of `centre` (any
     /// point will do). For a real corner `v` with `x` its nearest f64, `|x − v| ≤ u|x|`
     /// per coordinate, and the computed `p̂ᵢ = fl(aᵢ·fl(x − c))` errs from `aᵢ·(v − c)` by
     /// at most `γ₃‖aᵢ‖₁‖d̂‖∞ + ‖aᵢ‖₁u(‖d̂‖∞ + ‖x‖∞) ≤ 8u(‖d̂‖∞ + ‖x‖∞) = 2⁻⁵⁰K_v`
@@ -183,14 +189,14 @@ impl Obb32 {
     /// Axis and centre components below 2⁻⁵¹ are stored as 0 (before the Gram check and
     /// the extents, so the proof covers them): every stored number is 0 or at least 2⁻⁵¹,
     /// which the CPU's fast test relies on for speed, not for correctness.
-    pub fn from_fit(obb: &Obb, tris: &[[[f64; 3]; 3]]) -> Obb32 {
+    pub fn from_fit(axes: &[[f64; 3]; 3], centre: [f64; 3], tris: &[[[f64; 3]; 3]]) -> Obb32 {
         // Values below 2⁻⁵¹ become 0 (the CPU's screen, `sat::obb_disjoint_cpu`, then
         // passes for every stored box); the extents are computed from what is stored.
         let flush = |x: f64| {
             let f = x as f32;
             if f.abs() < COARSE { 0.0 } else { f }
         };
-        let mut e: [f32; 9] = std::array::from_fn(|n| flush(obb.axes[n / 3][n % 3]));
+        let mut e: [f32; 9] = std::array::from_fn(|n| flush(axes[n / 3][n % 3]));
         let row = |e: &[f32; 9], i: usize| [0, 1, 2].map(|k| e[3 * i + k] as f64);
         let gram_ok = (0..3).all(|i| {
             (0..3).all(|j| {
@@ -201,7 +207,7 @@ impl Obb32 {
         if !gram_ok {
             e = IDENTITY_F32;
         }
-        let c = obb.c.map(flush);
+        let c = centre.map(flush);
         let c64 = c.map(f64::from);
         let (mut m, mut k) = ([0.0f64; 3], 0.0f64);
         for x in tris.iter().flatten() {
@@ -228,6 +234,11 @@ impl Obb32 {
     }
 }
 
+/// `axes` if they pass [`orthonormal`]'s check, else the coordinate axes.
+pub(crate) fn checked(axes: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    if orthonormal(&axes) { axes } else { IDENTITY }
+}
+
 /// Whether the computed Gram matrix of `axes` is within `2⁻⁴²` of the identity (so the real
 /// one is within [`AXES_TOLERANCE`]); false for any NaN.
 fn orthonormal(axes: &[[f64; 3]; 3]) -> bool {
@@ -240,45 +251,151 @@ fn orthonormal(axes: &[[f64; 3]; 3]) -> bool {
 }
 
 /// Orthonormal principal axes (rows) of the triangles' area-weighted covariance (vertex
-/// covariance when the area is zero; the coordinate axes when both vanish).
+/// covariance when the area is zero; the coordinate axes when both vanish), from their
+/// moments about the first corner, for accuracy far from the local origin.
 fn principal_axes(tris: &[[[f64; 3]; 3]]) -> [[f64; 3]; 3] {
-    // Moments about the first corner, for accuracy far from the local origin.
-    let o = tris[0][0];
-    let mut area = 0.0;
-    let mut mean = [0.0; 3];
-    let mut second = [[0.0; 3]; 3];
-    for t in tris {
-        let [p, q, r] = t.map(|x| sub(x, o));
-        let a = 0.5 * norm(cross(sub(q, p), sub(r, p)));
-        let m: [f64; 3] = std::array::from_fn(|k| (p[k] + q[k] + r[k]) / 3.0);
-        area += a;
-        for j in 0..3 {
-            mean[j] += a * m[j];
-            for k in 0..3 {
-                second[j][k] +=
-                    a / 12.0 * (9.0 * m[j] * m[k] + p[j] * p[k] + q[j] * q[k] + r[j] * r[k]);
-            }
-        }
-    }
-    let cov = if area > 0.0 && area.is_finite() {
-        covariance(second, mean, area)
-    } else {
-        // The lecture's covariance of the vertices.
-        let (mut mean, mut second) = ([0.0; 3], [[0.0; 3]; 3]);
-        for p in tris.iter().flatten().map(|x| sub(*x, o)) {
+    Moments::of(tris, tris[0][0]).axes()
+}
+
+/// The moments [`principal_axes`] reads, about a reference point `o`: the triangles'
+/// area-weighted ones (each a uniform sheet: `Σa`, `Σa·m` with `m` the centroid, and
+/// `Σa/12·(9mmᵀ + ppᵀ + qqᵀ + rrᵀ)`) and their vertices' (`Σ1`, `Σp`, `Σppᵀ`), all of
+/// `p − o`. They add up, so a node's are its children's moved to its reference by the
+/// parallel-axis rule ([`Moments::moved`]): a tree's moments take one pass over the
+/// triangles ([`node_moments`]), not one per level.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Moments {
+    o: [f64; 3],
+    area: f64,
+    mean: [f64; 3],
+    second: [[f64; 3]; 3],
+    count: f64,
+    vmean: [f64; 3],
+    vsecond: [[f64; 3]; 3],
+}
+
+impl Moments {
+    /// The moments of `tris` about `o`.
+    pub(crate) fn of(tris: &[[[f64; 3]; 3]], o: [f64; 3]) -> Moments {
+        let mut m = Moments {
+            o,
+            area: 0.0,
+            mean: [0.0; 3],
+            second: [[0.0; 3]; 3],
+            count: (3 * tris.len()) as f64,
+            vmean: [0.0; 3],
+            vsecond: [[0.0; 3]; 3],
+        };
+        for t in tris {
+            let [p, q, r] = t.map(|x| sub(x, o));
+            let a = 0.5 * norm(cross(sub(q, p), sub(r, p)));
+            let c: [f64; 3] = std::array::from_fn(|k| (p[k] + q[k] + r[k]) / 3.0);
+            m.area += a;
             for j in 0..3 {
-                mean[j] += p[j];
+                m.mean[j] += a * c[j];
                 for k in 0..3 {
-                    second[j][k] += p[j] * p[k];
+                    m.second[j][k] +=
+                        a / 12.0 * (9.0 * c[j] * c[k] + p[j] * p[k] + q[j] * q[k] + r[j] * r[k]);
                 }
             }
         }
-        covariance(second, mean, (3 * tris.len()) as f64)
-    };
-    if cov.iter().flatten().all(|&x| x == 0.0) || cov.iter().flatten().any(|x| !x.is_finite()) {
-        return IDENTITY;
+        for p in tris.iter().flatten().map(|x| sub(*x, o)) {
+            for j in 0..3 {
+                m.vmean[j] += p[j];
+                for k in 0..3 {
+                    m.vsecond[j][k] += p[j] * p[k];
+                }
+            }
+        }
+        m
     }
-    orthonormalize(jacobi_eigenvectors(cov))
+
+    /// The same moments about `o`: with `d = self.o − o`, a point's `p − o = (p − self.o)
+    /// + d`, so `Σw(x + d)(x + d)ᵀ = S + Mdᵀ + dMᵀ + Wddᵀ` and `Σw(x + d) = M + Wd`, for
+    /// the area-weighted moments as for the vertices' (a triangle's second-moment term is
+    /// quadratic in its corners, and `Σ` of its corners is three times its centroid).
+    pub(crate) fn moved(&self, o: [f64; 3]) -> Moments {
+        let d = sub(self.o, o);
+        let shift = |w: f64, mean: [f64; 3], second: [[f64; 3]; 3]| {
+            let s: [[f64; 3]; 3] = std::array::from_fn(|j| {
+                std::array::from_fn(|k| {
+                    second[j][k] + mean[j] * d[k] + d[j] * mean[k] + w * d[j] * d[k]
+                })
+            });
+            (std::array::from_fn(|k| mean[k] + w * d[k]), s)
+        };
+        let (mean, second) = shift(self.area, self.mean, self.second);
+        let (vmean, vsecond) = shift(self.count, self.vmean, self.vsecond);
+        Moments {
+            o,
+            mean,
+            second,
+            vmean,
+            vsecond,
+            ..*self
+        }
+    }
+
+    /// The covariance the axes are of: area-weighted, or the vertices' when the area is
+    /// zero (or not finite).
+    fn covariance(&self) -> [[f64; 3]; 3] {
+        if self.area > 0.0 && self.area.is_finite() {
+            covariance(self.second, self.mean, self.area)
+        } else {
+            // The lecture's covariance of the vertices.
+            covariance(self.vsecond, self.vmean, self.count)
+        }
+    }
+
+    /// The sum of two moments about the same reference.
+    fn plus(&self, b: &Moments) -> Moments {
+        let add = |x: [f64; 3], y: [f64; 3]| std::array::from_fn(|k| x[k] + y[k]);
+        Moments {
+            o: self.o,
+            area: self.area + b.area,
+            mean: add(self.mean, b.mean),
+            second: std::array::from_fn(|j| add(self.second[j], b.second[j])),
+            count: self.count + b.count,
+            vmean: add(self.vmean, b.vmean),
+            vsecond: std::array::from_fn(|j| add(self.vsecond[j], b.vsecond[j])),
+        }
+    }
+
+    /// The principal axes (rows, orthonormalized): of the area-weighted covariance, of the
+    /// vertices' when the area is zero, the coordinate axes when both vanish.
+    pub(crate) fn axes(&self) -> [[f64; 3]; 3] {
+        let cov = self.covariance();
+        if cov.iter().flatten().all(|&x| x == 0.0) || cov.iter().flatten().any(|x| !x.is_finite()) {
+            return IDENTITY;
+        }
+        orthonormalize(jacobi_eigenvectors(cov))
+    }
+}
+
+/// Every node's [`Moments`] about its first triangle's first corner (`corners[range.0][0]`,
+/// the reference [`principal_axes`] takes for the node alone): the leaves' from their
+/// triangles, each internal node's its children's moved and added (children follow their
+/// parent in the node array). `corners` holds the tree's local f64 corners in its order.
+pub(crate) fn node_moments(
+    bvh: &crate::bvh::Bvh<3>,
+    ranges: &[(u32, u32)],
+    corners: &[[[f64; 3]; 3]],
+) -> Vec<Moments> {
+    let n = bvh.nodes.len();
+    let zero = Moments::of(&[], [0.0; 3]);
+    let mut m = vec![zero; n];
+    for i in (0..n).rev() {
+        let node = &bvh.nodes[i];
+        let (s, e) = (ranges[i].0 as usize, ranges[i].1 as usize);
+        let o = corners[s][0];
+        m[i] = if node.is_leaf() {
+            Moments::of(&corners[s..e], o)
+        } else {
+            let (l, r) = (node.first as usize, node.first as usize + 1);
+            m[l].moved(o).plus(&m[r].moved(o))
+        };
+    }
+    m
 }
 
 fn norm(v: [f64; 3]) -> f64 {
@@ -297,7 +414,11 @@ fn jacobi_eigenvectors(mut a: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
     for _sweep in 0..50 {
         let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
         let diag = a[0][0].abs() + a[1][1].abs() + a[2][2].abs();
-        if off <= 1e-30 * diag || off == 0.0 {
+        // Converged when the off-diagonal is at the matrix's rounding level: sweeps after
+        // that only turn the axes by rounding (any orthonormal axes give a proved box;
+        // these only make it tight), and a threshold below it, 1e-30, ran all 50 sweeps
+        // on most nodes: half of the OBB tree's build (BENCHMARKS.md).
+        if off <= TWO_M50 * diag || off == 0.0 {
             break;
         }
         for (p, q) in [(0, 1), (0, 2), (1, 2)] {
@@ -368,6 +489,59 @@ mod tests {
         assert!(b.h[long] > 4.9 && b.h[long] < 5.01, "{:?}", b.h);
         for p in tris.iter().flatten() {
             assert!(b.contains_approx(*p));
+        }
+    }
+
+    /// The tree's moments merged bottom-up ([`node_moments`]) give every node the
+    /// covariance of its own triangles computed directly, within rounding (the oracle: one
+    /// [`Moments::of`] per node), on curved, degenerate and far-from-origin meshes; and
+    /// the boxes fitted from them contain their triangles.
+    #[test]
+    fn merged_moments_are_each_nodes_own() {
+        use crate::bvh::{BuildOptions, Bvh};
+        use crate::mesh::generate;
+        let far = generate::torus([0.0; 3], 1.0, 0.3, 24, 10)
+            .map_positions(|p| p.map(|c| c * 1.234_567_890_123_456_7 + 9.876_543_210_987_654e8));
+        let meshes = [
+            generate::torus([0.0; 3], 1.0, 0.3, 24, 10),
+            generate::uv_sphere([0.3, -0.2, 0.1], 2.0, 12, 24),
+            generate::degenerate_soup(7, 300, 1.0),
+            generate::random_soup(11, 400, 5.0, 0.5),
+            far,
+        ];
+        for (mi, mesh) in meshes.iter().enumerate() {
+            let bvh = Bvh::<3>::build(mesh, &BuildOptions::default());
+            let corners: Vec<_> = (0..bvh.tris.len())
+                .map(|p| bvh.tris.corners_local_f64(p))
+                .collect();
+            let ranges = bvh.node_ranges();
+            let merged = node_moments(&bvh, &ranges, &corners);
+            for (i, &(s, e)) in ranges.iter().enumerate() {
+                let tris = &corners[s as usize..e as usize];
+                let direct = Moments::of(tris, tris[0][0]);
+                assert_eq!(
+                    direct.area > 0.0,
+                    merged[i].area > 0.0,
+                    "mesh {mi} node {i}"
+                );
+                let (a, b) = (direct.covariance(), merged[i].covariance());
+                let scale = a
+                    .iter()
+                    .flatten()
+                    .fold(f64::MIN_POSITIVE, |m, x| m.max(x.abs()));
+                for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {
+                    assert!(
+                        (x - y).abs() <= 1e-9 * scale,
+                        "mesh {mi} node {i}: {a:?} {b:?}"
+                    );
+                }
+                let axes = checked(merged[i].axes());
+                let boxed = Obb32::from_fit(&axes, Obb::centre(&axes, tris), tris).as_f64();
+                assert!(
+                    tris.iter().flatten().all(|p| boxed.contains_approx(*p)),
+                    "mesh {mi} node {i}"
+                );
+            }
         }
     }
 

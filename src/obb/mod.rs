@@ -62,14 +62,24 @@ pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
 }
 
 impl Volume for Obb32 {
+    /// Each node's box: the axes from its moments ([`fit::node_moments`], one pass over the
+    /// triangles for the whole tree), then its centre and proved extents from its own
+    /// corners (two passes over each node's triangles, where one fit per node took five,
+    /// its moments and the f64 extents that the f32 box does not read among them).
     fn fit_nodes(bvh: &Bvh<3>) -> Vec<Obb32> {
-        bvh.node_ranges()
+        let corners: Vec<[[f64; 3]; 3]> = (0..bvh.tris.len())
+            .into_par_iter()
+            .map(|p| bvh.tris.corners_local_f64(p))
+            .collect();
+        let ranges = bvh.node_ranges();
+        let moments = fit::node_moments(bvh, &ranges, &corners);
+        ranges
             .par_iter()
-            .map(|&(s, e)| {
-                let tris: Vec<[[f64; 3]; 3]> = (s as usize..e as usize)
-                    .map(|p| bvh.tris.corners_local_f64(p))
-                    .collect();
-                Obb32::from_fit(&Obb::fit(&tris), &tris)
+            .zip(&moments)
+            .map(|(&(s, e), m)| {
+                let tris = &corners[s as usize..e as usize];
+                let axes = fit::checked(m.axes());
+                Obb32::from_fit(&axes, Obb::centre(&axes, tris), tris)
             })
             .collect()
     }
