@@ -62,7 +62,7 @@ pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
 }
 
 impl Volume for Obb32 {
-    /// Each node's box: the axes from its moments ([`fit::node_moments`], one pass over the
+    /// Each node's box: the axes from its moments (`fit::node_moments`, one pass over the
     /// triangles for the whole tree), then its centre and proved extents from its own
     /// corners (two passes over each node's triangles, where one fit per node took five,
     /// its moments and the f64 extents that the f32 box does not read among them).
