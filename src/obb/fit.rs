@@ -254,121 +254,110 @@ fn orthonormal(axes: &[[f64; 3]; 3]) -> bool {
 /// covariance when the area is zero; the coordinate axes when both vanish), from their
 /// moments about the first corner, for accuracy far from the local origin.
 fn principal_axes(tris: &[[[f64; 3]; 3]]) -> [[f64; 3]; 3] {
-    Moments::of(tris, tris[0][0]).axes()
+    let o = tris[0][0];
+    let cov = Moments::of(tris, o).covariance();
+    axes_of(cov.unwrap_or_else(|| vertex_covariance(tris, o)))
 }
 
-/// The moments [`principal_axes`] reads, about a reference point `o`: the triangles'
-/// area-weighted ones (each a uniform sheet: `Σa`, `Σa·m` with `m` the centroid, and
-/// `Σa/12·(9mmᵀ + ppᵀ + qqᵀ + rrᵀ)`) and their vertices' (`Σ1`, `Σp`, `Σppᵀ`), all of
+/// The orthonormal eigenvectors (rows) of a covariance, the coordinate axes for a zero or
+/// non-finite one.
+pub(crate) fn axes_of(cov: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
+    if cov.iter().flatten().all(|&x| x == 0.0) || cov.iter().flatten().any(|x| !x.is_finite()) {
+        return IDENTITY;
+    }
+    orthonormalize(eigenvectors(cov))
+}
+
+/// The lecture's covariance of the triangles' vertices, about `o` then centred.
+fn vertex_covariance(tris: &[[[f64; 3]; 3]], o: [f64; 3]) -> [[f64; 3]; 3] {
+    let (mut mean, mut second) = ([0.0; 3], [[0.0; 3]; 3]);
+    for p in tris.iter().flatten().map(|x| sub(*x, o)) {
+        for j in 0..3 {
+            mean[j] += p[j];
+            for k in 0..3 {
+                second[j][k] += p[j] * p[k];
+            }
+        }
+    }
+    covariance(second, mean, (3 * tris.len()) as f64)
+}
+
+/// The area-weighted moments [`principal_axes`] reads, about a reference point (a node's
+/// first corner, kept by the caller): each triangle a uniform sheet, `Σa`, `Σa·m` with `m`
+/// its centroid, and `Σa/12·(9mmᵀ + ppᵀ + qqᵀ + rrᵀ)` (its six distinct entries), all of
 /// `p − o`. They add up, so a node's are its children's moved to its reference by the
 /// parallel-axis rule ([`Moments::moved`]): a tree's moments take one pass over the
-/// triangles ([`node_moments`]), not one per level.
-#[derive(Debug, Clone, Copy)]
+/// triangles ([`node_moments`]), not one per level. 80 bytes a node, for the time of the
+/// fit. (Nodes of zero area, whose axes come from their vertices, read their triangles
+/// again: [`vertex_covariance`].)
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Moments {
-    o: [f64; 3],
     area: f64,
     mean: [f64; 3],
-    second: [[f64; 3]; 3],
-    count: f64,
-    vmean: [f64; 3],
-    vsecond: [[f64; 3]; 3],
+    /// `[xx, xy, xz, yy, yz, zz]`.
+    second: [f64; 6],
 }
+
+/// The row-major index pairs of [`Moments::second`]'s entries.
+const UPPER: [(usize, usize); 6] = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)];
 
 impl Moments {
     /// The moments of `tris` about `o`.
     pub(crate) fn of(tris: &[[[f64; 3]; 3]], o: [f64; 3]) -> Moments {
-        let mut m = Moments {
-            o,
-            area: 0.0,
-            mean: [0.0; 3],
-            second: [[0.0; 3]; 3],
-            count: (3 * tris.len()) as f64,
-            vmean: [0.0; 3],
-            vsecond: [[0.0; 3]; 3],
-        };
+        let mut m = Moments::default();
         for t in tris {
             let [p, q, r] = t.map(|x| sub(x, o));
             let a = 0.5 * norm(cross(sub(q, p), sub(r, p)));
             let c: [f64; 3] = std::array::from_fn(|k| (p[k] + q[k] + r[k]) / 3.0);
             m.area += a;
-            for j in 0..3 {
-                m.mean[j] += a * c[j];
-                for k in 0..3 {
-                    m.second[j][k] +=
-                        a / 12.0 * (9.0 * c[j] * c[k] + p[j] * p[k] + q[j] * q[k] + r[j] * r[k]);
-                }
+            for (mj, cj) in m.mean.iter_mut().zip(c) {
+                *mj += a * cj;
             }
-        }
-        for p in tris.iter().flatten().map(|x| sub(*x, o)) {
-            for j in 0..3 {
-                m.vmean[j] += p[j];
-                for k in 0..3 {
-                    m.vsecond[j][k] += p[j] * p[k];
-                }
+            for (n, (j, k)) in UPPER.into_iter().enumerate() {
+                m.second[n] +=
+                    a / 12.0 * (9.0 * c[j] * c[k] + p[j] * p[k] + q[j] * q[k] + r[j] * r[k]);
             }
         }
         m
     }
 
-    /// The same moments about `o`: with `d = self.o − o`, a point's `p − o = (p − self.o)
-    /// + d`, so `Σw(x + d)(x + d)ᵀ = S + Mdᵀ + dMᵀ + Wddᵀ` and `Σw(x + d) = M + Wd`, for
-    /// the area-weighted moments as for the vertices' (a triangle's second-moment term is
-    /// quadratic in its corners, and `Σ` of its corners is three times its centroid).
-    pub(crate) fn moved(&self, o: [f64; 3]) -> Moments {
-        let d = sub(self.o, o);
-        let shift = |w: f64, mean: [f64; 3], second: [[f64; 3]; 3]| {
-            let s: [[f64; 3]; 3] = std::array::from_fn(|j| {
-                std::array::from_fn(|k| {
-                    second[j][k] + mean[j] * d[k] + d[j] * mean[k] + w * d[j] * d[k]
-                })
-            });
-            (std::array::from_fn(|k| mean[k] + w * d[k]), s)
-        };
-        let (mean, second) = shift(self.area, self.mean, self.second);
-        let (vmean, vsecond) = shift(self.count, self.vmean, self.vsecond);
+    /// The same moments about `to` instead of `from`: with `d = from − to`, a point's
+    /// `p − to = (p − from) + d`, so `Σw(x + d)(x + d)ᵀ = S + Mdᵀ + dMᵀ + Wddᵀ` and
+    /// `Σw(x + d) = M + Wd` (a triangle's second-moment term is quadratic in its corners,
+    /// and the sum of its corners is three times its centroid).
+    pub(crate) fn moved(&self, from: [f64; 3], to: [f64; 3]) -> Moments {
+        let d = sub(from, to);
+        let (w, m) = (self.area, self.mean);
         Moments {
-            o,
-            mean,
-            second,
-            vmean,
-            vsecond,
-            ..*self
+            area: w,
+            mean: std::array::from_fn(|k| m[k] + w * d[k]),
+            second: std::array::from_fn(|n| {
+                let (j, k) = UPPER[n];
+                self.second[n] + m[j] * d[k] + d[j] * m[k] + w * d[j] * d[k]
+            }),
         }
     }
 
-    /// The covariance the axes are of: area-weighted, or the vertices' when the area is
-    /// zero (or not finite).
-    fn covariance(&self) -> [[f64; 3]; 3] {
-        if self.area > 0.0 && self.area.is_finite() {
-            covariance(self.second, self.mean, self.area)
-        } else {
-            // The lecture's covariance of the vertices.
-            covariance(self.vsecond, self.vmean, self.count)
-        }
+    /// The area-weighted covariance, `None` when the area is zero (or not finite).
+    pub(crate) fn covariance(&self) -> Option<[[f64; 3]; 3]> {
+        let second = std::array::from_fn(|j| {
+            std::array::from_fn(|k| {
+                self.second[UPPER
+                    .iter()
+                    .position(|&u| u == (j.min(k), j.max(k)))
+                    .unwrap_or(0)]
+            })
+        });
+        (self.area > 0.0 && self.area.is_finite()).then(|| covariance(second, self.mean, self.area))
     }
 
     /// The sum of two moments about the same reference.
     fn plus(&self, b: &Moments) -> Moments {
-        let add = |x: [f64; 3], y: [f64; 3]| std::array::from_fn(|k| x[k] + y[k]);
         Moments {
-            o: self.o,
             area: self.area + b.area,
-            mean: add(self.mean, b.mean),
-            second: std::array::from_fn(|j| add(self.second[j], b.second[j])),
-            count: self.count + b.count,
-            vmean: add(self.vmean, b.vmean),
-            vsecond: std::array::from_fn(|j| add(self.vsecond[j], b.vsecond[j])),
+            mean: std::array::from_fn(|k| self.mean[k] + b.mean[k]),
+            second: std::array::from_fn(|n| self.second[n] + b.second[n]),
         }
-    }
-
-    /// The principal axes (rows, orthonormalized): of the area-weighted covariance, of the
-    /// vertices' when the area is zero, the coordinate axes when both vanish.
-    pub(crate) fn axes(&self) -> [[f64; 3]; 3] {
-        let cov = self.covariance();
-        if cov.iter().flatten().all(|&x| x == 0.0) || cov.iter().flatten().any(|x| !x.is_finite()) {
-            return IDENTITY;
-        }
-        orthonormalize(eigenvectors(cov))
     }
 }
 
@@ -382,20 +371,28 @@ pub(crate) fn node_moments(
     corners: &[[[f64; 3]; 3]],
 ) -> Vec<Moments> {
     let n = bvh.nodes.len();
-    let zero = Moments::of(&[], [0.0; 3]);
-    let mut m = vec![zero; n];
+    let mut m = vec![Moments::default(); n];
+    let at = |i: usize| corners[ranges[i].0 as usize][0];
     for i in (0..n).rev() {
         let node = &bvh.nodes[i];
         let (s, e) = (ranges[i].0 as usize, ranges[i].1 as usize);
-        let o = corners[s][0];
         m[i] = if node.is_leaf() {
-            Moments::of(&corners[s..e], o)
+            Moments::of(&corners[s..e], at(i))
         } else {
             let (l, r) = (node.first as usize, node.first as usize + 1);
-            m[l].moved(o).plus(&m[r].moved(o))
+            m[l].moved(at(l), at(i)).plus(&m[r].moved(at(r), at(i)))
         };
     }
     m
+}
+
+/// The axes of a node's box: from its merged moments ([`node_moments`]), or, for a node of
+/// zero area, from its vertices.
+pub(crate) fn node_axes(m: &Moments, tris: &[[[f64; 3]; 3]]) -> [[f64; 3]; 3] {
+    axes_of(
+        m.covariance()
+            .unwrap_or_else(|| vertex_covariance(tris, tris[0][0])),
+    )
 }
 
 fn norm(v: [f64; 3]) -> f64 {
@@ -557,6 +554,7 @@ mod tests {
             generate::random_soup(11, 400, 5.0, 0.5),
             far,
         ];
+        let mut zero_area = 0;
         for (mi, mesh) in meshes.iter().enumerate() {
             let bvh = Bvh::<3>::build(mesh, &BuildOptions::default());
             let corners: Vec<_> = (0..bvh.tris.len())
@@ -567,23 +565,23 @@ mod tests {
             for (i, &(s, e)) in ranges.iter().enumerate() {
                 let tris = &corners[s as usize..e as usize];
                 let direct = Moments::of(tris, tris[0][0]);
-                assert_eq!(
-                    direct.area > 0.0,
-                    merged[i].area > 0.0,
-                    "mesh {mi} node {i}"
-                );
-                let (a, b) = (direct.covariance(), merged[i].covariance());
-                let scale = a
-                    .iter()
-                    .flatten()
-                    .fold(f64::MIN_POSITIVE, |m, x| m.max(x.abs()));
-                for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {
-                    assert!(
-                        (x - y).abs() <= 1e-9 * scale,
-                        "mesh {mi} node {i}: {a:?} {b:?}"
-                    );
+                match (direct.covariance(), merged[i].covariance()) {
+                    (Some(a), Some(b)) => {
+                        let scale = a
+                            .iter()
+                            .flatten()
+                            .fold(f64::MIN_POSITIVE, |m, x| m.max(x.abs()));
+                        for (x, y) in a.iter().flatten().zip(b.iter().flatten()) {
+                            assert!(
+                                (x - y).abs() <= 1e-9 * scale,
+                                "mesh {mi} node {i}: {a:?} {b:?}"
+                            );
+                        }
+                    }
+                    (None, None) => zero_area += 1,
+                    other => panic!("mesh {mi} node {i}: {other:?}"),
                 }
-                let axes = checked(merged[i].axes());
+                let axes = checked(node_axes(&merged[i], tris));
                 let boxed = Obb32::from_fit(&axes, Obb::centre(&axes, tris), tris).as_f64();
                 assert!(
                     tris.iter().flatten().all(|p| boxed.contains_approx(*p)),
@@ -591,6 +589,8 @@ mod tests {
                 );
             }
         }
+        // The degenerate soup has nodes of zero area: their axes come from the vertices.
+        assert!(zero_area > 0);
     }
 
     /// [`eigenvectors`] gives orthonormal eigenvectors (the residual `‖Av − (vᵀAv)v‖`

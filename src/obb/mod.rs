@@ -78,7 +78,7 @@ impl Volume for Obb32 {
             .zip(&moments)
             .map(|(&(s, e), m)| {
                 let tris = &corners[s as usize..e as usize];
-                let axes = fit::checked(m.axes());
+                let axes = fit::checked(fit::node_axes(m, tris));
                 Obb32::from_fit(&axes, Obb::centre(&axes, tris), tris)
             })
             .collect()
