@@ -108,6 +108,10 @@ class Collider:
         first_pose: int = 0,
     ) -> npt.NDArray[np.int64]:
         """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order."""
+    def warm_up(self) -> None:
+        """Runs the query's code on a small scene of the same volume and reads the top of
+        this collider's trees (the build already did), so that the next query's code is in
+        the CPU's caches; pairs and counters stay as they are."""
     @property
     def last_stats(self) -> Optional[dict[str, Any]]:
         """The last query's ``stats.json`` fields, or ``None`` before the first query."""

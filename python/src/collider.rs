@@ -270,6 +270,14 @@ impl Collider {
             .into_pyarray(py))
     }
 
+    /// Runs the query's code on a small scene of the same volume and reads the top of this
+    /// collider's trees (`meshcollide::Collider::warm_up`; the build already did), so that
+    /// the next query finds its code in the CPU's caches: before a query whose latency
+    /// matters, when other work ran since the build. Pairs and counters stay as they are.
+    fn warm_up(&self, py: Python<'_>) {
+        py.detach(|| self.inner().warm_up());
+    }
+
     /// The last query's statistics: the fields of `meshcollide query --stats` (`backend`,
     /// `bv`, `poses`, `build_ms`, `query_ms`, `pairs`, `bv_tests`, `tri_tests`,
     /// `bv_updates`, …), or `None` before the first query.

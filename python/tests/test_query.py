@@ -65,6 +65,18 @@ def test_first_mode_reports_one_true_contact_per_pose_in_contact(scene):
     assert all(tuple(r) in every for r in first.tolist())
 
 
+def test_warm_up_changes_no_pair_or_counter(scene):
+    # Collider.warm_up runs a generated scene and reads this collider's trees: the queries
+    # after it find and count what they did before it.
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv="obb")
+    before, stats = c.query(poses, backend="cpu"), c.last_stats
+    assert c.warm_up() is None
+    np.testing.assert_array_equal(c.query(poses, backend="cpu"), before)
+    assert {k: c.last_stats[k] for k in COUNTERS if k in stats} == {k: stats[k] for k in COUNTERS if k in stats}
+    assert len(before) > 0
+
+
 def test_auto_backend_runs_and_matches_cpu(scene):
     poses = meshcollide.load_poses(scene["poses"])
     c = meshcollide.Collider.from_files(scene["a"], scene["b"])
