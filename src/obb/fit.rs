@@ -325,7 +325,7 @@ impl Moments {
     /// `p − to = (p − from) + d`, so `Σw(x + d)(x + d)ᵀ = S + Mdᵀ + dMᵀ + Wddᵀ` and
     /// `Σw(x + d) = M + Wd` (a triangle's second-moment term is quadratic in its corners,
     /// and the sum of its corners is three times its centroid).
-    pub(crate) fn moved(&self, from: [f64; 3], to: [f64; 3]) -> Moments {
+    fn moved(&self, from: [f64; 3], to: [f64; 3]) -> Moments {
         let d = sub(from, to);
         let (w, m) = (self.area, self.mean);
         Moments {
@@ -340,14 +340,9 @@ impl Moments {
 
     /// The area-weighted covariance, `None` when the area is zero (or not finite).
     pub(crate) fn covariance(&self) -> Option<[[f64; 3]; 3]> {
-        let second = std::array::from_fn(|j| {
-            std::array::from_fn(|k| {
-                self.second[UPPER
-                    .iter()
-                    .position(|&u| u == (j.min(k), j.max(k)))
-                    .unwrap_or(0)]
-            })
-        });
+        // Where each entry of the full matrix sits in `second` (the order of `UPPER`).
+        const AT: [[usize; 3]; 3] = [[0, 1, 2], [1, 3, 4], [2, 4, 5]];
+        let second = AT.map(|row| row.map(|n| self.second[n]));
         (self.area > 0.0 && self.area.is_finite()).then(|| covariance(second, self.mean, self.area))
     }
 
