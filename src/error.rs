@@ -93,9 +93,9 @@ pub enum MeshError {
         /// The mesh file.
         path: PathBuf,
     },
-    /// The file, or its gzip stream once unzipped, holds more bytes than may be read into
-    /// memory (see [`crate::mesh::load::input_limit`]): a decompression bomb, or a model the machine
-    /// cannot hold. Refused before the memory runs out rather than killed by it.
+    /// The file, or its gzip stream once unzipped, is longer than the most bytes a load may
+    /// read (see [`crate::mesh::load::input_limit`]): a decompression bomb, or a device that
+    /// never ends. The input is streamed, so this bounds the time spent, not the memory.
     #[error(
         "{path}: holds more than {limit} bytes{unzipped}, more than this machine can read safely \
          (the limit is half the available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)",
@@ -108,6 +108,61 @@ pub enum MeshError {
         limit: u64,
         /// Whether the limit was exceeded while unzipping.
         gz: bool,
+    },
+    /// A text line longer than [`crate::mesh::load::MAX_LINE`] bytes: a binary or damaged
+    /// file given as a text format (`/dev/zero` as `.obj`). Found after reading at most
+    /// that many bytes of the line, never by holding the whole line.
+    #[error(
+        "{path}: {location}: line longer than {max} bytes (it starts `{start}`): not a text mesh file?"
+    )]
+    LineTooLong {
+        /// The mesh file.
+        path: PathBuf,
+        /// The line (of an OBJ statement continued with `\`, its first line).
+        location: Location,
+        /// The longest line accepted, in bytes.
+        max: usize,
+        /// The line's first characters as [`shown`] writes them.
+        start: String,
+    },
+    /// A binary header (STL facet count, PLY element counts) declares more vertices and
+    /// triangles than the memory limit holds: refused from the header, before any
+    /// allocation.
+    #[error(
+        "{path}: {location}: the header declares {declared}, at least {bytes} bytes once read, \
+         more than the memory limit of {limit} bytes (half the available memory; set \
+         MESHCOLLIDE_MAX_INPUT_BYTES to change it)"
+    )]
+    DeclaredTooLarge {
+        /// The mesh file.
+        path: PathBuf,
+        /// The header line (PLY) or face 0 (binary STL, whose header comes before it).
+        location: Location,
+        /// What the header declares, for the user (`4294967295 facets`).
+        declared: String,
+        /// The bytes the declared vertices and triangles take (24 and 12 each), saturated.
+        bytes: u64,
+        /// The limit ([`crate::mesh::load::input_limit`]).
+        limit: u64,
+    },
+    /// The vertices and triangles read so far outgrow the memory limit (24 bytes per vertex,
+    /// 12 per triangle): a text format, which declares no counts, is stopped as it grows.
+    #[error(
+        "{path}: {location}: the mesh outgrows the memory limit of {limit} bytes ({vertices} \
+         vertices and {triangles} triangles read so far, 24 and 12 bytes each; half the \
+         available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)"
+    )]
+    MeshTooLarge {
+        /// The mesh file.
+        path: PathBuf,
+        /// The line or record that would have crossed the limit.
+        location: Location,
+        /// Vertices read so far.
+        vertices: u64,
+        /// Triangles read so far.
+        triangles: u64,
+        /// The limit ([`crate::mesh::load::input_limit`]).
+        limit: u64,
     },
 }
 
@@ -122,6 +177,17 @@ pub enum PoseError {
         /// The underlying I/O error.
         #[source]
         source: std::io::Error,
+    },
+    /// A line is longer than [`crate::pose::MAX_LINE`] bytes (no pose row is; a file
+    /// without line breaks is not a poses file).
+    #[error("{path}: line {line} is longer than {limit} bytes; not a poses.csv row")]
+    LineTooLong {
+        /// The poses file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The limit in bytes.
+        limit: usize,
     },
     /// The first line is not the header [`crate::pose::POSES_HEADER`].
     #[error("{path}: line 1: expected the header `qw,qx,qy,qz,tx,ty,tz`, found `{found}`")]
@@ -200,13 +266,43 @@ pub enum SavedError {
         /// The CRC-32 of the bytes read.
         computed: u32,
     },
-    /// A header field or the hierarchy's structure is invalid.
+    /// Invalid content the invariants do not name (not produced by this version's loader,
+    /// which reports [`SavedError::Invariant`]; kept for callers that match on it).
     #[error("{path}: invalid saved hierarchy: {message}")]
     Invalid {
         /// The file.
         path: PathBuf,
         /// What is wrong.
         message: String,
+    },
+    /// The hierarchy breaks an invariant the queries rely on for exact pairs. Every load
+    /// checks them all: the checksums only catch accidents, and a file whose checksums were
+    /// recomputed after an edit (a crafted file) must be refused, not answer wrongly.
+    #[error("{path}: invalid saved hierarchy: {invariant} violated: {message}")]
+    Invariant {
+        /// The file.
+        path: PathBuf,
+        /// Which invariant, by its name in [`crate::saved::invariants`].
+        invariant: &'static str,
+        /// The node where it fails (one of them, the same for the same file), when it
+        /// concerns one.
+        node: Option<u64>,
+        /// What is wrong there (names the node when there is one).
+        message: String,
+    },
+    /// The header describes a file larger than may be read into memory (see
+    /// [`crate::mesh::load::input_limit`]): refused before those bytes are read or allocated.
+    #[error(
+        "{path}: its header describes {expected} bytes, more than the {limit} this machine can read safely \
+         (the limit is half the available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)"
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Bytes the header's counts require (saturated on overflow).
+        expected: u64,
+        /// The limit.
+        limit: u64,
     },
     /// The stored mesh is invalid (an index out of range, a coordinate out of range).
     #[error(transparent)]
@@ -227,8 +323,8 @@ pub enum FrameError {
         #[source]
         source: std::io::Error,
     },
-    /// A listed frame file does not exist (or is not a file).
-    #[error("{list}: line {line}: frame file {path} does not exist")]
+    /// A listed frame file does not exist or is not a regular file.
+    #[error("{list}: line {line}: frame file {path} {problem}")]
     Missing {
         /// The frame list.
         list: PathBuf,
@@ -236,6 +332,19 @@ pub enum FrameError {
         line: usize,
         /// The frame file, resolved against the list's folder.
         path: PathBuf,
+        /// What is wrong with it: `does not exist`, `is a directory`, `is not a regular
+        /// file (…)`, `is a symbolic link to nothing …`.
+        problem: &'static str,
+    },
+    /// A line of a frame list is too long or not text.
+    #[error("{list}: line {line}: {what}")]
+    BadLine {
+        /// The frame list.
+        list: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        what: String,
     },
     /// A frame list names no frame.
     #[error("{list}: the frame list names no frame")]
@@ -406,4 +515,75 @@ pub enum GpuError {
         /// Its name (`--bv`).
         bv: &'static str,
     },
+}
+
+/// The most characters of one field of an input file (a token, a pose field, a header) that
+/// an error message shows; longer fields end in `…`. A 1 MB field would otherwise give a
+/// 1 MB message.
+pub const FIELD_SHOWN: usize = 60;
+
+/// A field of an input file as an error message shows it: at most [`FIELD_SHOWN`]
+/// characters (then `…`), with control characters and bytes that are not UTF-8 escaped
+/// ([`escape_controls`]), so that a file cannot write escape sequences to the terminal.
+pub fn shown(field: &[u8]) -> String {
+    let text = String::from_utf8_lossy(field);
+    let mut out = String::new();
+    let mut chars = text.chars();
+    for c in chars.by_ref().take(FIELD_SHOWN) {
+        push_escaped(&mut out, c, false);
+    }
+    if chars.next().is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// `text` with every control character (C0 but line feed, DEL, C1) written as `\u{…}`
+/// escapes, `\t` and `\r` as such: what the command line and Python print of any message,
+/// so that no byte of an input file (`\x1b]0;…\x07` sets a terminal's title) or of a file
+/// name reaches the terminal as a control sequence.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(|c| c != '\n' && c.is_control()) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        push_escaped(&mut out, c, true);
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, c: char, keep_newline: bool) {
+    use std::fmt::Write;
+    match c {
+        '\n' if keep_newline => out.push('\n'),
+        '\n' => out.push_str("\\n"),
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        c if c.is_control() => {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        c => out.push(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_escaped_and_long_fields_cut() {
+        assert_eq!(
+            escape_controls("a\x1b]0;pwned\x07b\n"),
+            "a\\u{1b}]0;pwned\\u{7}b\n"
+        );
+        assert_eq!(escape_controls("plain\ttext"), "plain\\ttext");
+        assert_eq!(escape_controls("\u{9b}x"), "\\u{9b}x");
+        assert_eq!(shown(b"1.5"), "1.5");
+        assert_eq!(shown(b"a\nb\xff"), "a\\nb\u{fffd}");
+        let long = vec![b'7'; 1 << 20];
+        let s = shown(&long);
+        assert_eq!(s.chars().count(), FIELD_SHOWN + 1);
+        assert!(s.ends_with('…'));
+    }
 }

@@ -7,7 +7,7 @@
 
 use crate::error::PoseError;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// A rigid transform `p ↦ R(q)·p + t`, with `q` normalized and `R` precomputed in f64.
@@ -137,14 +137,25 @@ pub struct PoseReader<R> {
     done: bool,
 }
 
+/// The longest line of `poses.csv` read (1 MiB; a row of seven shortest round-trip f64 is
+/// under 200 bytes): a longer one is [`PoseError::LineTooLong`], found after reading at most
+/// this many bytes of it, so a file without line breaks (`/dev/zero`) costs no memory.
+pub const MAX_LINE: usize = 1 << 20;
+
 impl PoseReader<BufReader<File>> {
     /// Opens a `poses.csv` file and checks its header.
     pub fn open(path: &Path) -> Result<Self, PoseError> {
-        let file = File::open(path).map_err(|source| PoseError::Io {
-            path: path.to_path_buf(),
+        PoseReader::open_as(path, path)
+    }
+
+    /// Opens the file at `file` and names it `name` in errors (a copy of a pipe's poses
+    /// is named after the pipe).
+    pub fn open_as(file: &Path, name: &Path) -> Result<Self, PoseError> {
+        let f = File::open(file).map_err(|source| PoseError::Io {
+            path: name.to_path_buf(),
             source,
         })?;
-        PoseReader::new(path, BufReader::new(file))
+        PoseReader::new(name, BufReader::new(f))
     }
 }
 
@@ -165,7 +176,7 @@ impl<R: BufRead> PoseReader<R> {
         if header_norm.trim_start_matches('\u{feff}') != POSES_HEADER {
             return Err(PoseError::Header {
                 path: r.path,
-                found: header.to_string(),
+                found: crate::error::shown(header.as_bytes()),
             });
         }
         Ok(r)
@@ -175,8 +186,8 @@ impl<R: BufRead> PoseReader<R> {
     /// are not UTF-8 become U+FFFD, so the row's parse error names the line.
     fn next_line(&mut self) -> Result<Option<String>, PoseError> {
         self.line.clear();
-        let n = self
-            .reader
+        let n = (&mut self.reader)
+            .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut self.line)
             .map_err(|source| PoseError::Io {
                 path: self.path.clone(),
@@ -186,6 +197,13 @@ impl<R: BufRead> PoseReader<R> {
             return Ok(None);
         }
         self.line_no += 1;
+        if self.line.len() > MAX_LINE && self.line.last() != Some(&b'\n') {
+            return Err(PoseError::LineTooLong {
+                path: self.path.clone(),
+                line: self.line_no,
+                limit: MAX_LINE,
+            });
+        }
         Ok(Some(String::from_utf8_lossy(&self.line).into_owned()))
     }
 
@@ -237,9 +255,10 @@ pub fn parse_fields(row: &str) -> Result<[f64; 7], String> {
     }
     let mut v = [0.0f64; 7];
     for (k, f) in fields.iter().enumerate() {
-        v[k] = f
-            .parse::<f64>()
-            .map_err(|_| format!("field {} (`{}`) is not a number", field(k), f))?;
+        v[k] = f.parse::<f64>().map_err(|_| {
+            let shown = crate::error::shown(f.as_bytes());
+            format!("field {} (`{shown}`) is not a number", field(k))
+        })?;
         if !v[k].is_finite() {
             return Err(format!("field {} is not finite", field(k)));
         }
@@ -285,7 +304,12 @@ pub fn read_poses(path: &Path) -> Result<Vec<Pose>, PoseError> {
 /// Checks a whole `poses.csv` file and counts its poses, storing none: bad input is
 /// reported (with its line) before any work, then [`PoseReader`] streams the poses.
 pub fn count_poses(path: &Path) -> Result<usize, PoseError> {
-    PoseReader::open(path)?.try_fold(0, |n, p| p.map(|_| n + 1))
+    count_poses_as(path, path)
+}
+
+/// [`count_poses`] of the file at `file`, named `name` in errors.
+pub fn count_poses_as(file: &Path, name: &Path) -> Result<usize, PoseError> {
+    PoseReader::open_as(file, name)?.try_fold(0, |n, p| p.map(|_| n + 1))
 }
 
 /// Formats poses as `poses.csv` text.

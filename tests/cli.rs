@@ -573,12 +573,13 @@ fn oversized_and_bomb_inputs_are_refused() {
     let d = tmp_dir("oversized");
     let big = soup(7, 400);
     common::write_obj(&d.join("big.obj"), &big);
-    // The OBJ and then a megabyte of comment: a stream that unzips to hundreds of times its size.
+    // The OBJ and then a megabyte of comment (lines just under the 1 MiB line limit): a
+    // stream that unzips to hundreds of times its size.
     let text = std::fs::read(d.join("big.obj")).unwrap();
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     z.write_all(&text).unwrap();
     z.write_all(b"#").unwrap();
-    z.write_all(&vec![b' '; 1 << 20]).unwrap();
+    z.write_all(&vec![b' '; (1 << 20) - 1]).unwrap();
     z.write_all(b"\n").unwrap();
     std::fs::write(d.join("bomb.obj.gz"), z.finish().unwrap()).unwrap();
     std::fs::write(d.join("poses.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,0\n").unwrap();

@@ -305,3 +305,79 @@ fn pose_ranges_partition_the_run() {
         }
     }
 }
+
+/// Both checksums of a `.mch` recomputed, as whoever edits one does.
+fn fix_crcs(b: &mut [u8]) {
+    let count = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as usize;
+    let mesh_end = 72 + 24 * count(32) + 12 * count(40);
+    let crc = |parts: &[&[u8]]| {
+        let mut c = flate2::Crc::new();
+        for p in parts {
+            c.update(p);
+        }
+        c.sum()
+    };
+    let mesh = crc(&[&b[72..mesh_end]]);
+    b[64..68].copy_from_slice(&mesh.to_le_bytes());
+    let all = crc(&[&b[..68], &b[72..]]);
+    b[68..72].copy_from_slice(&all.to_le_bytes());
+}
+
+/// A `.mch` whose checksums were recomputed after an edit (issue 36) is an input error
+/// (exit 2) naming the file, the invariant and the node, on every command that reads one;
+/// the file as built still runs.
+#[test]
+fn crafted_saved_files_exit_2_naming_the_invariant() {
+    let d = tmp_dir("crafted");
+    scene(&d, 4);
+    ok(&d, &["build", "b.obj", "--out", "b.mch"]);
+    let good = std::fs::read(d.join("b.mch")).unwrap();
+    let count = |at: usize| u64::from_le_bytes(good[at..at + 8].try_into().unwrap()) as usize;
+    let (k, n_pos, n_tri, n_nodes) = (
+        u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize,
+        count(32),
+        count(40),
+        count(48),
+    );
+    let nodes_at = 72 + 24 * n_pos + 16 * n_tri;
+    let offset_at = |i: usize| nodes_at + 4 * (k + 2) * n_nodes + 4 * i;
+    // The tester's edit: node 46's first bounding point 3 earlier.
+    let mut shifted = good.clone();
+    let at = offset_at(46);
+    let o = u32::from_le_bytes(shifted[at..at + 4].try_into().unwrap());
+    shifted[at..at + 4].copy_from_slice(&(o - 3).to_le_bytes());
+    fix_crcs(&mut shifted);
+    std::fs::write(d.join("shifted.mch"), &shifted).unwrap();
+    // The root's first slab raised by one ulp: it no longer contains its children.
+    let mut short = good.clone();
+    let min = f32::from_le_bytes(short[nodes_at..nodes_at + 4].try_into().unwrap());
+    short[nodes_at..nodes_at + 4].copy_from_slice(&min.next_up().to_le_bytes());
+    fix_crcs(&mut short);
+    std::fs::write(d.join("short.mch"), &short).unwrap();
+    let query = |b: &'static str| {
+        vec![
+            "query",
+            "a.obj",
+            b,
+            "--poses",
+            "poses.csv",
+            "--out",
+            "p.csv",
+            "--backend",
+            "cpu",
+        ]
+    };
+    ok(&d, &query("b.mch"));
+    std::fs::remove_file(d.join("p.csv")).unwrap();
+    expect_exit_2(
+        &d,
+        &query("shifted.mch"),
+        &["shifted.mch", "bounding points bound the node", "node 45:"],
+    );
+    expect_exit_2(
+        &d,
+        &query("short.mch"),
+        &["short.mch", "volume contains children", "node 0:"],
+    );
+    assert!(!d.join("p.csv").exists(), "no output on failure");
+}

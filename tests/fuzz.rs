@@ -6,6 +6,9 @@
 //! error: never a panic, never a hang, never an allocation out of proportion to the input
 //! (a counting allocator records the largest request while a reader runs).
 //!
+//! Crafted saved hierarchies (`.mch` edited where it matters, both checksums recomputed) must
+//! be refused or answer exactly: equal to brute force, as A and as B.
+//!
 //! `MESHCOLLIDE_FUZZ_CASES` (default 5,000, under a second in release) sets the number of cases, `MESHCOLLIDE_FUZZ_SEED`
 //! the seed (printed with every failure: the same seed replays the same cases).
 
@@ -810,4 +813,460 @@ fn damaged_frame_lists_are_read_or_refused_without_panic() {
         loaded > 0 && refused > 0,
         "{loaded} loaded, {refused} refused"
     );
+}
+
+/// Where the parts of a `.mch` file lie (`src/saved/format.rs`), from its header; `None`
+/// when the counts do not describe a file of this length (a mutation changed them).
+struct MchLayout {
+    h: usize,
+    mesh_end: usize,
+    nodes_at: usize,
+    offsets_at: usize,
+    points_at: usize,
+    n_nodes: usize,
+    n_pos: usize,
+}
+
+impl MchLayout {
+    fn of(b: &[u8]) -> Option<MchLayout> {
+        if b.len() < 72 {
+            return None;
+        }
+        let count = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+        let k = u32::from_le_bytes(b[12..16].try_into().unwrap()) as u64;
+        let (n_pos, n_tri, n_nodes) = (count(32), count(40), count(48));
+        let at = |parts: &[(u64, u64)]| {
+            parts.iter().try_fold(72u64, |acc, &(n, size)| {
+                acc.checked_add(n.checked_mul(size)?)
+            })
+        };
+        let mesh_end = at(&[(n_pos, 24), (n_tri, 12)])?;
+        let nodes_at = mesh_end.checked_add(n_tri.checked_mul(4)?)?;
+        let offsets_at = nodes_at.checked_add(n_nodes.checked_mul(4 * (k + 2))?)?;
+        let points_at = offsets_at.checked_add(n_nodes.checked_add(1)?.checked_mul(4)?)?;
+        let end = points_at.checked_add(count(56).checked_mul(12)?)?;
+        (end == b.len() as u64 && matches!(k, 6 | 14 | 18 | 26) && n_nodes > 0).then_some(
+            MchLayout {
+                h: k as usize / 2,
+                mesh_end: mesh_end as usize,
+                nodes_at: nodes_at as usize,
+                offsets_at: offsets_at as usize,
+                points_at: points_at as usize,
+                n_nodes: n_nodes as usize,
+                n_pos: n_pos as usize,
+            },
+        )
+    }
+}
+
+/// Both checksums of a `.mch` recomputed (the mesh's over the mesh bytes the header
+/// describes, clamped to the file, then the whole file's), as whoever crafts one does.
+fn fix_mch_crcs(b: &mut [u8]) {
+    if b.len() < 72 {
+        return;
+    }
+    let crc = |parts: &[&[u8]]| {
+        let mut c = flate2::Crc::new();
+        for p in parts {
+            c.update(p);
+        }
+        c.sum()
+    };
+    let count = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let mesh_end = (72u64)
+        .saturating_add(count(32).saturating_mul(24))
+        .saturating_add(count(40).saturating_mul(12))
+        .min(b.len() as u64) as usize;
+    let mesh = crc(&[&b[72..mesh_end]]);
+    b[64..68].copy_from_slice(&mesh.to_le_bytes());
+    let all = crc(&[&b[..68], &b[72..]]);
+    b[68..72].copy_from_slice(&all.to_le_bytes());
+}
+
+/// One edit a crafter could make to a `.mch` (before the checksums are recomputed): small
+/// shifts of indices, counts and offsets (the tester's offset − 3 among them), f32 bounds
+/// and points moved by a few ulps or scaled, points and nodes copied over others, words
+/// swapped, extreme values, header fields, a vertex moved.
+fn craft(b: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut v = b.to_vec();
+    let Some(l) = MchLayout::of(b) else {
+        return mutate(Kind::Mch, b, rng);
+    };
+    let pick = |rng: &mut Rng, from: usize, to: usize| -> usize {
+        // A word-aligned position in [from, to) (4 bytes from `from`).
+        from + 4 * rng.below(((to - from) / 4).max(1) as u64) as usize
+    };
+    let get = |v: &[u8], at: usize| u32::from_le_bytes(v[at..at + 4].try_into().unwrap());
+    let set = |v: &mut [u8], at: usize, w: u32| v[at..at + 4].copy_from_slice(&w.to_le_bytes());
+    let node_bytes = 8 * l.h + 8;
+    match rng.below(10) {
+        0 => {
+            // An index, a count, an offset, the leaf order: shifted a little.
+            let at = pick(rng, l.mesh_end, l.points_at);
+            let d = [-3i64, -2, -1, 1, 2, 3][rng.below(6) as usize];
+            let w = (get(&v, at) as i64 + d) as u32;
+            set(&mut v, at, w);
+        }
+        1 => {
+            // The tester's edit: one node's bounding-point offset moved down (or up) by 3.
+            let i = rng.below(l.n_nodes as u64 + 1) as usize;
+            let at = l.offsets_at + 4 * i;
+            let d: i64 = if rng.below(4) == 0 { 3 } else { -3 };
+            let w = (get(&v, at) as i64 + d) as u32;
+            set(&mut v, at, w);
+        }
+        2 => {
+            // A slab bound or a point coordinate moved by a few ulps, either way.
+            let at = pick(rng, l.nodes_at, v.len());
+            let in_node = at < l.offsets_at && (at - l.nodes_at) % node_bytes < 8 * l.h;
+            if in_node || at >= l.points_at {
+                let f = f32::from_bits(get(&v, at));
+                let mut g = f;
+                for _ in 0..1 + rng.below(3) {
+                    g = if rng.below(2) == 0 {
+                        g.next_up()
+                    } else {
+                        g.next_down()
+                    };
+                }
+                set(&mut v, at, g.to_bits());
+            }
+        }
+        3 => {
+            // A float scaled, zeroed, negated, made huge or non-finite.
+            let at = pick(rng, l.nodes_at, v.len());
+            let f = f32::from_bits(get(&v, at));
+            let g = [
+                f * 0.999,
+                f * 1.001,
+                0.0,
+                -f,
+                f32::NAN,
+                f32::INFINITY,
+                -0.0,
+                f32::MAX,
+                -f32::MAX,
+                f * 1e30,
+            ][rng.below(10) as usize];
+            set(&mut v, at, g.to_bits());
+        }
+        4 => {
+            // A point copied over another (of the same node or not).
+            let n = (v.len() - l.points_at) / 12;
+            if n >= 2 {
+                let (s, d) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+                let piece = v[l.points_at + 12 * s..l.points_at + 12 * s + 12].to_vec();
+                v[l.points_at + 12 * d..l.points_at + 12 * d + 12].copy_from_slice(&piece);
+            }
+        }
+        5 => {
+            // A node copied over another.
+            let (s, d) = (
+                rng.below(l.n_nodes as u64) as usize,
+                rng.below(l.n_nodes as u64) as usize,
+            );
+            let piece = v[l.nodes_at + node_bytes * s..][..node_bytes].to_vec();
+            v[l.nodes_at + node_bytes * d..][..node_bytes].copy_from_slice(&piece);
+        }
+        6 => {
+            // Two words of the same part swapped.
+            let parts = [
+                (l.mesh_end, l.nodes_at),
+                (l.nodes_at, l.offsets_at),
+                (l.offsets_at, l.points_at),
+                (l.points_at, v.len()),
+            ];
+            let (from, to) = parts[rng.below(4) as usize];
+            if to > from + 8 {
+                let (a, c) = (pick(rng, from, to), pick(rng, from, to));
+                let (x, y) = (get(&v, a), get(&v, c));
+                set(&mut v, a, y);
+                set(&mut v, c, x);
+            }
+        }
+        7 => {
+            // A header field: split rule, split point, leaf size, depth, k.
+            let at = [16, 20, 24, 28, 28, 12][rng.below(6) as usize];
+            let w = get(&v, at) as i64 + [-1i64, 1, 2][rng.below(3) as usize];
+            set(&mut v, at, w as u32);
+        }
+        8 => {
+            // A vertex coordinate moved a little or far.
+            let at = 72 + 8 * rng.below(3 * l.n_pos as u64) as usize;
+            let x = f64::from_le_bytes(v[at..at + 8].try_into().unwrap());
+            let y = [x + 1e-9, x - 1e-9, x * 0.99, x + 0.5, 1e300][rng.below(5) as usize];
+            v[at..at + 8].copy_from_slice(&y.to_le_bytes());
+        }
+        _ => return mutate(Kind::Mch, b, rng),
+    }
+    v
+}
+
+/// Whatever was read from a crafted `.mch`: its pairs, with the hierarchy as A and as B
+/// (B's tumbled by its bounding points), must equal brute force on the mesh read. `Err`
+/// says what differs.
+fn exact_on(
+    m: &Mesh,
+    h: &meshcollide::KdopHierarchy,
+    other: &Mesh,
+    poses: &[Pose],
+) -> Result<(), String> {
+    let as_a = Collider::builder(m, other)
+        .bv(h.kind())
+        .hierarchy_a(h.clone())
+        .build()
+        .map_err(|e| format!("the collider refused it as A: {e}"))?;
+    let as_b = Collider::builder(other, m)
+        .bv(h.kind())
+        .hierarchy_b(h.clone())
+        .build()
+        .map_err(|e| format!("the collider refused it as B: {e}"))?;
+    for (i, p) in poses.iter().enumerate() {
+        if as_a.collide(p).pairs != meshcollide::brute_force(m, other, p) {
+            return Err(format!("wrong pairs as A at pose {i}"));
+        }
+        if as_b.collide(p).pairs != meshcollide::brute_force(other, m, p) {
+            return Err(format!("wrong pairs as B at pose {i}"));
+        }
+    }
+    Ok(())
+}
+
+/// Crafted saved hierarchies (issue 36): valid `.mch` files of each k edited as a crafter
+/// would (`craft`, one to three edits) and both checksums recomputed. Each must be refused
+/// with a typed error, or read into a hierarchy whose pairs equal brute force as A and as
+/// B: never wrong pairs, never a panic, never an allocation out of proportion.
+/// `MESHCOLLIDE_FUZZ_CASES` cases (default 5,000, about 2 s in release).
+#[test]
+fn crafted_saved_hierarchies_are_refused_or_exact() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let cases: u64 = std::env::var("MESHCOLLIDE_FUZZ_CASES")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(5000);
+    let seed: u64 = std::env::var("MESHCOLLIDE_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20261125);
+    let m = mesh();
+    let other = generate::uv_sphere([1.25, 0.5, 3.0], 0.6, 6, 12);
+    // Small moves about the origin (the meshes lie 3 away from it), so both sides touch.
+    let poses = [
+        Pose::IDENTITY,
+        Pose::from_axis_angle([0.0, 0.0, 1.0], 0.06, [0.1, -0.05, 0.0]),
+        Pose::from_axis_angle([1.0, 0.0, 0.0], -0.04, [0.0, 0.0, 0.1]),
+    ];
+    assert!(
+        poses
+            .iter()
+            .all(|p| !meshcollide::brute_force(&m, &other, p).is_empty()),
+        "every pose has contacts"
+    );
+    let bases: Vec<Vec<u8>> = BvKind::ALL
+        .iter()
+        .map(|&bv| {
+            SavedHierarchy::build(m.clone(), bv, &BuildOptions::default())
+                .unwrap()
+                .to_bytes()
+        })
+        .collect();
+    let started = Instant::now();
+    let (mut refused, mut read_same, mut read_changed, mut failures) = (0, 0, 0, Vec::new());
+    for case in 0..cases {
+        let mut rng = Rng::new(seed.wrapping_mul(0x2545_F491).wrapping_add(case));
+        let base = &bases[(case % bases.len() as u64) as usize];
+        let mut bytes = base.clone();
+        for _ in 0..1 + rng.below(3) {
+            bytes = craft(&bytes, &mut rng);
+        }
+        fix_mch_crcs(&mut bytes);
+        let fail = |what: String| {
+            let dump =
+                std::env::temp_dir().join(format!("meshcollide-fuzz-crafted-{seed}-{case}.mch"));
+            let _ = std::fs::write(&dump, &bytes);
+            format!(
+                "case {case} (MESHCOLLIDE_FUZZ_SEED={seed}, input {}): {what}",
+                dump.display()
+            )
+        };
+        LARGEST.store(0, Relaxed);
+        TRACK.store(true, Relaxed);
+        let r = std::panic::catch_unwind(|| SavedHierarchy::from_bytes(Path::new("c.mch"), &bytes));
+        TRACK.store(false, Relaxed);
+        let largest = LARGEST.load(Relaxed);
+        match r {
+            Err(_) => failures.push(fail("the reader panicked".into())),
+            Ok(_) if largest > 64 * bytes.len() + (4 << 20) => {
+                failures.push(fail(format!("an allocation of {largest} bytes")))
+            }
+            Ok(Err(e)) => {
+                assert!(!e.to_string().is_empty());
+                refused += 1;
+            }
+            Ok(Ok(s)) => {
+                if s.to_bytes() == *base {
+                    read_same += 1;
+                } else {
+                    read_changed += 1;
+                }
+                let (lm, h) = s.into_parts();
+                match std::panic::catch_unwind(|| exact_on(&lm, &h, &other, &poses)) {
+                    Err(_) => failures.push(fail("the query panicked".into())),
+                    Ok(Err(what)) => failures.push(fail(what)),
+                    Ok(Ok(())) => {}
+                }
+            }
+        }
+    }
+    eprintln!(
+        "fuzz (crafted .mch): {cases} cases, seed {seed}, {:.1} s; refused {refused}, read unchanged {read_same}, read changed {read_changed}",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        refused > 0 && read_changed > 0,
+        "the edits both break and survive"
+    );
+}
+
+/// `SavedHierarchy::read_from` on a pipe whose header claims far more than it sends: a
+/// typed error (a length error, or `TooLarge` above the input limit) with no allocation
+/// beyond a small multiple of what arrived, whatever the header claims.
+#[test]
+fn saved_streams_are_read_within_what_arrives() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let good = base(Kind::Mch);
+    let with_points = |n: u64| {
+        let mut b = good.clone();
+        b[56..64].copy_from_slice(&n.to_le_bytes());
+        fix_mch_crcs(&mut b);
+        b
+    };
+    let sent = 4096;
+    for (label, bytes) in [
+        ("1 GiB of points", with_points((1 << 30) / 12)),
+        ("2^60 bytes of points", with_points((1 << 60) / 12)),
+        ("u64::MAX points", with_points(u64::MAX)),
+    ] {
+        let (mut rx, mut tx) = std::io::pipe().unwrap();
+        let head = bytes[..sent].to_vec();
+        let writer = std::thread::spawn(move || tx.write_all(&head));
+        LARGEST.store(0, Relaxed);
+        TRACK.store(true, Relaxed);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            SavedHierarchy::read_from(Path::new("p.mch"), &mut rx)
+        }));
+        TRACK.store(false, Relaxed);
+        writer.join().unwrap().unwrap();
+        let largest = LARGEST.load(Relaxed);
+        match r {
+            Ok(Err(meshcollide::SavedError::Length { len, what, .. })) => {
+                assert_eq!((len, what), (sent as u64, "truncated"), "{label}")
+            }
+            Ok(Err(meshcollide::SavedError::TooLarge { .. })) => {}
+            other => panic!("{label}: {:?}", other.map(|r| r.map(|_| ()))),
+        }
+        assert!(
+            largest <= 4 * sent,
+            "{label}: allocated {largest} bytes for {sent} sent"
+        );
+    }
+}
+
+/// Mesh inputs streamed from a reader of unknown length (a pipe) or a device allocate no more
+/// than the loader's line buffer (1 MiB) and twice the mesh they hold, whatever their headers
+/// declare: the memory bound of `mesh::load`, here by the largest single allocation
+/// (`tests/bounded_memory.rs` measures the command line's peak memory).
+#[test]
+fn streamed_mesh_inputs_allocate_within_the_line_buffer() {
+    use meshcollide::mesh::load::{load, load_reader};
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let m = mesh();
+    let mut stl = stl_binary(&m);
+    stl[80..84].copy_from_slice(&u32::MAX.to_le_bytes());
+    let plyb = ply_binary(&m);
+    let split = plyb.windows(11).position(|w| w == b"end_header\n").unwrap() + 11;
+    let header = String::from_utf8_lossy(&plyb[..split]).into_owned();
+    let faces = header.replace(
+        &format!("element face {}", m.triangle_count()),
+        "element face 1099511627776",
+    );
+    let mut long_list = plyb[..split + 12 * m.positions.len()].to_vec();
+    long_list.extend_from_slice(&[0xff; 4]); // a uchar count of 255, then 3 bytes
+    let long_list = String::from_utf8_lossy(&long_list)
+        .replace("list uchar int", "list uint int")
+        .into_bytes();
+    let points: Vec<u8> = b"v 0 0 0\n".repeat(100_000);
+    let one_mib = 1usize << 20;
+    let cases: Vec<(&str, &str, Vec<u8>, usize)> = vec![
+        ("binary STL count 2^32-1", "b.stl", stl.clone(), 0),
+        ("gzipped binary STL count 2^32-1", "b.stl.gz", gzip(&stl), 0),
+        (
+            "binary PLY face count 2^40",
+            "b.ply",
+            [faces.as_bytes(), &plyb[split..]].concat(),
+            0,
+        ),
+        ("binary PLY face list of 2^32-1", "b.ply", long_list, 0),
+        (
+            "100,000 OBJ vertices",
+            "m.obj",
+            points.clone(),
+            24 * 100_000,
+        ),
+        (
+            "gzipped OBJ vertices",
+            "m.obj.gz",
+            gzip(&points),
+            24 * 100_000,
+        ),
+    ];
+    for (what, name, bytes, mesh_bytes) in cases {
+        LARGEST.store(0, Relaxed);
+        TRACK.store(true, Relaxed);
+        let r = std::panic::catch_unwind(|| load_reader(Path::new(name), &bytes[..]));
+        TRACK.store(false, Relaxed);
+        assert!(matches!(r, Ok(Err(_))), "{what}: not refused");
+        let largest = LARGEST.load(Relaxed);
+        assert!(
+            largest <= one_mib + 64 + 2 * mesh_bytes,
+            "{what}: allocated {largest} bytes"
+        );
+    }
+    for (name, device) in [
+        ("zero.obj", "/dev/zero"),
+        ("zero.stl", "/dev/zero"),
+        ("zero.ply", "/dev/zero"),
+        ("random.obj", "/dev/urandom"),
+    ] {
+        let Ok(file) = std::fs::File::open(device) else {
+            eprintln!("SKIP: no {device}");
+            continue;
+        };
+        LARGEST.store(0, Relaxed);
+        TRACK.store(true, Relaxed);
+        let r = std::panic::catch_unwind(|| load_reader(Path::new(name), file));
+        TRACK.store(false, Relaxed);
+        assert!(matches!(r, Ok(Err(_))), "{name}: not refused");
+        let largest = LARGEST.load(Relaxed);
+        assert!(largest <= one_mib + 64, "{name}: allocated {largest} bytes");
+    }
+    // And through `load`, which opens the file itself.
+    let dir = std::env::temp_dir().join(format!("meshcollide-fuzz-dev-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("zero.obj");
+    if std::os::unix::fs::symlink("/dev/zero", &link).is_ok() {
+        LARGEST.store(0, Relaxed);
+        TRACK.store(true, Relaxed);
+        let r = load(&link);
+        TRACK.store(false, Relaxed);
+        assert!(r.is_err());
+        assert!(LARGEST.load(Relaxed) <= one_mib + 64);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -48,17 +48,59 @@ __all__ = [
 PAIRS_HEADER = "pose,tri_a,tri_b"
 
 
+def _check_pairs(pairs):
+    """``pairs`` as an integer ``(K, 3)`` array of ``pairs.csv`` rows, or ``InputError``
+    naming the first row that breaks the format (FORMATS.md: pose, tri_a, tri_b, each a
+    non-negative integer; sorted by (pose, tri_a, tri_b), no duplicates). A file is not
+    written from rows that are not one: a reader of ``pairs.csv`` relies on its order."""
+    import numpy as np
+
+    try:
+        a = np.asarray(pairs)
+    except ValueError as e:
+        raise InputError(f"pairs: not an array of integers: {e}") from None
+    if a.dtype.kind not in "iu":
+        raise InputError(f"pairs: expected an integer array, found dtype {a.dtype} "
+                         "(nothing is converted that could change a value)")
+    if a.ndim != 2 or a.shape[1] != 3:
+        raise InputError(f"pairs: expected shape (K, 3), found {list(a.shape)}")
+    if a.dtype.kind == "i":
+        neg = np.flatnonzero((a < 0).any(axis=1))
+        if len(neg):
+            i = int(neg[0])
+            raise InputError(f"pairs: row {i} {a[i].tolist()}: negative value "
+                             f"(pose, tri_a and tri_b are non-negative)")
+    if len(a) > 1:
+        p, q = a[:-1], a[1:]
+        # Row i + 1 after row i in (pose, tri_a, tri_b) order, strictly (no duplicate).
+        after = (q[:, 0] > p[:, 0]) | ((q[:, 0] == p[:, 0]) & (
+            (q[:, 1] > p[:, 1]) | ((q[:, 1] == p[:, 1]) & (q[:, 2] > p[:, 2]))))
+        bad = np.flatnonzero(~after)
+        if len(bad):
+            i = int(bad[0]) + 1
+            if (a[i] == a[i - 1]).all():
+                raise InputError(f"pairs: row {i} {a[i].tolist()} repeats row {i - 1} "
+                                 "(pairs.csv has no duplicates)")
+            raise InputError(f"pairs: row {i} {a[i].tolist()} comes before row {i - 1} "
+                             f"{a[i - 1].tolist()} (pairs.csv is sorted by pose, tri_a, tri_b)")
+    return a
+
+
 def write_pairs(path, pairs):
     """Writes ``pairs`` (rows ``pose, tri_a, tri_b``) as ``pairs.csv`` atomically: to a
-    temporary file next to ``path``, synced, then renamed into place."""
+    temporary file next to ``path``, synced, then renamed into place. ``pairs`` is checked
+    first (an integer ``(K, 3)`` array, non-negative, sorted by (pose, tri_a, tri_b), no
+    duplicates: what ``Collider.query`` returns, or shards of it concatenated in pose
+    order); ``InputError`` names the first bad row, and nothing is written then."""
     import os
 
+    rows = _check_pairs(pairs)
     tmp = os.path.join(os.path.dirname(os.path.abspath(path)),
                        ".%s.%d.tmp" % (os.path.basename(path), os.getpid()))
     try:
         with open(tmp, "w", newline="\n") as f:
             f.write(PAIRS_HEADER + "\n")
-            f.writelines("%d,%d,%d\n" % (p, a, b) for p, a, b in pairs.tolist())
+            f.writelines("%d,%d,%d\n" % (p, a, b) for p, a, b in rows.tolist())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -1,12 +1,17 @@
 """Type stubs of ``meshcollide`` (the native module ``meshcollide._meshcollide``)."""
 
 from os import PathLike
-from typing import Any, Literal, Optional, Tuple, Union
+from typing import Any, Iterable, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
 
 _Path = Union[str, PathLike[str]]
+# float64 or float32 arrays (or nested lists of Python floats, which NumPy makes float64):
+# no other dtype is converted, so that nothing lossy is.
+_Coords = Union[npt.NDArray[np.float64], npt.NDArray[np.float32], Sequence[Sequence[float]]]
+# Any integer dtype; every value checked against the vertex count.
+_Indices = Union[npt.NDArray[np.integer[Any]], Sequence[Sequence[int]]]
 _Bv = Literal[
     "kdop6", "kdop14", "kdop18", "kdop26", "boxtree", "rtree",
     "dual6", "dual14", "dual18", "dual26", "obb", "sphere", "auto",
@@ -15,7 +20,9 @@ _Bv = Literal[
 PAIRS_HEADER: str
 
 class InputError(ValueError):
-    """Bad input (a mesh, poses, an option); the message names the file and line or row."""
+    """Bad input (a mesh, poses, an array's dtype or values, an option out of its range);
+    the message names the file and line, the array and row, or the argument and its range.
+    Control characters of quoted names and content are escaped (``\\u{1b}``)."""
 
 class GpuError(RuntimeError):
     """The GPU pipeline failed (no adapter, device lost, out of memory, validation)."""
@@ -29,10 +36,10 @@ def load_poses(path: _Path) -> npt.NDArray[np.float64]:
     """``poses.csv`` as float64 ``(P, 7)`` rows ``qw,qx,qy,qz,tx,ty,tz``, checked."""
 
 def self_collide(
-    vertices: npt.ArrayLike,
-    triangles: npt.ArrayLike,
+    vertices: _Coords,
+    triangles: _Indices,
     *,
-    frames: Optional[Any] = None,
+    frames: Optional[Iterable[_Coords]] = None,
     bv: Literal["kdop6", "kdop14", "kdop18", "kdop26"] = "kdop18",
     mode: Literal["all", "first"] = "all",
     leaf_size: int = 1,
@@ -41,22 +48,37 @@ def self_collide(
     """Self-collision (``meshcollide self``): int64 ``(K, 3)`` rows ``frame, tri_a, tri_b``
     with ``tri_a < tri_b``; neighbours sharing vertices count only where they meet outside
     their shared vertices. ``frames``: an iterable of ``(n, 3)`` vertex arrays, one per
-    frame (the hierarchy is refitted); without it, frame 0 is the mesh as given.
-    ``backend``: ``auto`` (a hardware GPU, else the CPU), ``cpu`` or ``gpu`` (the same
-    pairs)."""
+    frame (the hierarchy is refitted); without it, frame 0 is the mesh as given; an empty
+    ``frames`` raises ``InputError`` (``frames: the frame list names no frame``, as the
+    command line refuses an empty frame list). ``backend``: ``auto`` (a hardware GPU, else
+    the CPU), ``cpu`` or ``gpu`` (the same pairs). Arrays and ``leaf_size`` (1 to 2**32 − 1)
+    are checked as ``Collider``'s."""
 
-def write_pairs(path: _Path, pairs: npt.NDArray[np.int64]) -> None:
-    """Writes ``pairs.csv`` atomically (temporary file, then rename)."""
+def write_pairs(path: _Path, pairs: npt.NDArray[np.integer[Any]]) -> None:
+    """Writes ``pairs.csv`` atomically (temporary file, then rename). ``pairs`` must be an
+    integer ``(K, 3)`` array of non-negative rows sorted by (pose, tri_a, tri_b) without
+    duplicates (what ``query`` returns, or shards of it concatenated in pose order); else
+    ``InputError`` names the first bad row and nothing is written."""
 
 class Collider:
-    """Both hierarchies of a scene: A the environment, B the flying mesh."""
+    """Both hierarchies of a scene: A the environment, B the flying mesh.
+
+    Vertices are float64 or float32 ``(n, 3)`` arrays (no other dtype is converted: strings,
+    complex, bool, object, float16, long double and integer arrays raise ``InputError``),
+    every coordinate finite and 0 or of a magnitude from 2**-200 to 2**100, as in a file;
+    triangles are ``(m, 3)`` arrays of any integer dtype (float indices are refused, whole or
+    not), every index from 0 to n − 1, an error naming the row otherwise. Integer options
+    are checked against their ranges (``InputError`` naming the option and the range; a
+    ``TypeError`` for what is no integer, ``bool`` included): ``leaf_size``, ``leaf_size_b``
+    1 to 2**32 − 1 (the boxtree takes at most 16), ``gpu_memory`` 1 to 2**44 − 1 MiB, ``rtree_min``, ``rtree_max`` as
+    ``meshcollide query`` checks them whatever ``bv``, ``chunk_poses`` 1 to 2**20."""
 
     def __init__(
         self,
-        vertices_a: npt.ArrayLike,
-        triangles_a: npt.ArrayLike,
-        vertices_b: npt.ArrayLike,
-        triangles_b: npt.ArrayLike,
+        vertices_a: _Coords,
+        triangles_a: _Indices,
+        vertices_b: _Coords,
+        triangles_b: _Indices,
         *,
         bv: _Bv = "auto",
         box_test: Literal["align", "satlite", "sat", "lut"] = "satlite",
@@ -102,12 +124,16 @@ class Collider:
         ``InputError`` naming the file and each difference)."""
     def query(
         self,
-        poses: npt.ArrayLike,
+        poses: _Coords,
         mode: Literal["all", "first"] = "all",
         backend: Literal["auto", "cpu", "gpu"] = "auto",
         first_pose: int = 0,
     ) -> npt.NDArray[np.int64]:
-        """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order."""
+        """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order, pose
+        numbers ``first_pose + row``. ``poses``: a float64 or float32 ``(P, 7)`` array of
+        ``qw,qx,qy,qz,tx,ty,tz`` rows, each checked as a ``poses.csv`` row. ``first_pose``:
+        from 0 to 2**63 − P, so that every pose number is an int64 (``InputError`` naming
+        the range otherwise, never a wrap)."""
     def warm_up(self) -> None:
         """Runs the query's code on a small scene of the same volume and reads the top of
         this collider's trees (the build already did), so that the next query's code is in

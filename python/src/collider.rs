@@ -1,6 +1,7 @@
 //! `meshcollide.Collider`: both hierarchies built once, then queried with poses arrays on
 //! the CPU or the GPU, pairs returned as an int64 `(K, 3)` array in `pairs.csv` order.
 
+use crate::args::IntArg;
 use crate::arrays;
 use crate::errors;
 use crate::options::Options;
@@ -242,17 +243,22 @@ impl Collider {
     }
 
     /// Every intersecting pair at each pose: an int64 `(K, 3)` array of `pose, tri_a, tri_b`
-    /// rows sorted as `pairs.csv`, pose numbers offset by `first_pose`.
-    #[pyo3(signature = (poses, mode = "all", backend = "auto", first_pose = 0))]
+    /// rows sorted as `pairs.csv`, pose numbers offset by `first_pose` (an integer from 0 to
+    /// 2^63 − P for P poses, so that every pose number is an int64; checked, never wrapped).
+    /// `poses` is a float64 or float32 `(P, 7)` array; other dtypes are refused.
+    #[pyo3(
+        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0)),
+        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0)"
+    )]
     fn query<'py>(
         &self,
         py: Python<'py>,
         poses: &Bound<'py, PyAny>,
         mode: &str,
         backend: &str,
-        first_pose: usize,
+        first_pose: IntArg,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        let poses = arrays::poses_from_array(poses, first_pose)?;
+        let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose)?;
         let mode: Mode = mode
             .parse()
             .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;

@@ -1,7 +1,11 @@
 //! The library's errors as Python exceptions: input at fault → `InputError` (a
-//! `ValueError`), the GPU → `GpuError` (a `RuntimeError`), writing → `OSError`.
+//! `ValueError`), the GPU → `GpuError` (a `RuntimeError`), writing → `OSError`. Every
+//! message goes through [`escape_controls`], as the command line's do: messages quote file
+//! names, fields of input files and option values, and a control byte of theirs
+//! (`\x1b]0;…\x07` sets a terminal's title) must not reach a terminal or log as such.
 
 use meshcollide::Error;
+use meshcollide::error::escape_controls;
 use meshcollide::gpu::GpuError as LibGpuError;
 use pyo3::PyErr;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -19,9 +23,9 @@ pyo3::create_exception!(
     "The GPU pipeline failed (no adapter, device lost, out of memory, validation)."
 );
 
-/// The Python exception for a library error, with the library's message.
+/// The Python exception for a library error, with the library's message (escaped).
 pub fn to_py(e: Error) -> PyErr {
-    let msg = e.to_string();
+    let msg = escape_controls(&e.to_string());
     match e {
         // A CPU-only hierarchy asked to run on the GPU is an option at fault.
         Error::Gpu(LibGpuError::Unsupported { .. }) => InputError::new_err(msg),
@@ -35,13 +39,12 @@ pub fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// An `InputError` with this message.
+/// An `InputError` with this message (escaped: it may quote what the caller passed).
 pub fn input(msg: impl Into<String>) -> PyErr {
-    InputError::new_err(msg.into())
+    InputError::new_err(escape_controls(&msg.into()))
 }
 
 /// A bug on our side, reported instead of a panic.
-#[allow(dead_code)]
 pub fn internal(msg: impl Into<String>) -> PyErr {
-    PyRuntimeError::new_err(msg.into())
+    PyRuntimeError::new_err(escape_controls(&msg.into()))
 }

@@ -3,6 +3,7 @@
 //! typed Python exception ([`errors`]), and the GIL is released while hierarchies are built
 //! and poses are queried.
 
+mod args;
 mod arrays;
 mod collider;
 mod errors;
@@ -24,11 +25,11 @@ type MeshArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
 fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
     let mesh = py
         .detach(|| {
-            if meshcollide::saved::is_saved_file(&path) {
-                Ok(meshcollide::saved::SavedHierarchy::load(&path)?.mesh)
-            } else {
-                meshcollide::mesh::load(&path).map_err(meshcollide::Error::from)
-            }
+            // Opened once: the path may be a pipe.
+            Ok::<_, meshcollide::Error>(match meshcollide::saved::load_mesh_or_saved(&path)? {
+                meshcollide::saved::LoadedInput::Mesh(m) => m,
+                meshcollide::saved::LoadedInput::Saved(s) => s.mesh,
+            })
         })
         .map_err(errors::to_py)?;
     Ok(arrays::mesh_to_arrays(py, &mesh))

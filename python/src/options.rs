@@ -2,10 +2,12 @@
 //! arguments of the command line's `query` (`--bv`, `--leaf-size`, …, same names with `_`),
 //! option enums parsed from their command-line names.
 
+use crate::args::IntArg;
 use crate::errors;
 use meshcollide::dual::SlabOrder;
+use meshcollide::error::escape_controls;
 use meshcollide::rtree::RtreeCollide;
-use meshcollide::saved::{KdopHierarchy, SavedHierarchy, is_saved_file};
+use meshcollide::saved::{KdopHierarchy, LoadedInput, load_mesh_or_saved};
 use meshcollide::{
     BoxTest, BoxtreeOptions, BuildOptions, BvKind, Collider, Descent, DualOptions, KdopOptions,
     Mesh, QueryOptions, RtreeOptions, SplitPoint, SplitRule, TumbleMethod,
@@ -113,22 +115,23 @@ pub fn name<T: std::str::FromStr<Err = meshcollide::option_names::UnknownName>>(
     s.parse::<T>().map_err(|e| errors::input(e.to_string()))
 }
 
-/// A count of at least `min`.
-fn count(key: &str, v: &Bound<'_, PyAny>, min: u64) -> PyResult<u64> {
-    let n: i64 = v.extract()?;
-    u64::try_from(n)
-        .ok()
-        .filter(|&n| n >= min)
-        .ok_or_else(|| errors::input(format!("invalid option: {key} = {n} (at least {min})")))
-}
+/// The most poses `chunk_poses` holds at once: each chunk's poses and results are held in
+/// memory together (the library allocates the chunk up front, so a huge value would abort
+/// the process when the allocation fails), and 2^20 is 64 times the GPU's default batch.
+pub const MAX_CHUNK_POSES: u64 = 1 << 20;
 
-fn small(key: &str, v: &Bound<'_, PyAny>, min: u64) -> PyResult<u32> {
-    u32::try_from(count(key, v, min)?)
-        .map_err(|_| errors::input(format!("invalid option: {key} is too large")))
+/// The most MiB `gpu_memory` takes: the bytes (`MiB << 20`) must fit a u64.
+pub const MAX_GPU_MEMORY_MIB: u64 = u64::MAX >> 20;
+
+/// An integer option as given ([`IntArg`]), for its range check.
+fn int(v: &Bound<'_, PyAny>) -> PyResult<IntArg> {
+    v.extract()
 }
 
 impl Options {
-    /// Reads the keyword arguments; an unknown keyword is a `TypeError`, as in Python.
+    /// Reads the keyword arguments; an unknown keyword is a `TypeError`, as in Python, and so
+    /// is an integer option given as no integer; one out of its range is an `InputError`
+    /// naming it and the range ([`IntArg::check`]).
     pub fn from_kwargs(kw: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
         let mut o = Options::default();
         let Some(kw) = kw else { return Ok(o) };
@@ -149,8 +152,8 @@ impl Options {
                 "dual_order" => o.dual_order = name(&v)?,
                 "split" => o.split = name(&v)?,
                 "split_point" => o.split_point = name(&v)?,
-                "leaf_size" => o.leaf_size = small(&key, &v, 1)?,
-                "leaf_size_b" => o.leaf_size_b = Some(small(&key, &v, 1)?),
+                "leaf_size" => o.leaf_size = int(&v)?.u32_in(&key, 1, u32::MAX)?,
+                "leaf_size_b" => o.leaf_size_b = Some(int(&v)?.u32_in(&key, 1, u32::MAX)?),
                 "tumble" => {
                     let s: String = v.extract()?;
                     o.tumble = match s.as_str() {
@@ -160,18 +163,27 @@ impl Options {
                 }
                 "descent" => o.descent = Some(name(&v)?),
                 "coherence" => o.coherence = Coherence::from_py(&v)?,
-                "gpu_memory" => o.gpu_memory = Some(count(&key, &v, 1)?),
+                "gpu_memory" => {
+                    o.gpu_memory = Some(int(&v)?.u64_in(&key, 1, MAX_GPU_MEMORY_MIB)?)
+                }
                 "rtree_collide" => o.rtree_collide = name(&v)?,
-                "rtree_min" => o.rtree_min = small(&key, &v, 0)?,
-                "rtree_max" => o.rtree_max = small(&key, &v, 0)?,
-                "chunk_poses" => o.chunk_poses = Some(count(&key, &v, 1)? as usize),
+                "rtree_min" => o.rtree_min = int(&v)?.u32_in(&key, 0, u32::MAX)?,
+                "rtree_max" => o.rtree_max = int(&v)?.u32_in(&key, 0, u32::MAX)?,
+                "chunk_poses" => {
+                    let n = int(&v)?.u64_in(&key, 1, MAX_CHUNK_POSES)?;
+                    o.chunk_poses = Some(n as usize);
+                }
                 _ => {
                     return Err(PyTypeError::new_err(format!(
-                        "Collider() got an unexpected keyword argument '{key}'"
+                        "Collider() got an unexpected keyword argument '{}'",
+                        escape_controls(&key)
                     )));
                 }
             }
         }
+        // Checked whatever the bv, as `meshcollide query` checks them: a wrong value is
+        // reported where it is given, not once a later call asks for an R-tree.
+        o.rtree().validate().map_err(errors::to_py)?;
         Ok(o)
     }
 
@@ -197,10 +209,11 @@ impl Options {
         path: &Path,
         side: usize,
     ) -> meshcollide::Result<(Mesh, Option<KdopHierarchy>)> {
-        if !is_saved_file(path) {
-            return Ok((meshcollide::mesh::load(path)?, None));
-        }
-        let saved = SavedHierarchy::load(path)?;
+        // Opened once: the path may be a pipe.
+        let saved = match load_mesh_or_saved(path)? {
+            LoadedInput::Mesh(m) => return Ok((m, None)),
+            LoadedInput::Saved(s) => s,
+        };
         let diff: Vec<String> = saved
             .differences(self.bv.concrete(), &self.build_options()[side])
             .into_iter()

@@ -2,9 +2,10 @@
 //! adjacency rule of `meshcollide self` (FORMATS.md, "Self-collision"), for the mesh as
 //! given and for each frame of new vertex positions.
 
+use crate::args::IntArg;
 use crate::{arrays, errors};
 use meshcollide::gpu::{GpuContext, GpuSelf};
-use meshcollide::{BuildOptions, BvKind, Mode, SelfCollider};
+use meshcollide::{BuildOptions, BvKind, FrameError, Mode, SelfCollider};
 use numpy::IntoPyArray;
 use numpy::PyArray2;
 use numpy::ndarray::Array2;
@@ -14,13 +15,17 @@ use pyo3::prelude::*;
 /// `frame, tri_a, tri_b` rows (`tri_a < tri_b`), sorted as `meshcollide self` writes
 /// `pairs.csv`. Without `frames` the one frame is the mesh as given (frame 0); with
 /// `frames` (an iterable of `(n, 3)` vertex arrays, the mesh's vertex count each), frame
-/// `i` is the mesh with those positions, its hierarchy refitted (built once). `bv` is a
+/// `i` is the mesh with those positions, its hierarchy refitted (built once; an empty
+/// `frames` is refused, as the command line refuses an empty frame list). `bv` is a
 /// k-DOP (`kdop6`, `kdop14`, `kdop18`, `kdop26`); `mode="first"` keeps at most one pair per
 /// frame. `backend`: `auto` (a hardware GPU, else the CPU), `cpu` or `gpu` (the same pairs,
 /// `meshcollide self --backend`). Bad input raises `InputError` naming the array, frame,
 /// triangle or option; a GPU failure `GpuError`.
 #[pyfunction]
-#[pyo3(signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = 1, backend = "auto"))]
+#[pyo3(
+    signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = IntArg::Int(1), backend = "auto"),
+    text_signature = "(vertices, triangles, *, frames=None, bv='kdop18', mode='all', leaf_size=1, backend='auto')"
+)]
 #[allow(clippy::too_many_arguments)] // the Python signature
 pub fn self_collide<'py>(
     py: Python<'py>,
@@ -29,7 +34,7 @@ pub fn self_collide<'py>(
     frames: Option<&Bound<'py, PyAny>>,
     bv: &str,
     mode: &str,
-    leaf_size: i64,
+    leaf_size: IntArg,
     backend: &str,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let backend = crate::collider::backend(backend)?;
@@ -40,14 +45,7 @@ pub fn self_collide<'py>(
     let mode: Mode = mode
         .parse()
         .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
-    let leaf_size = u32::try_from(leaf_size)
-        .ok()
-        .filter(|&n| n >= 1)
-        .ok_or_else(|| {
-            errors::input(format!(
-                "invalid option: leaf_size = {leaf_size} (at least 1)"
-            ))
-        })?;
+    let leaf_size = leaf_size.u32_in("leaf_size", 1, u32::MAX)?;
     let build = BuildOptions {
         leaf_size,
         ..Default::default()
@@ -98,7 +96,9 @@ pub fn self_collide<'py>(
         ),
         Some(frames) => {
             let n = mesh.positions.len();
+            let mut count = 0;
             for (i, f) in frames.try_iter()?.enumerate() {
+                count = i + 1;
                 let what = format!("frames[{i}]");
                 let p = arrays::positions_from_array(&f?, &what)?;
                 if p.len() != n {
@@ -113,6 +113,12 @@ pub fn self_collide<'py>(
                     .detach(|| collide(&c, &mut gpu, true))
                     .map_err(errors::to_py)?;
                 push(i, &pairs);
+            }
+            // As `meshcollide self --frames-a` refuses an empty frame list, in its words: an
+            // empty result would claim frames that never ran free of contact.
+            if count == 0 {
+                let list = std::path::PathBuf::from("frames");
+                return Err(errors::to_py(FrameError::Empty { list }.into()));
             }
         }
     }

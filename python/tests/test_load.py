@@ -84,13 +84,13 @@ def test_bad_arrays_and_options_raise_input_error():
         meshcollide.Collider(v[:, :2], t, v, t)
     with pytest.raises(meshcollide.InputError, match="mesh B: triangles: expected an integer"):
         meshcollide.Collider(v, t, v, t.astype(float))
-    with pytest.raises(meshcollide.InputError, match="mesh B: triangle 0: vertex index -1"):
+    with pytest.raises(meshcollide.InputError, match="mesh B: triangles: row 0: vertex index -1 is out of range"):
         meshcollide.Collider(v, t, v, np.vstack([[-1, 0, 1], t]))
     bad = v.copy()
     bad[3, 1] = np.nan
     with pytest.raises(meshcollide.InputError, match="mesh A: vertex 3"):
         meshcollide.Collider(bad, t, v, t)
-    with pytest.raises(meshcollide.InputError, match="mesh A: face 1: face names vertex 999"):
+    with pytest.raises(meshcollide.InputError, match="mesh A: triangles: row 1: vertex index 999 is out of range"):
         meshcollide.Collider(v, np.vstack([t[:1], [[0, 1, 999]]]), v, t)
     with pytest.raises(meshcollide.InputError, match=r"unknown bv `kdop7` \(expected one of: kdop6"):
         meshcollide.Collider(v, t, v, t, bv="kdop7")

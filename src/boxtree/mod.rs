@@ -25,6 +25,20 @@ use crate::frame::Frame;
 use crate::mesh::Mesh;
 use crate::ordered::OrderedTriangles;
 pub use node::{Aabb, MAX_LEAF, Node};
+
+/// Refuses leaf sizes the boxtree cannot hold: its node keeps a leaf's triangle count in 4
+/// bits ([`MAX_LEAF`]), and a larger size silently built with 16 would be reported as the
+/// size asked for. [`crate::Error::InvalidOption`] names the mesh, the size and the limit.
+pub fn check_leaf_sizes(a: u32, b: u32) -> crate::Result<()> {
+    for (size, mesh) in [(a, "A"), (b, "B")] {
+        if !(1..=MAX_LEAF).contains(&size) {
+            return Err(crate::Error::InvalidOption(format!(
+                "leaf size {size} of mesh {mesh}: the boxtree holds 1 to {MAX_LEAF} triangles per leaf (a 4-bit count in its 9-byte node)"
+            )));
+        }
+    }
+    Ok(())
+}
 pub use traverse::{BoxtreeScene, Workspace};
 
 /// Entries per axis of the lookup tables of 3.2.2 (the paper used 1000).

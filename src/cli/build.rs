@@ -2,7 +2,7 @@
 //! `query` then loads in place of the mesh without building (`crate::saved`).
 
 use super::Failure;
-use super::output::AtomicFile;
+use super::output::{AtomicFile, Out, Outputs};
 use super::query::ms;
 use crate::saved::SavedHierarchy;
 use crate::{BuildOptions, BvKind, SplitPoint, SplitRule};
@@ -30,13 +30,22 @@ pub struct BuildArgs {
     /// Most triangles in a leaf.
     #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub leaf_size: u32,
+    /// Replace an existing output file even if it is read-only (without it: exit 2). The
+    /// mesh itself is never replaced.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: &BuildArgs) -> Result<(), Failure> {
+    let claim = Outputs::claim(
+        &[Out::whole("--out", &a.out)],
+        &[("mesh", &a.mesh)],
+        a.force,
+    )?;
     let t0 = Instant::now();
     let mesh = crate::mesh::load(&a.mesh).map_err(crate::Error::from)?;
     let load_ms = ms(t0);
-    let mut file = AtomicFile::create(&a.out)?;
+    let mut file = AtomicFile::create(claim.path(0))?;
     let options = BuildOptions {
         rule: a.split,
         point: a.split_point,
@@ -48,6 +57,7 @@ pub fn run(a: &BuildArgs) -> Result<(), Failure> {
     let t2 = Instant::now();
     let bytes = saved.to_bytes();
     file.write_all(&bytes)?;
+    super::interrupt::finishing();
     file.commit()?;
     eprintln!(
         "{}: {} triangles, {} ({} split at the {}, leaf size {}), {} bytes; load {load_ms:.1} ms, build {build_ms:.1} ms, write {:.1} ms",

@@ -31,6 +31,9 @@ pub struct GenerateArgs {
     /// Output OBJ file (written whole or not at all).
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace an existing output file even if it is read-only.
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: &GenerateArgs) -> Result<(), Failure> {
@@ -41,7 +44,7 @@ pub fn run(a: &GenerateArgs) -> Result<(), Failure> {
         Kind::SpindleTorus => generate::torus([0.0; 3], 1.0, 1.3, n, (n / 2).max(3)),
         Kind::Grid => generate::grid(n, n, 1.0 / f64::from(n), 0.0),
     };
-    super::write_text(Some(&a.out), &obj(&m))?;
+    super::write_output(Some(&a.out), &obj(&m), a.force)?;
     eprintln!(
         "wrote {} ({} triangles)",
         a.out.display(),

@@ -4,6 +4,12 @@
 //! any failure, and says so (exit 130). At any other moment, or on a second signal, the
 //! process removes its temporary output files ([`register`]) and exits 130 at once: the
 //! final paths are renamed into place only when complete, so they are never partial.
+//!
+//! A stop at once removes everything the run has not promised: its temporaries, its lock
+//! files, and a `.partial` file whose message has not been printed yet (the second Ctrl-C
+//! of a user who changed their mind while the poses in flight finished). What the run
+//! commits or promises, it does under [`finishing`], which a stop waits for: the message on
+//! the terminal always matches the files on disk.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -12,6 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 static STREAMING: AtomicBool = AtomicBool::new(false);
 static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Held by whoever ends the process: the signal handler while it removes the temporaries
+/// and exits, or the run from [`finishing`] on (never released: the process ends).
+static ENDING: Mutex<()> = Mutex::new(());
+static FINISHING: AtomicBool = AtomicBool::new(false);
 
 /// The exit code of a run stopped by a signal (128 + SIGINT, as shells report it).
 pub const EXIT_CODE: u8 = 130;
@@ -23,6 +33,9 @@ pub fn install() {
             eprintln!("\ninterrupted: stopping after the poses in flight (again to stop at once)");
             return;
         }
+        // If the run is committing or printing its last message, it ends the process
+        // itself: this waits for that, for good.
+        let _ending = ENDING.lock();
         let paths = match TEMPORARIES.lock() {
             Ok(t) => t.clone(),
             Err(poisoned) => poisoned.into_inner().clone(),
@@ -33,6 +46,19 @@ pub fn install() {
         eprintln!("\ninterrupted: no output written");
         std::process::exit(EXIT_CODE.into());
     });
+}
+
+/// From here on the run ends the process itself: a signal no longer removes anything (it
+/// waits), so the outputs committed after this call and the message printed after it stand
+/// as they are. Called before the outputs are renamed into place and before the final
+/// message; later calls return at once. Do not call it from the handler's thread.
+pub fn finishing() {
+    if !FINISHING.swap(true, Ordering::SeqCst) {
+        match ENDING.lock() {
+            Ok(g) => std::mem::forget(g),
+            Err(p) => std::mem::forget(p.into_inner()),
+        }
+    }
 }
 
 /// Whether a stop was asked for while streaming.

@@ -66,6 +66,9 @@ struct PosesArgs {
     /// Output file (stdout when absent).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Replace an existing output file even if it is read-only.
+    #[arg(long)]
+    force: bool,
 }
 
 /// clap parses the library's option enums directly: their `name()`s are the values, their
@@ -172,6 +175,7 @@ pub enum BackendArg {
 }
 
 /// Exit status 2: the input (files, poses, options) is at fault; 1: anything else.
+#[derive(Debug)]
 pub enum Failure {
     Input(String),
     Internal(String),
@@ -218,21 +222,48 @@ pub fn run() -> ExitCode {
         Command::Info => info(),
         Command::Bench(a) => bench::run(&a),
     };
+    // The last message says what is on disk: no signal may change that after this.
+    interrupt::finishing();
+    report_peak_memory();
+    // Messages quote input files and file names: no control byte of theirs reaches the
+    // terminal as such.
+    let escaped = crate::error::escape_controls;
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Input(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", escaped(&m));
             ExitCode::from(2)
         }
         Err(Failure::Internal(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", escaped(&m));
             ExitCode::from(1)
         }
         Err(Failure::Interrupted(m)) => {
-            eprintln!("interrupted: {m}");
+            eprintln!("interrupted: {}", escaped(&m));
             ExitCode::from(interrupt::EXIT_CODE)
         }
     }
+}
+
+/// With `MESHCOLLIDE_PEAK_RSS=1`, prints `peak_rss_bytes N` (the process's peak resident
+/// memory, Linux `VmHWM`) on stderr as the run ends, whether it succeeded or not: the
+/// memory-bound tests read it (`tests/bounded_memory.rs`).
+fn report_peak_memory() {
+    if std::env::var_os("MESHCOLLIDE_PEAK_RSS").is_none_or(|v| v != "1") {
+        return;
+    }
+    if let Some(bytes) = peak_rss_bytes() {
+        eprintln!("peak_rss_bytes {bytes}");
+    }
+}
+
+/// The process's peak resident set size in bytes (`VmHWM` of `/proc/self/status`), where
+/// the system reports it.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn info() -> Result<(), Failure> {
@@ -276,7 +307,24 @@ fn poses(a: &PosesArgs) -> Result<(), Failure> {
     let t = [a.translate[0], a.translate[1], a.translate[2]];
     let c = [a.center[0], a.center[1], a.center[2]];
     let text = crate::pose::format_poses(&crate::pose::tumbling_poses(a.steps, c, t));
-    write_text(a.out.as_deref(), &text)
+    write_output(a.out.as_deref(), &text, a.force)
+}
+
+/// A command's one output: claimed (`output::Outputs`), written whole, committed; or
+/// stdout when `path` is `None`.
+pub fn write_output(
+    path: Option<&std::path::Path>,
+    text: &str,
+    force: bool,
+) -> Result<(), Failure> {
+    let Some(p) = path else {
+        return write_text(None, text);
+    };
+    let claim = output::Outputs::claim(&[output::Out::whole("--out", p)], &[], force)?;
+    let mut f = output::AtomicFile::create(claim.path(0))?;
+    f.write_all(text.as_bytes())?;
+    interrupt::finishing();
+    f.commit()
 }
 
 /// Writes to a file, whole or not at all (a temporary file renamed into place), or to

@@ -1,7 +1,7 @@
 //! `meshcollide query`.
 
 use super::inputs::{self, PoseRange};
-use super::output::{AtomicFile, PairsOut};
+use super::output::{AtomicFile, Out, Outputs, PairsOut};
 use super::{BackendArg, CoherenceArg, Failure, TumbleArg};
 use crate::dual::SlabOrder;
 use crate::formats::{Stats, Totals};
@@ -16,6 +16,12 @@ use std::cell::Cell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// The largest `--gpu-memory`: 2^44 − 1 MiB (16 EiB in bytes, `MIB << 20`, without wrapping).
+const MAX_GPU_MEMORY_MIB: u64 = (1 << 44) - 1;
+/// The largest `--chunk-poses`: a chunk's results are allocated up front (Python's
+/// `chunk_poses` has the same bound).
+const MAX_CHUNK_POSES: u64 = 1 << 20;
 
 /// Poses read from `poses.csv` at a time while the query runs.
 const READ_BLOCK: usize = 256;
@@ -108,7 +114,7 @@ pub struct QueryArgs {
     pub backend: BackendArg,
     /// GPU: memory for one batch's buffers, in MiB (beyond the uploaded hierarchies);
     /// batches hold as many poses as fit, so memory does not grow with the pose count.
-    #[arg(long = "gpu-memory", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "gpu-memory", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=MAX_GPU_MEMORY_MIB))]
     pub gpu_memory: Option<u64>,
     /// `--bv rtree`: Figueiredo's Collide version 1 or 2.
     #[arg(long = "rtree-collide", value_enum, default_value = "v2")]
@@ -128,9 +134,14 @@ pub struct QueryArgs {
     /// Output statistics JSON (written, like --out, whole or not at all; not on failure).
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Replace an existing output file even if it is read-only. Without it such a file is
+    /// kept and the run refused (exit 2). An output that is one of the inputs, or another
+    /// output, is refused either way.
+    #[arg(long)]
+    pub force: bool,
     /// Poses whose results are held at once (CPU chunk, most poses per GPU batch); for
     /// tests, to cross chunk boundaries with few poses.
-    #[arg(long = "chunk-poses", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "chunk-poses", hide = true, value_parser = clap::value_parser!(u64).range(1..=MAX_CHUNK_POSES))]
     pub chunk_poses: Option<u64>,
     /// For tests: fail at pose N as a write error would (the partial-output path).
     #[arg(long = "fail-at-pose", hide = true)]
@@ -140,9 +151,30 @@ pub struct QueryArgs {
     pub threads: Option<usize>,
 }
 
+/// Claims `--out` (0) and `--stats` (1) before any work: neither may be an input (the
+/// meshes, the poses, the frame lists) nor each other (`output::Outputs`).
+pub(super) fn claim_outputs(a: &QueryArgs) -> Result<Outputs, Failure> {
+    let mut inputs: Vec<(&str, &std::path::Path)> = vec![("mesh A", &a.a), ("mesh B", &a.b)];
+    if let Some(p) = a.poses.as_deref().filter(|p| p.as_os_str() != "-") {
+        inputs.push(("--poses input", p));
+    }
+    if let Some(p) = a.frames_a.as_deref() {
+        inputs.push(("--frames-a list", p));
+    }
+    if let Some(p) = a.frames_b.as_deref() {
+        inputs.push(("--frames-b list", p));
+    }
+    let mut outs = vec![Out::pairs("--out", &a.out)];
+    if let Some(s) = a.stats.as_deref() {
+        outs.push(Out::whole("--stats", s));
+    }
+    Outputs::claim(&outs, &inputs, a.force)
+}
+
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
+    let claim = claim_outputs(a)?;
     if a.frames_a.is_some() || a.frames_b.is_some() {
-        return super::query_frames::run(a);
+        return super::query_frames::run(a, &claim);
     }
     let Some(poses_path) = a.poses.as_ref() else {
         return Err(Failure::Input(
@@ -185,21 +217,29 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let (ia, ib) = (ia?, ib?);
     // One pass that checks every row and keeps none: bad input is reported before any
     // work, then the poses are streamed.
-    let n_file = crate::pose::count_poses(poses_path).map_err(crate::Error::from)?;
+    let poses_file = inputs::PosesFile::open(poses_path, claim.path(0))?;
+    let n_file = crate::pose::count_poses_as(&poses_file.read, &poses_file.name)
+        .map_err(crate::Error::from)?;
     let range = a.pose_range.unwrap_or(PoseRange {
         start: 0,
         end: n_file,
     });
-    inputs::check_pose_range(range, n_file, poses_path)?;
+    inputs::check_pose_range(range, n_file, &poses_file.name)?;
     let n_poses = range.end - range.start;
-    let load_ms = ms(t0);
+    // A `.mch` load counts as the build (below), not as the load.
+    let load_ms =
+        (ms(t0) - (ia.saved_load_time() + ib.saved_load_time()).as_secs_f64() * 1e3).max(0.0);
     let gpu = choose_backend(backend)?.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
     // `auto` holds two trees; what only the k-DOPs do (a saved hierarchy, coherence on the
     // GPU) gets kdop18, the tree `auto` would otherwise share.
-    let saved_input = [&ia, &ib].iter().any(|i| matches!(i, inputs::Input::Saved));
+    let saved_input = [&ia, &ib]
+        .iter()
+        .any(|i| matches!(i, inputs::Input::Saved(..)));
+    // A saved hierarchy's load replaces its build: it is timed as the build.
+    let saved_load = ia.saved_load_time() + ib.saved_load_time();
     let asked = a.coherence == CoherenceArg::On && a.mode == crate::Mode::All;
     let bv = if (asked && gpu.is_some()) || saved_input {
         bv.concrete()
@@ -207,8 +247,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         bv
     };
     // Check the outputs can be created before spending time on the query.
-    let mut out = PairsOut::create(&a.out)?.first_pose(range.start);
-    let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
+    let mut out = PairsOut::create(claim.path(0))?.first_pose(range.start);
+    let stats_file = match a.stats {
+        Some(_) => Some(AtomicFile::create(claim.path(1))?),
+        None => None,
+    };
 
     let opt_a = BuildOptions {
         rule: a.split,
@@ -227,7 +270,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     );
     let ((ma, ha), (mb, hb)) = (ra?, rb?);
     let coherence = {
-        let first = first_poses(poses_path, range.start, COHERENT_PROBE.min(n_poses))?;
+        let first = first_poses(&poses_file, range.start, COHERENT_PROBE.min(n_poses))?;
         a.coherence
             .resolve(&first, mb.bounds(), gpu.is_some(), a.mode)
     };
@@ -267,7 +310,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .dual(dual)
         .query(opts)
         .build()?;
-    let build_ms = ms(t1);
+    let build_ms = ms(t1) + saved_load.as_secs_f64() * 1e3;
 
     if a.descent.is_some() && !BvKind::ALL.contains(&bv.concrete()) {
         eprintln!(
@@ -302,7 +345,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // read per pose would cost more than a separated pose's whole query.
     let io = Cell::new(Duration::ZERO);
     let timed = |t: Instant| io.set(io.get() + t.elapsed());
-    let mut reader = PoseReader::open(poses_path).map_err(crate::Error::from)?;
+    let mut reader =
+        PoseReader::open_as(&poses_file.read, &poses_file.name).map_err(crate::Error::from)?;
     let mut read_error = None;
     // Rows before the range are read and dropped, one at a time.
     let mut skip = range.start;
@@ -376,7 +420,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                 (Ok(_), Some(e)) => Failure::from(crate::Error::from(e)),
                 (Ok(_), None) => Failure::Input(format!(
                     "{}: the file changed while it was read ({} poses, then {})",
-                    poses_path.display(),
+                    poses_file.name.display(),
                     n_poses,
                     totals.poses
                 )),
@@ -409,7 +453,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         gpu: gpu_stats.map(Into::into),
     };
     let stats = Stats::new(&collider, run, &totals);
-    super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
+    super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(
         "{} poses, {} in contact, {} pairs; build {:.1} ms, query {:.1} ms ({:.0} poses/s); Nv {}, Np {}, Nu {}",
         stats.poses,
@@ -456,8 +500,12 @@ pub fn ms(t: Instant) -> f64 {
 
 /// The first `n` poses of the run (from row `start`), for `--coherence auto`; the file was
 /// checked already.
-fn first_poses(path: &std::path::Path, start: usize, n: usize) -> crate::Result<Vec<crate::Pose>> {
-    let reader = PoseReader::open(path).map_err(crate::Error::from)?;
+fn first_poses(
+    poses: &inputs::PosesFile,
+    start: usize,
+    n: usize,
+) -> crate::Result<Vec<crate::Pose>> {
+    let reader = PoseReader::open_as(&poses.read, &poses.name).map_err(crate::Error::from)?;
     reader
         .skip(start)
         .take(n)

@@ -9,7 +9,7 @@
 //! slot), so at most three frames of each mesh are in memory whatever the list's length.
 
 use super::Failure;
-use super::output::{AtomicFile, PairsOut};
+use super::output::{AtomicFile, Outputs, PairsOut};
 use super::query::{QueryArgs, ms};
 use crate::deform::{DeformOptions, DeformingCollider, tumble_name};
 use crate::formats::{DeformStatsJson, Stats, Totals};
@@ -28,7 +28,7 @@ enum Backend<'c> {
     Gpu(&'c GpuContext, Box<GpuDeformingCollider>),
 }
 
-pub fn run(a: &QueryArgs) -> Result<(), Failure> {
+pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -59,6 +59,12 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .map_err(crate::Error::from)
     };
     let (la, lb) = (read_list(&a.frames_a)?, read_list(&a.frames_b)?);
+    for (role, list) in [("frame of --frames-a", &la), ("frame of --frames-b", &lb)] {
+        if let Some(l) = list {
+            let files: Vec<_> = l.frames.iter().map(|(_, p)| (role, p.as_path())).collect();
+            claim.check_inputs(&files)?;
+        }
+    }
     let n_frames = match (&la, &lb) {
         (Some(x), Some(y)) if x.len() != y.len() => {
             return Err(Failure::Input(format!(
@@ -72,14 +78,18 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         (Some(x), _) | (None, Some(x)) => x.len(),
         (None, None) => unreachable!("run is called with a frame list"),
     };
-    let poses_path = a.poses.as_deref();
-    if let Some(p) = poses_path {
-        let n = crate::pose::count_poses(p).map_err(crate::Error::from)?;
+    let poses_file = a
+        .poses
+        .as_deref()
+        .map(|p| super::inputs::PosesFile::open(p, claim.path(0)))
+        .transpose()?;
+    if let Some(p) = &poses_file {
+        let n = crate::pose::count_poses_as(&p.read, &p.name).map_err(crate::Error::from)?;
         if n != n_frames {
             let list = la.as_ref().or(lb.as_ref()).map(|l| &l.list);
             return Err(Failure::Input(format!(
                 "{} has {n} poses, {} lists {n_frames} frames: with frames, every frame needs one pose row",
-                p.display(),
+                p.name.display(),
                 list.map(|l| l.display().to_string()).unwrap_or_default()
             )));
         }
@@ -95,8 +105,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
-    let mut out = PairsOut::create(&a.out)?;
-    let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
+    let mut out = PairsOut::create(claim.path(0))?;
+    let stats_file = match a.stats {
+        Some(_) => Some(AtomicFile::create(claim.path(1))?),
+        None => None,
+    };
 
     let opt_a = BuildOptions {
         rule: a.split,
@@ -153,8 +166,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         path: a.out.clone(),
         source,
     };
-    let mut reader = poses_path
-        .map(crate::pose::PoseReader::open)
+    let mut reader = poses_file
+        .as_ref()
+        .map(|p| crate::pose::PoseReader::open_as(&p.read, &p.name))
         .transpose()
         .map_err(crate::Error::from)?;
     let (ma_ref, mb_ref) = (&ma, &mb);
@@ -191,8 +205,9 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                     Some(None) => {
                         return Err(Failure::Input(format!(
                             "{}: the file changed while it was read ({n_frames} poses, then {i})",
-                            poses_path
-                                .map(|p| p.display().to_string())
+                            poses_file
+                                .as_ref()
+                                .map(|p| p.name.display().to_string())
                                 .unwrap_or_default()
                         )));
                     }
@@ -280,7 +295,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         rebuilds: update.rebuilds,
         frame_load_ms,
     });
-    super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
+    super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(
         "{} frames, {} in contact, {} pairs; build {:.1} ms, update {:.1} ms, query {:.1} ms; Nv {}, Np {}, Nu {}; {} nodes refit, {} rebuilds",
         stats.poses,

@@ -2,7 +2,7 @@
 //! (`../shared/FORMATS.md`, "Self-collision"), per frame of a deforming mesh with
 //! `--frames-a`.
 
-use super::output::{AtomicFile, PairsOut};
+use super::output::{AtomicFile, Out, Outputs, PairsOut};
 use super::query::ms;
 use super::{BackendArg, Failure};
 use crate::formats::SelfStats;
@@ -53,6 +53,11 @@ pub struct SelfArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Replace an existing output file even if it is read-only (without it: exit 2). An
+    /// output that is an input (the mesh, the frame list or a frame) or another output is
+    /// refused either way.
+    #[arg(long)]
+    pub force: bool,
     /// For tests: fail at frame N as a write error would (the partial-output path).
     #[arg(long = "fail-at-frame", hide = true)]
     pub fail_at_frame: Option<usize>,
@@ -71,17 +76,29 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
+    let mut inputs: Vec<(&str, &Path)> = vec![("mesh", &a.a)];
+    if let Some(l) = a.frames_a.as_deref() {
+        inputs.push(("--frames-a list", l));
+    }
+    let mut outs = vec![Out::pairs("--out", &a.out)];
+    if let Some(s) = a.stats.as_deref() {
+        outs.push(Out::whole("--stats", s));
+    }
+    let claim = Outputs::claim(&outs, &inputs, a.force)?;
     // Inputs first: every frame file is read and checked before any work or output.
     let t0 = Instant::now();
     let mesh = crate::mesh::load(&a.a).map_err(crate::Error::from)?;
     let frames = match &a.frames_a {
-        Some(list) => Some(read_frames(list, &mesh, &a.a)?),
+        Some(list) => Some(read_frames(list, &mesh, &a.a, &claim)?),
         None => None,
     };
     let load_ms = ms(t0);
     let n_frames = frames.as_ref().map_or(1, FrameList::len);
-    let mut out = PairsOut::create(&a.out)?;
-    let stats_file = a.stats.as_deref().map(AtomicFile::create).transpose()?;
+    let mut out = PairsOut::create(claim.path(0))?;
+    let stats_file = match a.stats {
+        Some(_) => Some(AtomicFile::create(claim.path(1))?),
+        None => None,
+    };
 
     let t1 = Instant::now();
     let mut collider = SelfCollider::builder(&mesh)
@@ -179,7 +196,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     if let Some(ctx) = &gpu {
         stats.backend = format!("gpu: {}", ctx.adapter_name());
     }
-    super::output::finish_outputs(out, stats_file, &stats, &a.out)?;
+    super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(
         "{} frame(s), {} with self-intersections, {} pairs; build {:.1} ms, query {:.1} ms; Nv {}, Np {}",
         n_frames, in_contact, pairs, build_ms, query_ms, counters.bv_tests, counters.tri_tests
@@ -190,8 +207,19 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
 /// Reads a frame list (FORMATS.md, "Deforming meshes"; [`FrameList`], shared with `query
 /// --frames-a`) and checks every frame in it against the base mesh, keeping none (a bad
 /// frame is reported before any work or output).
-fn read_frames(list: &Path, base: &Mesh, base_path: &Path) -> Result<FrameList, Failure> {
+fn read_frames(
+    list: &Path,
+    base: &Mesh,
+    base_path: &Path,
+    claim: &Outputs,
+) -> Result<FrameList, Failure> {
     let frames = FrameList::read(list).map_err(crate::Error::from)?;
+    let files: Vec<_> = frames
+        .frames
+        .iter()
+        .map(|(_, p)| ("frame", p.as_path()))
+        .collect();
+    claim.check_inputs(&files)?;
     for i in 0..frames.len() {
         frames
             .load(i, base, base_path)

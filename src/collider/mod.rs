@@ -355,7 +355,10 @@ impl<'m> ColliderBuilder<'m> {
             BvKind::Kdop14 => AnyScene::Kdop14(kdop_scene(a, b, oa, ob, pa, pb, k)),
             BvKind::Kdop18 => AnyScene::Kdop18(kdop_scene(a, b, oa, ob, pa, pb, k)),
             BvKind::Kdop26 => AnyScene::Kdop26(kdop_scene(a, b, oa, ob, pa, pb, k)),
-            BvKind::Boxtree => AnyScene::Boxtree(BoxtreeScene::build(a, b, oa, ob, self.boxtree)),
+            BvKind::Boxtree => {
+                crate::boxtree::check_leaf_sizes(oa.leaf_size, ob.leaf_size)?;
+                AnyScene::Boxtree(BoxtreeScene::build(a, b, oa, ob, self.boxtree))
+            }
             BvKind::Rtree => {
                 self.rtree.validate()?;
                 AnyScene::Rtree(RtreeScene::build(a, b, &self.rtree)?)

@@ -26,27 +26,60 @@ impl FrameList {
     /// Reads and checks a frame list: every listed file must exist (else
     /// [`FrameError::Missing`] naming the list, its line and the path); an empty list is
     /// [`FrameError::Empty`].
+    ///
+    /// The list is streamed a line at a time, each of at most [`MAX_LIST_LINE`] bytes
+    /// (a path, far above any system's path limit) and valid UTF-8, so a list that is not
+    /// one (`/dev/zero`, a binary file) is refused after at most that many bytes; memory
+    /// holds the frames' paths.
     pub fn read(list: &Path) -> Result<FrameList, FrameError> {
-        let text = std::fs::read_to_string(list).map_err(|source| FrameError::List {
+        use std::io::{BufRead, Read};
+        let io = |source| FrameError::List {
             list: list.to_path_buf(),
             source,
-        })?;
+        };
+        let mut reader = std::io::BufReader::new(std::fs::File::open(list).map_err(io)?);
         let dir = list.parent().unwrap_or(Path::new(""));
         let mut frames = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let entry = line.trim();
+        let mut bytes = Vec::new();
+        for line in 1.. {
+            bytes.clear();
+            let n = (&mut reader)
+                .take(MAX_LIST_LINE as u64 + 1)
+                .read_until(b'\n', &mut bytes)
+                .map_err(io)?;
+            if n == 0 {
+                break;
+            }
+            let bad = |what: String| FrameError::BadLine {
+                list: list.to_path_buf(),
+                line,
+                what,
+            };
+            if bytes.len() > MAX_LIST_LINE && bytes.last() != Some(&b'\n') {
+                return Err(bad(format!(
+                    "longer than {MAX_LIST_LINE} bytes; a frame list names one mesh file per line"
+                )));
+            }
+            let text = std::str::from_utf8(&bytes).map_err(|_| {
+                bad(format!(
+                    "`{}` is not UTF-8 text; a frame list names one mesh file per line",
+                    crate::error::shown(&bytes)
+                ))
+            })?;
+            let entry = text.trim();
             if entry.is_empty() || entry.starts_with('#') {
                 continue;
             }
             let path = dir.join(entry);
-            if !path.is_file() {
+            if let Some(problem) = not_a_frame_file(&path) {
                 return Err(FrameError::Missing {
                     list: list.to_path_buf(),
-                    line: i + 1,
+                    line,
                     path,
+                    problem,
                 });
             }
-            frames.push((i + 1, path));
+            frames.push((line, path));
         }
         if frames.is_empty() {
             return Err(FrameError::Empty {
@@ -86,6 +119,27 @@ impl FrameList {
         let frame = super::load(path)?;
         check_frame(base, base_path, &frame, path)?;
         Ok(frame.positions)
+    }
+}
+
+/// The longest line of a frame list read (64 KiB).
+pub const MAX_LIST_LINE: usize = 64 << 10;
+
+/// What keeps `path` from being a frame file, or `None` if it is a regular file (through
+/// symlinks). Frames are read twice (checked before the run, then loaded as it goes), so a
+/// pipe or a device cannot be one.
+fn not_a_frame_file(path: &Path) -> Option<&'static str> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => None,
+        Ok(m) if m.is_dir() => Some("is a directory"),
+        Ok(_) => Some(
+            "is not a regular file (a device or a pipe; frames are read twice, to check them and to run)",
+        ),
+        Err(_) if std::fs::symlink_metadata(path).is_ok() => {
+            Some("is a symbolic link to nothing (its target does not exist)")
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("does not exist"),
+        Err(_) => Some("cannot be read (permission or path error)"),
     }
 }
 

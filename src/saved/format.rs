@@ -15,10 +15,15 @@
 //! The local frame and the ordered triangles are not stored: they follow from the mesh and
 //! the leaf order exactly as the build derives them. The bounding points (B's tumbling
 //! input, `crate::tumble::BoundingPoints`) are: they take most of a flying hierarchy's
-//! preparation time. They are checked for layout and finiteness, and otherwise trusted
-//! under the checksum (checking that they bound each node would cost what computing them does).
+//! preparation time.
+//!
+//! Nothing read is trusted: after the lengths (before any allocation) and the checksums,
+//! [`decode`] checks every invariant of `invariants.rs` (header fields here, the tree, the
+//! volumes and the bounding points in `verify/`) and reports the first that fails as
+//! [`SavedError::Invariant`].
 
-use super::{KdopHierarchy, SavedHierarchy, with_bvh};
+use super::verify::{self, Violation};
+use super::{KdopHierarchy, SavedHierarchy, invariants as inv, with_bvh};
 use crate::bv::KdopNode;
 use crate::bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 use crate::error::SavedError;
@@ -31,7 +36,8 @@ use std::path::Path;
 pub const MAGIC: [u8; 8] = *b"\x89MCH\r\n\x1a\n";
 /// The version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
-const HEADER: usize = 72;
+/// Bytes of the header: everything a reader needs to know the file's length.
+pub(super) const HEADER: usize = 72;
 /// Where the mesh checksum sits.
 const MESH_CRC: usize = 64;
 /// Where the payload checksum sits (excluded from its own computation).
@@ -120,18 +126,35 @@ fn words_u32(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
 }
 
-pub(super) fn decode(path: &Path, bytes: &[u8]) -> Result<SavedHierarchy, SavedError> {
-    let invalid = |message: String| SavedError::Invalid {
-        path: path.to_path_buf(),
-        message,
-    };
-    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+/// Checks what a file's first bytes can tell before its length is known: the magic bytes
+/// (needs 8 bytes), the version (12) and a whole header (72). `head` is the file's start,
+/// up to [`HEADER`] bytes; `len` is the file's length where known (for the error), else
+/// `head`'s.
+pub(super) fn check_start(path: &Path, head: &[u8], len: u64) -> Result<(), SavedError> {
+    if head.len() < MAGIC.len() || head[..MAGIC.len()] != MAGIC {
         return Err(SavedError::Magic {
             path: path.to_path_buf(),
         });
     }
-    let len = bytes.len() as u64;
-    let length = |expected: u64| SavedError::Length {
+    if head.len() >= 12 {
+        let version = u32_at(head, 8);
+        if version != FORMAT_VERSION {
+            return Err(SavedError::Version {
+                path: path.to_path_buf(),
+                found: version,
+                supported: FORMAT_VERSION,
+            });
+        }
+    }
+    if head.len() < HEADER {
+        return Err(length_error(path, len, HEADER as u64));
+    }
+    Ok(())
+}
+
+/// The error of a file of `len` bytes whose header describes `expected`.
+pub(super) fn length_error(path: &Path, len: u64, expected: u64) -> SavedError {
+    SavedError::Length {
         path: path.to_path_buf(),
         len,
         expected,
@@ -140,44 +163,61 @@ pub(super) fn decode(path: &Path, bytes: &[u8]) -> Result<SavedHierarchy, SavedE
         } else {
             "trailing bytes"
         },
-    };
-    if bytes.len() < 12 {
-        return Err(length(HEADER as u64));
     }
-    let version = u32_at(bytes, 8);
-    if version != FORMAT_VERSION {
-        return Err(SavedError::Version {
-            path: path.to_path_buf(),
-            found: version,
-            supported: FORMAT_VERSION,
-        });
-    }
-    if bytes.len() < HEADER {
-        return Err(length(HEADER as u64));
-    }
-    let k = u32_at(bytes, 12);
-    let [n_pos, n_tri, n_nodes, n_points] = [32, 40, 48, 56].map(|at| u64_at(bytes, at));
-    let node_bytes = match k {
-        6 | 14 | 18 | 26 => 4 * (k as u64 + 2),
-        _ => return Err(invalid(format!("k = {k} (expected 6, 14, 18 or 26)"))),
-    };
-    // Checked sizes first: nothing is allocated for counts the file cannot hold.
-    let sizes = [
+}
+
+/// The bytes of each part after the header, as the header's k and counts describe them
+/// (`None` where a size overflows u64): vertices, triangles, leaf order, nodes, point
+/// offsets, points.
+fn part_sizes(header: &[u8]) -> [Option<u64>; 6] {
+    let k = u32_at(header, 12) as u64;
+    let [n_pos, n_tri, n_nodes, n_points] = [32, 40, 48, 56].map(|at| u64_at(header, at));
+    [
         n_pos.checked_mul(24),
         n_tri.checked_mul(12),
         n_tri.checked_mul(4),
-        n_nodes.checked_mul(node_bytes),
+        n_nodes.checked_mul(4 * (k + 2)),
         n_nodes.checked_add(1).and_then(|n| n.checked_mul(4)),
         n_points.checked_mul(12),
-    ];
-    let expected = sizes
+    ]
+}
+
+/// The length of the file a checked header ([`check_start`]) describes, saturated at
+/// `u64::MAX` on overflow; an error if its k is not one of the four (the node size depends
+/// on it).
+pub(super) fn expected_len(path: &Path, header: &[u8]) -> Result<u64, SavedError> {
+    let k = u32_at(header, 12);
+    if !matches!(k, 6 | 14 | 18 | 26) {
+        let v = Violation::global(inv::KIND, format!("k = {k} (expected 6, 14, 18 or 26)"));
+        return Err(violation(path, v));
+    }
+    Ok(part_sizes(header)
         .iter()
         .try_fold(HEADER as u64, |acc, s| acc.checked_add((*s)?))
-        .unwrap_or(u64::MAX);
-    if expected != len {
-        return Err(length(expected));
+        .unwrap_or(u64::MAX))
+}
+
+/// The error of `v` in the file at `path`.
+fn violation(path: &Path, v: Violation) -> SavedError {
+    SavedError::Invariant {
+        path: path.to_path_buf(),
+        invariant: v.invariant,
+        node: v.node.map(|n| n as u64),
+        message: v.message,
     }
-    let [pos_b, tri_b, order_b, nodes_b, offsets_b, _] = sizes.map(|s| s.unwrap_or(0) as usize);
+}
+
+/// Checks and decodes a whole file: lengths, checksums, then every invariant.
+pub(super) fn decode(path: &Path, bytes: &[u8]) -> Result<SavedHierarchy, SavedError> {
+    let len = bytes.len() as u64;
+    check_start(path, &bytes[..bytes.len().min(HEADER)], len)?;
+    // Checked sizes first: nothing is allocated for counts the file cannot hold.
+    let expected = expected_len(path, bytes)?;
+    if expected != len {
+        return Err(length_error(path, len, expected));
+    }
+    let [pos_b, tri_b, order_b, nodes_b, offsets_b, _] =
+        part_sizes(bytes).map(|s| s.unwrap_or(0) as usize);
     let mesh_end = HEADER + pos_b + tri_b;
     let checksum = |what, stored: u32, computed: u32| {
         if stored == computed {
@@ -202,20 +242,34 @@ pub(super) fn decode(path: &Path, bytes: &[u8]) -> Result<SavedHierarchy, SavedE
         crc(&[&bytes[..PAYLOAD_CRC], &bytes[HEADER..]]),
     )?;
 
-    let rule = SplitRule::ALL.get(u32_at(bytes, 16) as usize);
-    let point = SplitPoint::ALL.get(u32_at(bytes, 20) as usize);
-    let leaf_size = u32_at(bytes, 24);
-    let (Some(&rule), Some(&point), true) = (rule, point, leaf_size >= 1) else {
-        return Err(invalid("bad build options in the header".into()));
+    let invalid = |v: Violation| violation(path, v);
+    let (rule, point, leaf_size) = (u32_at(bytes, 16), u32_at(bytes, 20), u32_at(bytes, 24));
+    let (Some(&r), Some(&p), true) = (
+        SplitRule::ALL.get(rule as usize),
+        SplitPoint::ALL.get(point as usize),
+        leaf_size >= 1,
+    ) else {
+        return Err(invalid(Violation::global(
+            inv::OPTIONS,
+            format!(
+                "split rule {rule} (of {}), split point {point} (of {}), leaf size {leaf_size} (at least 1)",
+                SplitRule::ALL.len(),
+                SplitPoint::ALL.len()
+            ),
+        )));
     };
     let options = BuildOptions {
-        rule,
-        point,
+        rule: r,
+        point: p,
         leaf_size,
     };
     let depth = u32_at(bytes, 28);
+    let [n_pos, n_tri] = [32, 40].map(|at| u64_at(bytes, at));
     if n_tri > u32::MAX as u64 || n_pos > u32::MAX as u64 + 1 {
-        return Err(invalid("more than 2^32 triangles or vertices".into()));
+        return Err(invalid(Violation::global(
+            inv::COUNTS,
+            format!("{n_tri} triangles, {n_pos} vertices (at most 2^32 each)"),
+        )));
     }
     let positions: Vec<[f64; 3]> = bytes[HEADER..HEADER + pos_b]
         .chunks_exact(24)
@@ -242,80 +296,80 @@ pub(super) fn decode(path: &Path, bytes: &[u8]) -> Result<SavedHierarchy, SavedE
         .map(|c| std::array::from_fn(|i| f32::from_le_bytes(std::array::from_fn(|j| c[4 * i + j]))))
         .collect();
     let bp = BoundingPoints { offsets, points };
-    bp.check(n_nodes as usize).map_err(invalid)?;
-    let hierarchy = match k {
-        6 => decode_bvh::<3>(&mesh, order, nodes, options, depth).map(|b| (b, bp).into()),
-        14 => decode_bvh::<7>(&mesh, order, nodes, options, depth).map(|b| (b, bp).into()),
-        18 => decode_bvh::<9>(&mesh, order, nodes, options, depth).map(|b| (b, bp).into()),
-        _ => decode_bvh::<13>(&mesh, order, nodes, options, depth).map(|b| (b, bp).into()),
+    let d = Decoded {
+        mesh: &mesh,
+        tri_index: order,
+        node_bytes: nodes,
+        options,
+        depth,
+    };
+    let hierarchy = match u32_at(bytes, 12) {
+        6 => d.checked::<3>(bp).map(KdopHierarchy::from),
+        14 => d.checked::<7>(bp).map(KdopHierarchy::from),
+        18 => d.checked::<9>(bp).map(KdopHierarchy::from),
+        _ => d.checked::<13>(bp).map(KdopHierarchy::from),
     }
     .map_err(invalid)?;
     Ok(SavedHierarchy { mesh, hierarchy })
 }
 
-/// The hierarchy of `H` slabs over `mesh` from its leaf order and node bytes, checked.
-fn decode_bvh<const H: usize>(
-    mesh: &Mesh,
+/// A hierarchy's parts as read, before they are checked.
+struct Decoded<'a> {
+    mesh: &'a Mesh,
     tri_index: Vec<u32>,
-    node_bytes: &[u8],
+    node_bytes: &'a [u8],
     options: BuildOptions,
     depth: u32,
-) -> Result<Bvh<H>, String> {
-    let nodes: Vec<KdopNode<H>> = node_bytes
-        .chunks_exact(8 * H + 8)
-        .map(|c| {
-            let w = |i: usize| u32_at(c, 4 * i);
-            KdopNode {
-                bv: crate::bv::Kdop {
-                    min: std::array::from_fn(|i| f32::from_bits(w(i))),
-                    max: std::array::from_fn(|i| f32::from_bits(w(H + i))),
-                },
-                first: w(2 * H),
-                count: w(2 * H + 1),
-            }
-        })
-        .collect();
-    let n = mesh.triangle_count();
-    if nodes.is_empty() || nodes.len() > 2 * n {
-        return Err(format!("{} nodes for {n} triangles", nodes.len()));
-    }
-    // The leaf order must be a permutation before the ordered triangles index the mesh by it.
-    let mut seen = vec![false; n];
-    for &t in &tri_index {
-        if t as usize >= n || std::mem::replace(&mut seen[t as usize], true) {
-            return Err(format!("leaf order is not a permutation (at triangle {t})"));
-        }
-    }
-    drop(seen);
-    let tris = OrderedTriangles::new(mesh, &tri_index);
-    let bvh = Bvh {
-        nodes,
-        tri_index,
-        tris,
-        depth,
-        options,
-    };
-    bvh.validate()?;
-    let real = tree_depth(&bvh.nodes);
-    if real != depth {
-        return Err(format!("header depth {depth}, the tree has {real} levels"));
-    }
-    Ok(bvh)
 }
 
-/// Levels of a validated tree (a single leaf has depth 1).
-fn tree_depth<const H: usize>(nodes: &[KdopNode<H>]) -> u32 {
-    // Children follow their parents: one forward sweep assigns levels.
-    let mut level = vec![0u32; nodes.len()];
-    level[0] = 1;
-    let mut depth = 1;
-    for i in 0..nodes.len() {
-        depth = depth.max(level[i]);
-        if !nodes[i].is_leaf() {
-            let c = nodes[i].first as usize;
-            level[c] = level[i] + 1;
-            level[c + 1] = level[i] + 1;
+impl Decoded<'_> {
+    /// The hierarchy of `H` slabs with its bounding points `bp`, every invariant checked:
+    /// the leaf order, then the tree, then its volumes, then its bounding points (each
+    /// check relies on the ones before it).
+    fn checked<const H: usize>(
+        self,
+        bp: BoundingPoints,
+    ) -> Result<(Bvh<H>, BoundingPoints), Violation> {
+        let nodes: Vec<KdopNode<H>> = self
+            .node_bytes
+            .chunks_exact(8 * H + 8)
+            .map(|c| {
+                let w = |i: usize| u32_at(c, 4 * i);
+                KdopNode {
+                    bv: crate::bv::Kdop {
+                        min: std::array::from_fn(|i| f32::from_bits(w(i))),
+                        max: std::array::from_fn(|i| f32::from_bits(w(H + i))),
+                    },
+                    first: w(2 * H),
+                    count: w(2 * H + 1),
+                }
+            })
+            .collect();
+        let n = self.mesh.triangle_count();
+        // A permutation before the ordered triangles index the mesh by it.
+        let mut seen = vec![false; n];
+        for (p, &t) in self.tri_index.iter().enumerate() {
+            if t as usize >= n || std::mem::replace(&mut seen[t as usize], true) {
+                return Err(Violation::global(
+                    inv::LEAF_ORDER,
+                    format!(
+                        "position {p} holds triangle {t}, out of range or already placed (of {n})"
+                    ),
+                ));
+            }
         }
+        drop(seen);
+        let ranges = verify::tree(&nodes, n, self.options.leaf_size, self.depth)?;
+        let tris = OrderedTriangles::new(self.mesh, &self.tri_index);
+        let bvh = Bvh {
+            nodes,
+            tri_index: self.tri_index,
+            tris,
+            depth: self.depth,
+            options: self.options,
+        };
+        verify::volumes(&bvh)?;
+        verify::points(&bvh, &ranges, &bp)?;
+        Ok((bvh, bp))
     }
-    depth
 }

@@ -2,17 +2,24 @@
 //! built once and loaded many times without the top-down build.
 //!
 //! [`SavedHierarchy::build`] builds, [`SavedHierarchy::write_to`] writes the file (layout in
-//! `format.rs`), [`SavedHierarchy::load`] / [`SavedHierarchy::from_bytes`] read it back:
-//! magic bytes, version, lengths against the file size (before any allocation), both
-//! checksums, then the mesh's and the hierarchy's invariants ([`crate::bvh::Bvh::validate`]:
-//! node indices in range, every triangle in one leaf, k-DOPs containing their children and
-//! their triangles' corners). The local frame and the ordered triangles are derived from the
-//! mesh as the build derives them, so the loaded [`Bvh`] equals the built one and a query on
-//! it gives the same pairs and counters. [`crate::Collider`] takes it through
+//! `format.rs`), [`SavedHierarchy::load`] / [`SavedHierarchy::read_from`] /
+//! [`SavedHierarchy::from_bytes`] read it back: magic bytes, version, lengths against the
+//! header (before any allocation; `read.rs` reads a stream with that bound), both checksums,
+//! then every invariant a query relies on for exact pairs ([`invariants`], checked in
+//! `verify/`: the tree's shape and ranges, every k-DOP containing its children and its
+//! triangles, every node's bounding points including its corners or its polytope's
+//! vertices). The checksums catch accidents; the invariants, a crafted file. The local frame
+//! and the ordered triangles are derived from the mesh as the build derives them, so a
+//! loaded [`Bvh`] of a file as the build writes it equals the built one and a query on it
+//! gives the same pairs and counters. [`crate::Collider`] takes it through
 //! [`crate::ColliderBuilder::hierarchy_a`] / [`crate::ColliderBuilder::hierarchy_b`], on
 //! both backends.
 
 mod format;
+mod input;
+pub mod invariants;
+mod read;
+mod verify;
 
 use crate::bv::BvKind;
 use crate::bvh::{BuildOptions, Bvh};
@@ -22,6 +29,7 @@ use crate::tumble::BoundingPoints;
 use std::path::Path;
 
 pub use format::{FORMAT_VERSION, MAGIC};
+pub use input::{LoadedInput, load_mesh_or_saved};
 
 /// A k-DOP hierarchy of one of the four k, chosen at run time, with its nodes' bounding
 /// points (what B's tumbling needs beyond the tree: most of its preparation time).
@@ -168,16 +176,45 @@ impl SavedHierarchy {
         w.write_all(&self.to_bytes())
     }
 
-    /// Reads and checks a `.mch` file.
+    /// Reads and checks a `.mch` file, as [`SavedHierarchy::read_from`] does; a regular
+    /// file of another length than its header describes is refused before its body is read.
     pub fn load(path: &Path) -> Result<SavedHierarchy, SavedError> {
-        let bytes = std::fs::read(path).map_err(|source| SavedError::Io {
+        let io = |source| SavedError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        SavedHierarchy::from_bytes(path, &bytes)
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        let len = meta.is_file().then_some(meta.len());
+        SavedHierarchy::from_bytes(path, &read::read_bounded(path, file, len)?)
     }
 
-    /// Checks and decodes a `.mch` file's bytes; `path` names it in errors.
+    /// Reads and checks a `.mch` file from `reader` (a file already opened, a pipe);
+    /// `path` names it in errors. Bounded: the 72-byte header is read first, a file whose
+    /// header describes more than [`crate::mesh::load::input_limit`] bytes is refused
+    /// ([`SavedError::TooLarge`]) before anything else is read, and then exactly the
+    /// described length is read (the buffer growing with what arrives), with an error for a
+    /// stream that ends early or goes on.
+    pub fn read_from(
+        path: &Path,
+        reader: impl std::io::Read,
+    ) -> Result<SavedHierarchy, SavedError> {
+        SavedHierarchy::read_from_sized(path, reader, None)
+    }
+
+    /// [`SavedHierarchy::read_from`] of an input whose length is known (`len`: a regular
+    /// file's size, as [`SavedHierarchy::load`] reads it): a file of another length than its
+    /// header describes is refused before its body is read, and the buffer is allocated once.
+    pub fn read_from_sized(
+        path: &Path,
+        reader: impl std::io::Read,
+        len: Option<u64>,
+    ) -> Result<SavedHierarchy, SavedError> {
+        SavedHierarchy::from_bytes(path, &read::read_bounded(path, reader, len)?)
+    }
+
+    /// Checks and decodes a `.mch` file's bytes (every check of [`SavedHierarchy::load`] but
+    /// the input limit: the bytes are already in memory); `path` names it in errors.
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<SavedHierarchy, SavedError> {
         format::decode(path, bytes)
     }

@@ -261,7 +261,7 @@ impl SelfColliderBuilder<'_> {
     /// bounding volume other than the k-DOPs ([`crate::Error::InvalidOption`]: the
     /// self-collision traversal is written for them).
     pub fn build(self) -> crate::Result<SelfCollider> {
-        self.mesh.validate(std::path::Path::new("mesh A"))?;
+        self.mesh.validate(std::path::Path::new("mesh"))?;
         let (m, o) = (self.mesh, &self.build);
         let bvh = match self.bv {
             BvKind::Kdop6 => SelfHierarchy::Kdop6(Bvh::build(m, o)),

@@ -2,6 +2,11 @@
 //! directory, synced, and renamed into place only when complete, so the final path never
 //! holds half a file, whether the run fails, is killed, or the disk fills up.
 
+mod claim;
+mod lock;
+
+pub use claim::{Out, Outputs};
+
 use super::Failure;
 use crate::formats::{PAIRS_HEADER, write_pose_pairs};
 use std::fs::File;
@@ -79,6 +84,38 @@ impl Drop for AtomicFile {
             let _ = std::fs::remove_file(&self.tmp);
             super::interrupt::unregister(&self.tmp);
         }
+    }
+}
+
+/// A temporary file of the run beside an output, `.<name>.<pid>.<what>.tmp` (so the next
+/// run on that output removes it if this one is killed), removed when dropped or when the
+/// process is stopped by a signal.
+pub struct Temporary {
+    path: PathBuf,
+}
+
+impl Temporary {
+    /// The name for a temporary `what` beside `out` (nothing is created).
+    pub fn beside(out: &Path, what: &str) -> Result<Temporary, Failure> {
+        let name = match out.file_name() {
+            Some(n) => n.to_string_lossy(),
+            None => return Err(cannot_write(out, "is a directory")),
+        };
+        let path = out.with_file_name(format!(".{name}.{}.{what}.tmp", std::process::id()));
+        super::interrupt::register(&path);
+        Ok(Temporary { path })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        super::interrupt::unregister(&self.path);
     }
 }
 
@@ -183,6 +220,9 @@ impl PairsOut {
             return format!("{} was not written", out.display());
         }
         let partial = partial_path(&out);
+        // Not promised until its message is printed (`interrupt::finishing`): a second
+        // signal before then removes it with the rest.
+        super::interrupt::register(&partial);
         match self.file.persist(&partial) {
             Ok(()) => format!(
                 "{} was not written; the pairs of poses {f}..{} (of {total}) are in {}",
@@ -209,6 +249,7 @@ pub fn finish_outputs(
     stats: &impl serde::Serialize,
     out_path: &Path,
 ) -> Result<(), Failure> {
+    super::interrupt::finishing();
     let stats_file = match stats_file {
         Some(mut f) => {
             let json = serde_json::to_string_pretty(stats)
