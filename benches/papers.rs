@@ -290,7 +290,7 @@ fn deforming_refit(c: &mut Criterion) {
 }
 
 fn tri_tri(c: &mut Criterion) {
-    // Pairs whose bounding boxes overlap (as the paper's Cp measurement): random triangles
+    // Pairs whose bounding boxes overlap (as Klosowski et al. measure Cp): random triangles
     // of edge ≤ 0.5 in a unit cube; about half of them intersect.
     let s = mesh::generate::random_soup(11, 2000, 1.0, 0.5);
     let t: Vec<[[f64; 3]; 3]> = (0..s.triangle_count()).map(|i| s.triangle(i)).collect();

@@ -1,7 +1,7 @@
 //! A batch of poses on the GPU, headless, next to the CPU reference with the same (default)
 //! options: interlocked tori tumbling; the GPU's pairs, Nv, Np and Nu checked against the
-//! CPU's, the work per pose and the time ratio printed (the row of BENCHMARKS.md, "GPU
-//! against the CPU default").
+//! CPU's, the work per pose and the time ratio printed (the row of
+//! `docs/notebook/gpu-vs-cpu.md`, "GPU against the CPU default").
 //!
 //! `cargo run --release --example headless_batch [poses] [triangles per torus]`
 //! (`MESHCOLLIDE_GPU_PROFILE=1` adds the device time of each kernel.)

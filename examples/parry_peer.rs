@@ -84,7 +84,7 @@ fn run(args: &Args) -> Result<(), String> {
 
     let io = |e: std::io::Error| format!("{}: {e}", args.out.display());
     let mut w = std::io::BufWriter::new(std::fs::File::create(&args.out).map_err(io)?);
-    // pairs.csv (../shared/FORMATS.md): sorted by pose, tri_a, tri_b, no duplicates.
+    // pairs.csv (`docs/FORMATS.md`): sorted by pose, tri_a, tri_b, no duplicates.
     writeln!(w, "pose,tri_a,tri_b").map_err(io)?;
     for (i, pairs) in results.iter().enumerate() {
         for (a, b) in pairs {

@@ -1,6 +1,7 @@
-//! `--bv rtree` (Figueiredo, `003_3db24ed54b71796f.txt`) next to kdop18: memory, build time,
-//! query time and counters on a mesh against itself at several distances, Collide version
-//! 1 and 2, and the paper's grid scene at distances 0.0, 0.1, 0.2.
+//! `--bv rtree` (Figueiredo, *An R-Tree Collision Detection Algorithm for Polygonal
+//! Models*, 2009) next to kdop18: memory, build time, query time and counters on a mesh
+//! against itself at several distances, Collide version 1 and 2, and the paper's grid scene
+//! at distances 0.0, 0.1, 0.2.
 //!
 //! `cargo run --release --example rtree_bench [mesh] [poses] [v1-poses]`
 //! (default `../shared/meshes/stanford-bunny.obj`, 100 poses, 5 poses for version 1).

@@ -1,7 +1,8 @@
 //! Rigid tumbling of the flying hierarchy, approximation method against exact bottom-up
-//! refit, on the CPU and on the GPU (`002_2561ef21643dcace.txt` 4.1; the issue's "measure
-//! both"). Every node of B is updated for every pose in all four rows (dense), so the rows
-//! compare the per-node cost of the methods.
+//! refit, on the CPU and on the GPU (Klosowski et al., *Efficient Collision Detection Using
+//! Bounding Volume Hierarchies of k-DOPs*, 1998, section 4.1; the issue's "measure both").
+//! Every node of B is updated for every pose in all four rows (dense), so the rows compare
+//! the per-node cost of the methods.
 //!
 //! GPU: the batch pipeline with B placed far from A, so the front dies at the root and a
 //! submission is the dense tumbling kernels plus empty levels (plus the host's pose frames

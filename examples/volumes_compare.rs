@@ -1,10 +1,11 @@
 //! The lecture's comparison of volumes (issue 13) with every hierarchy at its CPU default:
 //! kdop6 (the AABB) and kdop18 with their default descent (larger k-DOP first) and pose
-//! pretest, against the OBB tree and the sphere tree (larger volume first, nothing tumbled).
-//! Scenes: `bench hierarchies`' tumbling copies (the Stanford bunny from `../shared/meshes`,
-//! the generated linked tori) at centre distances 0.4 and 1.2, and Klosowski's nested
-//! spheres (20,000 triangles, α = 0.1, 0.01, 0.001) at the identity. One thread, one run;
-//! prints a Markdown table (BENCHMARKS.md, "OBB and sphere trees").
+//! pretest, against the OBB tree and the sphere tree (larger volume first, nothing
+//! tumbled). Scenes: `bench hierarchies`' tumbling copies (the Stanford bunny from
+//! `../shared/meshes`, the generated linked tori) at centre distances 0.4 and 1.2, and
+//! Klosowski's nested spheres (20,000 triangles, α = 0.1, 0.01, 0.001) at the identity. One
+//! thread, one run; prints a Markdown table (`docs/notebook/hierarchies-compared.md`, "OBB
+//! and sphere trees").
 //!
 //! `cargo run --release --example volumes_compare`
 use meshcollide::experiments as ex;

@@ -122,12 +122,13 @@ struct SceneSpec {
     poses: Vec<Pose>,
 }
 
-/// Klosowski's nested spheres (`002_2561ef21643dcace.txt`, 5, Tables 6–7): an outer sphere of
-/// radius 1 and a scaled copy of radius `1 − alpha` (the same tessellation), concentric; no
-/// contact. Our choice where the paper is static: B (the inner sphere) tumbles about the
-/// common centre (`tumbling_poses` with no translation), so every pose is a different query
-/// and the scene still has no contact (the inner sphere's vertices stay inside the outer
-/// polyhedron's inscribed sphere for the alphas used here).
+/// Klosowski et al.'s nested spheres (*Efficient Collision Detection Using Bounding Volume
+/// Hierarchies of k-DOPs*, 1998, section 5, Tables 6–7): an outer sphere of radius 1 and a
+/// scaled copy of radius `1 − alpha` (the same tessellation), concentric; no contact. Our
+/// choice where the paper is static: B (the inner sphere) tumbles about the common centre
+/// (`tumbling_poses` with no translation), so every pose is a different query and the scene
+/// still has no contact (the inner sphere's vertices stay inside the outer polyhedron's
+/// inscribed sphere for the alphas used here).
 fn nested_spheres(tris: usize, alpha: f64) -> (Mesh, Mesh) {
     let outer = generate::sphere_with_triangles([0.0; 3], 1.0, tris);
     let inner = generate::sphere_with_triangles([0.0; 3], 1.0 - alpha, tris);

@@ -1,11 +1,12 @@
-// The dual k-DOP–sphere node test (001_86778863c2621338.txt, III): sphere pretest, then the
+// The dual k-DOP–sphere node test (Fang, Jiang and Xu, *Efficient Collision Detection Using
+// a Dual k-DOP-Sphere Bounding Volume Hierarchy*, section III): sphere pretest, then the
 // k-DOP slabs in order of smallest Minkowski-sum extent. Rust twins, operation for
 // operation: Sphere ↔ dual::Sphere, sphere_posed ↔ Sphere::posed_f32, sphere_disjoint ↔
 // sphere::disjoint_f32, kdop_symmetrize ↔ slabs::symmetrize_f32, kdop_overlaps_dual ↔
 // slabs::minkowski_order + slabs::overlaps_in_order (wrapped under the WGSL names in
-// src/gpu/mirror/dual.rs). Every product and sum that feeds a decision is flushed (`ftz`), so
-// a device that flushes subnormals or fuses a product into a later sum still gives the CPU's
-// bits. INV_NORM comes from the generated preamble.
+// src/gpu/mirror/dual.rs). Every product and sum that feeds a decision is flushed (`ftz`),
+// so a device that flushes subnormals or fuses a product into a later sum still gives the
+// CPU's bits. INV_NORM comes from the generated preamble.
 
 struct Sphere {
     c: array<f32, 3>,

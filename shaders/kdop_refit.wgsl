@@ -1,6 +1,7 @@
-// Bottom-up refit of a k-DOP hierarchy to deformed vertices ("BVHs for deformable objects",
-// 004_d8337bc93db14070.txt). Rust twins: per entry point src/gpu/mirror/kdop_refit.rs, built
-// from meshcollide::bv::slab::{slab_bounds_f32, kdop_of_corners} like Bvh::refit
+// Bottom-up refit of a k-DOP hierarchy to deformed vertices ("BVHs for Deformable Objects"
+// in the University of Freiburg's lecture slides *Collision Detection*). Rust twins: per
+// entry point src/gpu/mirror/kdop_refit.rs, built from
+// meshcollide::bv::slab::{slab_bounds_f32, kdop_of_corners} like Bvh::refit
 // (src/bvh/refit.rs; bit-identical by construction: same operations in the same order,
 // merges by exact min/max); host side meshcollide::gpu::refit.
 //

@@ -1,14 +1,16 @@
 //! `--bv auto`, the default of two-mesh queries: the kdop18 tree and the OBB tree over one
 //! topology, and a probe that picks the cheaper for a run of poses.
 //!
-//! Neither volume wins everywhere (BENCHMARKS.md, "Against every peer"): the 18-DOPs are
-//! cheaper where copies tumble through each other, the OBBs of Gottschalk, Lin and Manocha
-//! ("OBBTree: A Hierarchical Structure for Rapid Interference Detection", 1996) fit curved
-//! surfaces that lie close and parallel (nested spheres 1 % apart: 8.6× fewer node tests,
-//! a touching wavy grid: 3.1×). No property of the meshes alone tells the cases apart — it
-//! depends on how the poses place them — and the two trees' fronts stay alike until the
-//! OBBs resolve the gap, about halfway through the descent (measured level by level), so
-//! racing both trees costs about twice the winner. The probe samples instead:
+//! Neither volume wins everywhere (measured in `docs/RESULTS.md`, "Which `--bv` for my
+//! scene?", and `docs/notebook/hierarchies-compared.md`): the 18-DOPs are cheaper where
+//! copies tumble through each other, the OBBs of Gottschalk, Lin and Manocha ("OBBTree: A
+//! Hierarchical Structure for Rapid Interference Detection", 1996) fit curved surfaces that
+//! lie close and parallel (nested spheres a gap apart, a touching wavy grid: several times
+//! fewer node tests; `docs/notebook/moved-from-module-docs.md`). No property of the meshes
+//! alone tells the cases apart — it depends on how the poses place them — and the two
+//! trees' fronts stay alike until the OBBs resolve the gap, about halfway through the
+//! descent (measured level by level), so racing both trees costs about twice the winner.
+//! The probe samples instead:
 //!
 //! - the OBB tree is expanded breadth first from the root pair until its front (with the
 //!   overlapping leaf pairs) holds [`SAMPLE_FRONT`] pairs; a pose answered before that is
@@ -50,14 +52,19 @@ use crate::mesh::Mesh;
 use crate::obb::ObbScene;
 use crate::pose::Pose;
 use crate::scene::{
-    Counters, Mode, PairScene, PoseResult, QueryOptions, SubCounters, WorkspacePool,
+    Counters, Mode, PairScene, PoseResult, Progress, QueryOptions, SubCounters, WorkspacePool,
 };
 use crate::traverse::LevelScene;
 
 pub use crate::scene::POSE_CHUNK;
 
+mod calls;
+
+pub use calls::Ahead;
+
 /// What one leaf pair left to test costs, in kdop18 node tests (a triangle test costs about
-/// 78 ns, a kdop18 node test with its share of tumbling about 27 ns: BENCHMARKS.md).
+/// 78 ns, a kdop18 node test with its share of tumbling about 27 ns:
+/// `docs/notebook/cpu-speed-1-pretest-auto-cold-caches.md`, "The exact triangle test").
 pub const LEAF_COST: f64 = 3.0;
 /// What one OBB node test costs, in kdop18 node tests (36 ns against 27 ns on the deep
 /// bunny, where both trees test about as many pairs).
@@ -97,8 +104,9 @@ pub const UNDECIDED: Choice = Choice::Obb;
 /// the OBB tree's times [`OBB_MARGIN`] (then the OBB tree is chosen) or the pose ends
 /// (kdop18). The comparison costs at most about one more pose of the OBB tree's, so it is
 /// made only where that is a small part of the call (at most 1/32 of it if the poses cost
-/// alike); the demo's interlocked tori are this case (BENCHMARKS.md, "`--bv auto`"), as
-/// are random soups that overlap in a slab (`tests/auto.rs`, where kdop18 wins).
+/// alike); the demo's interlocked tori are this case
+/// (`docs/notebook/cpu-speed-1-pretest-auto-cold-caches.md`, "`--bv auto`"), as are random
+/// soups that overlap in a slab (`tests/auto.rs`, where kdop18 wins).
 pub const COMPARE_CALL: usize = 32;
 /// The OBB tree's estimate over the poses compared that decides for kdop18 (below it, near
 /// misses or separated poses, the few node tests say too little: the OBB tree answers).
@@ -124,8 +132,9 @@ struct Tally {
 
 /// Above this many triangles (A's and B's together) `auto` is kdop18 alone: the OBB fit
 /// reads every triangle once per level, so on the dragon against itself (1.74M triangles)
-/// both trees took 5.1 s and 1.54 GB against kdop18's 1.9 s and 0.96 GB (BENCHMARKS.md),
-/// more than the probe saves a batch of a few poses.
+/// both trees took 5.1 s and 1.54 GB against kdop18's 1.9 s and 0.96 GB
+/// (`docs/notebook/cpu-speed-1-pretest-auto-cold-caches.md`, "`--bv auto`"), more than the
+/// probe saves a batch of a few poses.
 pub const MAX_TRIANGLES: usize = 1_000_000;
 
 /// Which tree answers.
@@ -224,7 +233,9 @@ impl AutoScene {
     /// over and its pages mapped, if the pool holds none: a call's probe then grows no
     /// vector (the allocations belong to the build, as the trees' workspaces do). With the
     /// other set-up costs of a call gone too, the first pose after the build of nested
-    /// spheres 20k α = 0.1 went 52 → 44 µs (`examples/first_pose.rs`, BENCHMARKS.md).
+    /// spheres 20k α = 0.1 went 52 → 44 µs (`examples/first_pose.rs`;
+    /// `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "`auto`'s single
+    /// calls").
     pub fn prepare(&self) {
         let sized = || {
             let mut v = vec![(0u32, 0u32); 2 * SAMPLE_FRONT];
@@ -540,5 +551,31 @@ impl PairScene for AutoScene {
 
     fn depths(&self) -> [u32; 2] {
         self.kdop.depths()
+    }
+
+    /// A single pose is a call of one pose: the probe answers it as it answers a call's
+    /// first pose (`calls.rs`).
+    fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<AutoCounters> {
+        let mut r = self.batch(std::slice::from_ref(pose), opts, None);
+        r.pop().unwrap_or_default()
+    }
+
+    fn collide_batch(
+        &self,
+        poses: &[Pose],
+        opts: &QueryOptions,
+        progress: Option<Progress<'_>>,
+    ) -> Vec<PoseResult<AutoCounters>> {
+        self.batch(poses, opts, progress)
+    }
+
+    fn collide_each<E>(
+        &self,
+        poses: impl IntoIterator<Item = Pose>,
+        opts: &QueryOptions,
+        chunk: usize,
+        sink: impl FnMut(usize, PoseResult<AutoCounters>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each(poses, opts, chunk, sink)
     }
 }

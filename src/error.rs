@@ -309,7 +309,7 @@ pub enum SavedError {
     Mesh(#[from] MeshError),
 }
 
-/// Errors of deforming meshes: a frame list (`../shared/FORMATS.md`, "Deforming meshes:
+/// Errors of deforming meshes: a frame list (`docs/FORMATS.md`, "Deforming meshes:
 /// frame lists") or a frame of vertex positions that does not fit its base mesh. Each
 /// names the file (or the mesh) and what differs, so the command line prints it as is.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,4 @@
-//! The command line's output files (`../shared/FORMATS.md`): `pairs.csv` and `stats.json`.
+//! The command line's output files (`docs/FORMATS.md`): `pairs.csv` and `stats.json`.
 
 use crate::scene::PoseResult;
 use std::io::Write;
@@ -77,7 +77,7 @@ pub fn parse_pairs(text: &str) -> Result<Vec<(u32, u32, u32)>, String> {
         .collect()
 }
 
-/// The statistics object of `--stats` (the fields FORMATS.md requires, then ours).
+/// The statistics object of `--stats` (the fields `docs/FORMATS.md` requires, then ours).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Stats {
     pub backend: String,
@@ -108,7 +108,8 @@ pub struct Stats {
     pub leaf_size_b: u32,
     pub tumble: String,
     /// The descent rule used: `larger` or `env` for the k-DOPs, `env` for the dual
-    /// hierarchy (always Algorithm 1), `own` for the boxtree and the R-tree.
+    /// hierarchy (always Algorithm 1 of Klosowski et al.), `own` for the boxtree and the
+    /// R-tree.
     pub descent: String,
     /// Whether poses started from the previous pose's front (`--coherence`, k-DOPs on the
     /// CPU in all-contacts mode): Nv then counts fewer tests for the same pairs.

@@ -8,9 +8,10 @@
 //! either way (a library call on the baseline). Tested by running the queries both ways
 //! (`tests/isa.rs`).
 //!
-//! The first [`v3`] reads the CPU's features: 30 µs on the virtual machines measured, where
-//! each `cpuid` leaves the guest, so a collider's build calls it (a single query of nested
-//! spheres is about 100 µs).
+//! The first [`v3`] reads the CPU's features, a sizeable part of a single query on the
+//! virtual machines measured, where each `cpuid` leaves the guest, so a collider's build
+//! calls it (measured in `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`,
+//! "Every pose posed on lanes, the hot loops in x86-64-v3").
 
 #[cfg(target_arch = "x86_64")]
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -83,7 +84,9 @@ macro_rules! twin {
         // The dispatch alone, inlined into callers in any codegen unit: with the baseline's
         // body in it, whether a caller inlined it (one call to the twin) or not (two) moved
         // with how unrelated code fell into units, 5 % of a query of nested spheres whose
-        // leaf pairs all take the triangle test (BENCHMARKS.md).
+        // leaf pairs all take the triangle test
+        // (`docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Batches of
+        // distinct poses").
         #[inline]
         $vis fn $name<$($g)*>($($a: $t),*) -> $r {
             #[inline(always)]

@@ -98,6 +98,5 @@ pub use mesh::Mesh;
 pub use pose::Pose;
 pub use rtree::{RtreeCollide, RtreeOptions};
 pub use saved::{KdopHierarchy, SavedHierarchy};
-pub use scene::{Counters, Mode, PoseResult, QueryOptions, brute_force};
+pub use scene::{Counters, Mode, PoseResult, QueryOptions, TumbleMethod, brute_force};
 pub use self_collide::{SelfCollider, SelfColliderBuilder, brute_force_self};
-pub use tumble::TumbleMethod;

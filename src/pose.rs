@@ -1,5 +1,5 @@
 //! Rigid poses of the flying mesh B in the frame of A, and the `poses.csv` format of
-//! `../shared/FORMATS.md`.
+//! `docs/FORMATS.md`.
 //!
 //! Every stage that needs B's vertices in A's frame (tumbling, the triangle tests, the brute
 //! force oracle) goes through [`Pose::apply`], so the same input gives the same f64 bits
@@ -24,7 +24,7 @@ pub struct Pose {
 /// Rotation entries below this magnitude (`2^-60`) are set to 0 ([`Pose::new`]).
 pub const ROTATION_FLUSH: f64 = 1.0 / (1u64 << 60) as f64;
 
-/// Largest accepted deviation of a quaternion's norm from 1 (FORMATS.md).
+/// Largest accepted deviation of a quaternion's norm from 1 (`docs/FORMATS.md`).
 pub const QUAT_NORM_TOLERANCE: f64 = 1e-3;
 
 impl Pose {
@@ -327,10 +327,10 @@ pub fn format_poses(poses: &[Pose]) -> String {
 pub const COHERENT_PROBE: usize = 64;
 /// The largest step, as a fraction of B's bounding-box half-diagonal, between consecutive
 /// poses of a path [`coherent_path`] calls coherent: about a 2° turn. Measured with
-/// `--coherence` (BENCHMARKS.md, "Coherence by default"): nested spheres 1 % apart on the
-/// OBB tree saved 50 / 37 / 16 / 4.5 % of the time at 0.4 / 1 / 2 / 4° steps, interlocked
-/// tori ±2 %, and unrelated poses cost up to 2.5 % more (one pose per run of 16 from a
-/// front that does not fit, before the off-switch).
+/// `--coherence` (`docs/notebook/coherence.md`, "Coherence by default"): nested spheres 1 %
+/// apart on the OBB tree saved 50 / 37 / 16 / 4.5 % of the time at 0.4 / 1 / 2 / 4° steps,
+/// interlocked tori ±2 %, and unrelated poses cost up to 2.5 % more (one pose per run of 16
+/// from a front that does not fit, before the off-switch).
 pub const COHERENT_STEP: f64 = 0.05;
 
 /// Whether `poses` (their first [`COHERENT_PROBE`]) look like a motion path, where temporal
@@ -357,9 +357,10 @@ pub fn coherent_path(poses: &[Pose], lo: [f64; 3], hi: [f64; 3]) -> bool {
         })
 }
 
-/// Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5): one full turn of B about
-/// z and about x together in `n` steps (pose `i` rotates by `2πi/n` about both: first x,
-/// then z), about B's point `center`, which is moved to `center + t`.
+/// Zachmann's tumbling protocol (*Minimal Hierarchical Collision Detection*, 2002,
+/// section 5): one full turn of B about z and about x together in `n` steps (pose `i`
+/// rotates by `2πi/n` about both: first x, then z), about B's point `center`, which is
+/// moved to `center + t`.
 pub fn tumbling_poses(n: usize, center: [f64; 3], t: [f64; 3]) -> Vec<Pose> {
     (0..n)
         .map(|i| {

@@ -8,11 +8,30 @@
 
 use crate::mesh::Mesh;
 use crate::pose::Pose;
-use crate::tumble::TumbleMethod;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-pub use crate::tumble::POSE_CHUNK;
+/// Poses processed in order by one worker, so hill climbing at the root starts from the
+/// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
+/// the results independent of the number of threads.
+pub const POSE_CHUNK: usize = 16;
+
+/// How the flying hierarchy's k-DOPs follow a pose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TumbleMethod {
+    /// Hill climbing at the root, the approximation method below (the paper's default).
+    #[default]
+    Approximate,
+    /// Exact bottom-up refit from the transformed vertices, all nodes per pose.
+    Exact,
+}
+
+option_names! {
+    TumbleMethod, kind "tumble method", all ALL {
+        Approximate => "approx",
+        Exact => "exact",
+    }
+}
 
 /// All contacts, or stop at the first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -191,6 +210,36 @@ pub trait PairScene: Sync + std::fmt::Debug {
             Some(pool) => pool.collide(self, pose, opts),
             None => collide_with(self, pose, opts, &mut self.workspace()),
         }
+    }
+
+    /// Many poses in parallel: [`collide_batch`]. A scene that answers a call as a whole
+    /// otherwise overrides it (`auto`: a probe on the call's first poses, then the tree it
+    /// chose), so that every call of [`crate::Collider`] goes through its scene.
+    fn collide_batch(
+        &self,
+        poses: &[Pose],
+        opts: &QueryOptions,
+        progress: Option<Progress<'_>>,
+    ) -> Vec<PoseResult<Self::Sub>>
+    where
+        Self: Sized,
+    {
+        collide_batch(self, poses, opts, progress)
+    }
+
+    /// Many poses streamed to `sink` in pose order, chunk after chunk: [`collide_each`];
+    /// overridden with [`PairScene::collide_batch`].
+    fn collide_each<E>(
+        &self,
+        poses: impl IntoIterator<Item = Pose>,
+        opts: &QueryOptions,
+        chunk: usize,
+        sink: impl FnMut(usize, PoseResult<Self::Sub>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        Self: Sized,
+    {
+        collide_each(self, poses, opts, chunk, sink)
     }
 }
 

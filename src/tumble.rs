@@ -1,5 +1,6 @@
-//! Moving the flying hierarchy B into A's frame for one pose ("tumbling",
-//! `002_2561ef21643dcace.txt` 4.1).
+//! Moving the flying hierarchy B into A's frame for one pose ("tumbling": Klosowski et al.,
+//! *Efficient Collision Detection Using Bounding Volume Hierarchies of k-DOPs*, 1998,
+//! section 4.1).
 //!
 //! [`TumbleMethod::Approximate`] is the paper's choice: the root's k-DOP is exact, found by
 //! hill climbing on the convex hull of B's vertices (method 1), and every other node's
@@ -42,27 +43,8 @@ use crate::hull::{ClimbTable, ConvexHull};
 use crate::pose::Pose;
 use rayon::prelude::*;
 
-/// How the flying hierarchy's k-DOPs follow a pose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TumbleMethod {
-    /// Hill climbing at the root, the approximation method below (the paper's default).
-    #[default]
-    Approximate,
-    /// Exact bottom-up refit from the transformed vertices, all nodes per pose.
-    Exact,
-}
-
-option_names! {
-    TumbleMethod, kind "tumble method", all ALL {
-        Approximate => "approx",
-        Exact => "exact",
-    }
-}
-
-/// Poses processed in order by one worker, so hill climbing at the root starts from the
-/// previous pose's extremal vertices (step-to-step coherence, 4.1). Fixed-size chunks keep
-/// the results independent of the number of threads.
-pub const POSE_CHUNK: usize = 16;
+/// Defined with the query options in the contract (`scene`), which holds them.
+pub use crate::scene::{POSE_CHUNK, TumbleMethod};
 
 /// Subtrees of at most this many triangles may use their distinct corners as bounding
 /// points (beyond it, the polytope has fewer vertices on real meshes).

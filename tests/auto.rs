@@ -10,8 +10,6 @@ use meshcollide::auto::{AutoCounters, Choice};
 use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::*;
-#[cfg(feature = "cli")]
-use std::process::Command;
 
 fn build(a: &Mesh, b: &Mesh, bv: BvKind) -> Collider {
     Collider::builder(a, b).bv(bv).build().unwrap()
@@ -312,7 +310,7 @@ fn cli_defaults_to_auto_and_reports_it() {
     )
     .unwrap();
     let run = |extra: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        let o = common::bin()
             .current_dir(&d)
             .args([
                 "query", "a.obj", "b.obj", "--poses", "p.csv", "--out", "o.csv",

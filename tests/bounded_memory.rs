@@ -20,6 +20,8 @@
 //! way: they check the bound, not the change. `MESHCOLLIDE_TEST_BIN=PATH` runs the cases on
 //! another build of the binary (an older one, to see them fail).
 
+mod common;
+
 use meshcollide::Mesh;
 use meshcollide::mesh::generate;
 use std::io::{BufWriter, Read, Write};
@@ -101,9 +103,7 @@ fn measurable() -> bool {
 /// Runs `meshcollide query MESH tiny.obj --poses missing.csv` with `env`, killing it if its
 /// resident memory passes `bound` or it runs past [`TIMEOUT`] (either fails the test).
 fn query(dir: &TempDir, mesh: &Path, env: &[(&str, &str)], bound: u64) -> Run {
-    let bin = std::env::var_os("MESHCOLLIDE_TEST_BIN")
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_meshcollide").into());
-    let mut child = Command::new(bin)
+    let mut child = common::bin()
         .arg("query")
         .arg(mesh)
         .arg(dir.tiny())

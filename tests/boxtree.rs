@@ -12,31 +12,8 @@ use meshcollide::pose::tumbling_poses;
 use meshcollide::rng::Rng;
 use meshcollide::*;
 
-fn cases() -> usize {
-    std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(600)
-}
-
-fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
-    generate::random_soup(rng.next_u64(), n, 1.0, 0.6)
-}
-
-/// Exact poses (half-turns, half-integer shifts) keep grid contacts exact; others random.
-fn pose(rng: &mut Rng, exact: bool) -> Pose {
-    if exact {
-        let q = match rng.below(4) {
-            0 => [1.0, 0.0, 0.0, 0.0],
-            1 => [0.0, 1.0, 0.0, 0.0],
-            2 => [0.0, 0.0, 1.0, 0.0],
-            _ => [0.0, 0.0, 0.0, 1.0],
-        };
-        Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
-    } else {
-        Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.5, 0.5)))
-    }
-}
+/// Random cases by default (`MESHCOLLIDE_CASES` sets another number).
+const DEFAULT_CASES: usize = 600;
 
 fn opts(mode: Mode) -> QueryOptions {
     QueryOptions {
@@ -106,7 +83,7 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], la: u32, lb: u32, label: &str) -> u
 #[test]
 fn boxtree_equals_brute_force_on_random_soups() {
     let mut rng = Rng::new(0xB0C5);
-    let n = cases();
+    let n = common::cases(DEFAULT_CASES);
     let mut contacts = 0;
     for case in 0..n {
         let exact = case % 2 == 0;
@@ -118,9 +95,14 @@ fn boxtree_equals_brute_force_on_random_soups() {
             )
         } else {
             let (na, nb) = (1 + rng.below(25) as usize, 1 + rng.below(25) as usize);
-            (float_soup(&mut rng, na), float_soup(&mut rng, nb))
+            (
+                common::float_soup(&mut rng, na),
+                common::float_soup(&mut rng, nb),
+            )
         };
-        let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact)).collect();
+        let poses: Vec<Pose> = (0..3)
+            .map(|_| common::random_pose(&mut rng, exact, 0.5))
+            .collect();
         let (la, lb) = (1 + rng.below(3) as u32, 1 + rng.below(4) as u32);
         contacts += check(&a, &b, &poses, la, lb, &format!("case {case}"));
     }
@@ -238,7 +220,7 @@ fn box_tests_are_conservative_against_the_certified_oracle() {
         };
         let (ta, tb) = (BoxTree::build(&a, 1), BoxTree::build(&b, 2));
         for _ in 0..3 {
-            let p = pose(&mut rng, case % 4 == 1);
+            let p = common::random_pose(&mut rng, case % 4 == 1, 0.5);
             for (k, r) in [
                 check_tests_on_all_pairs::<3>(&ta, &tb, &p, false),
                 check_tests_on_all_pairs::<6>(&ta, &tb, &p, false),

@@ -12,22 +12,12 @@ use std::time::{Duration, Instant};
 
 /// The binary under test; `MESHCOLLIDE_TEST_BIN` runs these tests against another build
 /// (an older one, to see them fail there).
-fn bin() -> Command {
-    Command::new(
-        std::env::var_os("MESHCOLLIDE_TEST_BIN")
-            .unwrap_or_else(|| env!("CARGO_BIN_EXE_meshcollide").into()),
-    )
-}
-
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("meshcollide-out-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_tmp_dir("out", name)
 }
 
 fn run(d: &Path, args: &[&str]) -> Output {
-    bin().args(args).current_dir(d).output().unwrap()
+    common::bin().args(args).current_dir(d).output().unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -225,7 +215,7 @@ fn read_only_targets_are_replaced_only_with_force() {
 
 /// A query that streams for a while: its pid, once its first block of pairs is on disk.
 fn start_streaming(d: &Path, extra: &[&str]) -> std::process::Child {
-    let mut child = bin()
+    let mut child = common::bin()
         .args([
             "query",
             "a.obj",
@@ -419,7 +409,7 @@ fn poses_from_stdin_and_a_fifo_equal_the_file() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read(d.join("poses.csv")).unwrap();
     for (poses, out) in [("-", "stdin.csv"), ("/dev/stdin", "devstdin.csv")] {
-        let mut child = bin()
+        let mut child = common::bin()
             .args(["query", "a.obj", "b.obj", "--poses", poses, "--out", out])
             .args(["--backend", "cpu"])
             .current_dir(&d)
@@ -464,7 +454,7 @@ fn poses_from_stdin_and_a_fifo_equal_the_file() {
     assert_eq!(std::fs::read(d.join("devstdin.csv")).unwrap(), file);
     assert_eq!(std::fs::read(d.join("fifo.csv")).unwrap(), file);
     // A bad row from stdin names stdin and the line.
-    let mut child = bin()
+    let mut child = common::bin()
         .args([
             "query",
             "a.obj",

@@ -7,20 +7,14 @@ mod common;
 use meshcollide::Pose;
 use meshcollide::rng::Rng;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_meshcollide"))
-}
+use std::process::Output;
 
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("meshcollide-saved-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::tmp_dir("saved", name)
 }
 
 fn run(d: &Path, args: &[&str]) -> Output {
-    bin().args(args).current_dir(d).output().unwrap()
+    common::bin().args(args).current_dir(d).output().unwrap()
 }
 
 fn ok(d: &Path, args: &[&str]) -> Output {

@@ -189,7 +189,7 @@ fn cli_coherence_writes_the_same_pairs() {
     let poses = &tumbling_poses(900, [0.0; 3], [1.0, 0.0, 0.0])[..96];
     std::fs::write(d.join("poses.csv"), pose::format_poses(poses)).unwrap();
     let run = |out: &str, extra: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        let o = common::bin()
             .args([
                 "query",
                 "a.obj",

@@ -6,7 +6,6 @@
 
 use meshcollide::deform::{DeformOptions, DeformingCollider, UpdateMethod};
 use meshcollide::mesh::generate;
-use meshcollide::rng::Rng;
 use meshcollide::{BuildOptions, BvKind, KdopOptions, Mesh, Pose, QueryOptions, brute_force};
 
 mod common;
@@ -45,21 +44,6 @@ fn methods() -> [DeformOptions; 4] {
             rebuild_ratio: Some(1.0),
         },
     ]
-}
-
-fn small_poses(seed: u64, n: usize) -> Vec<Pose> {
-    let mut rng = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let q = [
-                1.0,
-                rng.range(-0.05, 0.05),
-                rng.range(-0.05, 0.05),
-                rng.range(-0.05, 0.05),
-            ];
-            Pose::new(q, [0, 1, 2].map(|_| rng.range(-0.05, 0.05)))
-        })
-        .collect()
 }
 
 /// Runs every method over the frames of `scene` (A and B both deforming, or only one),
@@ -118,7 +102,7 @@ fn generated_scenes_equal_brute_force_per_frame() {
     for (name, scene) in scenes() {
         let contact = check_scene(name, &scene, None, BvKind::Kdop18);
         assert!(contact >= 2, "{name}: only {contact} frames in contact");
-        let poses = small_poses(7, FRAMES);
+        let poses = common::small_poses(7, FRAMES);
         check_scene(name, &scene, Some(&poses), BvKind::Kdop18);
     }
 }
@@ -143,7 +127,7 @@ fn far_from_the_origin() {
     let contact = check_scene("far tori and sheet", &scene, None, BvKind::Kdop18);
     assert!(contact >= 2);
     // Poses far from the identity's translation too: B moved by -off then back.
-    let poses: Vec<Pose> = small_poses(3, FRAMES);
+    let poses: Vec<Pose> = common::small_poses(3, FRAMES);
     check_scene("far, posed", &scene, Some(&poses), BvKind::Kdop18);
 }
 
@@ -264,7 +248,7 @@ fn grid_oracle(a: &Mesh, b: &Mesh, pose: &Pose) -> Vec<(u32, u32)> {
 fn grid_oracle_equals_brute_force() {
     let (name, scene) = scenes().remove(0);
     let (a, b) = scene(0.6);
-    let p = small_poses(1, 1)[0];
+    let p = common::small_poses(1, 1)[0];
     assert_eq!(grid_oracle(&a, &b, &p), brute_force(&a, &b, &p), "{name}");
 }
 

@@ -12,30 +12,8 @@ use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::*;
 
-fn cases() -> usize {
-    std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(400)
-}
-
-fn float_soup(rng: &mut Rng, n: usize) -> Mesh {
-    generate::random_soup(rng.next_u64(), n, 1.0, 0.6)
-}
-
-fn pose(rng: &mut Rng, exact: bool) -> Pose {
-    if exact {
-        let q = match rng.below(4) {
-            0 => [1.0, 0.0, 0.0, 0.0],
-            1 => [0.0, 1.0, 0.0, 0.0],
-            2 => [0.0, 0.0, 1.0, 0.0],
-            _ => [0.0, 0.0, 0.0, 1.0],
-        };
-        Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
-    } else {
-        Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.5, 0.5)))
-    }
-}
+/// Random cases by default (`MESHCOLLIDE_CASES` sets another number).
+const DEFAULT_CASES: usize = 400;
 
 fn dual_options() -> [DualOptions; 4] {
     [
@@ -126,7 +104,7 @@ fn dual_equals_brute_force_on_random_soups() {
     let mut rng = Rng::new(0xD0A1);
     let opts = dual_options();
     let mut contacts = 0;
-    let n = cases();
+    let n = common::cases(DEFAULT_CASES);
     for case in 0..n {
         let exact = case % 2 == 0;
         let (a, b) = if exact {
@@ -137,9 +115,14 @@ fn dual_equals_brute_force_on_random_soups() {
             )
         } else {
             let (na, nb) = (1 + rng.below(20) as usize, 1 + rng.below(20) as usize);
-            (float_soup(&mut rng, na), float_soup(&mut rng, nb))
+            (
+                common::float_soup(&mut rng, na),
+                common::float_soup(&mut rng, nb),
+            )
         };
-        let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact)).collect();
+        let poses: Vec<Pose> = (0..3)
+            .map(|_| common::random_pose(&mut rng, exact, 0.5))
+            .collect();
         let bv = BvKind::DUAL[case % 4];
         let opt = opts[(case / 4) % 4];
         let leaf_b = 1 + rng.below(3) as u32;
@@ -371,16 +354,19 @@ fn dual_equals_kdop18_on_small_shared_models() {
     }
 }
 
-/// The command line: `--bv dual18 --dual-symmetric --dual-order fixed` writes the brute-force
-/// pairs, and `stats.json` keeps the FORMATS.md keys and adds the decision counts, which add
-/// up to Nv.
+/// The command line: `--bv dual18 --dual-symmetric --dual-order fixed` writes the
+/// brute-force pairs, and `stats.json` keeps the `docs/FORMATS.md` keys and adds the
+/// decision counts, which add up to Nv.
 #[test]
 #[cfg(feature = "cli")]
 fn cli_query_with_dual_bv() {
     let d = std::env::temp_dir().join(format!("meshcollide-dual-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let mut rng = Rng::new(8);
-    let (a, b) = (float_soup(&mut rng, 60), float_soup(&mut rng, 50));
+    let (a, b) = (
+        common::float_soup(&mut rng, 60),
+        common::float_soup(&mut rng, 50),
+    );
     for (name, m) in [("a.obj", &a), ("b.obj", &b)] {
         let mut s = String::new();
         for p in &m.positions {
@@ -391,7 +377,7 @@ fn cli_query_with_dual_bv() {
         }
         std::fs::write(d.join(name), s).unwrap();
     }
-    let poses: Vec<Pose> = (0..12).map(|_| pose(&mut rng, false)).collect();
+    let poses: Vec<Pose> = (0..12).map(|_| common::float_pose(&mut rng, 0.5)).collect();
     std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
     let read = pose::read_poses(&d.join("poses.csv")).unwrap();
     // Both backends when a GPU adapter exists (CI: lavapipe, required), with the same
@@ -404,7 +390,7 @@ fn cli_query_with_dual_bv() {
     for extra in [&[][..], &["--dual-symmetric", "--dual-order", "fixed"][..]] {
         let mut per_backend = Vec::new();
         for &backend in backends {
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+            let out = common::bin()
                 .args([
                     "query",
                     "a.obj",
@@ -462,7 +448,8 @@ fn cli_query_with_dual_bv() {
                 assert!(s.get(key).is_some(), "stats.json lacks {key}");
             }
             assert_eq!(s["bv"], "dual18");
-            // The dual hierarchy always descends by Algorithm 1, whatever the CPU default.
+            // The dual hierarchy always descends by Algorithm 1 (Klosowski et al.), whatever
+            // the CPU default.
             assert_eq!(s["descent"], "env");
             // k-DOP node (18 slabs + first + count) plus a 16-byte sphere.
             assert_eq!(s["node_bytes"], 4 * (18 + 2) + 16);

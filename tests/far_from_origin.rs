@@ -13,7 +13,6 @@ use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::tri::oracle::origin_in_hull_exact;
 use meshcollide::*;
-use num_bigint::BigInt;
 
 type T64 = [[f64; 3]; 3];
 
@@ -26,43 +25,16 @@ fn all_kinds() -> Vec<BvKind> {
         .collect()
 }
 
-/// `(mantissa, exponent)` with `x = mantissa · 2^exponent` exactly (finite `x`).
-fn split(x: f64) -> (i64, i32) {
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = (bits & ((1u64 << 52) - 1)) as i64;
-    let (m, e) = if exp == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1i64 << 52), exp - 1075)
-    };
-    (if x.is_sign_negative() { -m } else { m }, e)
-}
-
 /// Exact test whether two closed triangles with f64 corners intersect, in big integers: all
 /// 18 coordinates are integers times a common power of two, and the independent oracle of
 /// `meshcollide::tri::oracle` (origin in the Minkowski difference) decides on them. Shares
 /// no code with `tri::tri_tri_intersect`.
 fn exact_rational_intersect(a: &T64, b: &T64) -> bool {
-    let e_min = a
-        .iter()
-        .chain(b)
-        .flatten()
-        .filter(|x| **x != 0.0)
-        .map(|&x| split(x).1)
-        .min()
-        .unwrap_or(0);
-    let int = |x: f64| -> BigInt {
-        if x == 0.0 {
-            return BigInt::from(0);
-        }
-        let (m, e) = split(x);
-        BigInt::from(m) << ((e - e_min) as usize)
-    };
+    let [a, b] = common::scaled_to_integers(a, b);
     let mut pts = Vec::with_capacity(9);
-    for p in a {
-        for q in b {
-            pts.push([0, 1, 2].map(|k| int(p[k]) - int(q[k])));
+    for p in &a {
+        for q in &b {
+            pts.push([0, 1, 2].map(|k| &p[k] - &q[k]));
         }
     }
     origin_in_hull_exact(&pts)
@@ -294,10 +266,8 @@ fn dented_ball_against_a_slightly_smaller_copy() {
 /// B back near A: the CPU reference of every hierarchy equals brute force.
 #[test]
 fn random_soups_far_away_equal_brute_force() {
-    let cases: usize = std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .map_or(24, |n: usize| (n / 1000).max(24));
+    let cases: usize =
+        common::env_number("MESHCOLLIDE_CASES").map_or(24, |n: usize| (n / 1000).max(24));
     let mut rng = Rng::new(2026);
     let mut pairs = 0;
     for case in 0..cases {

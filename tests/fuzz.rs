@@ -487,14 +487,8 @@ fn query(m: &Mesh, h: Option<Box<meshcollide::KdopHierarchy>>) {
 #[test]
 fn damaged_files_are_read_or_refused_without_panic() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let cases: u64 = std::env::var("MESHCOLLIDE_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5000);
-    let seed: u64 = std::env::var("MESHCOLLIDE_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261125);
+    let cases: u64 = common::env_number("MESHCOLLIDE_FUZZ_CASES").unwrap_or(5000);
+    let seed: u64 = common::env_number("MESHCOLLIDE_FUZZ_SEED").unwrap_or(20261125);
     SEED.store(seed, Relaxed);
     let bases: Vec<Vec<u8>> = KINDS.iter().map(|&k| base(k)).collect();
     // Every base file reads (the mutations start from valid input).
@@ -728,23 +722,18 @@ fn targeted_damage_is_refused() {
     }
 }
 
-/// Frame lists (FORMATS.md, "Deforming meshes") damaged the same way: list lines deleted,
-/// duplicated, turned into junk, absolute or parent paths, blank and comment lines; frame
-/// files mutated like OBJ files, or with another vertex count or face. Reading the list
-/// and loading every frame against the base mesh must give the frames or a typed
+/// Frame lists (`docs/FORMATS.md`, "Deforming meshes") damaged the same way: list lines
+/// deleted, duplicated, turned into junk, absolute or parent paths, blank and comment
+/// lines; frame files mutated like OBJ files, or with another vertex count or face. Reading
+/// the list and loading every frame against the base mesh must give the frames or a typed
 /// `FrameError`, never a panic; a frame that loads has the base's vertex count.
 #[test]
 fn damaged_frame_lists_are_read_or_refused_without_panic() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     use meshcollide::mesh::frames::FrameList;
-    let cases: u64 = std::env::var("MESHCOLLIDE_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .map_or(300, |n| (n / 10).max(30));
-    let seed: u64 = std::env::var("MESHCOLLIDE_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261125);
+    let cases: u64 =
+        common::env_number("MESHCOLLIDE_FUZZ_CASES").map_or(300, |n: u64| (n / 10).max(30));
+    let seed: u64 = common::env_number("MESHCOLLIDE_FUZZ_SEED").unwrap_or(20261125);
     let dir = std::env::temp_dir().join(format!("meshcollide-fuzz-frames-{}", std::process::id()));
     // The base as read from its OBJ (the writer adds polygons that the fan split turns
     // into more triangles than `mesh()` has).
@@ -1040,14 +1029,8 @@ fn exact_on(
 #[test]
 fn crafted_saved_hierarchies_are_refused_or_exact() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let cases: u64 = std::env::var("MESHCOLLIDE_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse::<u64>().ok())
-        .unwrap_or(5000);
-    let seed: u64 = std::env::var("MESHCOLLIDE_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261125);
+    let cases: u64 = common::env_number("MESHCOLLIDE_FUZZ_CASES").unwrap_or(5000);
+    let seed: u64 = common::env_number("MESHCOLLIDE_FUZZ_SEED").unwrap_or(20261125);
     let m = mesh();
     let other = generate::uv_sphere([1.25, 0.5, 3.0], 0.6, 6, 12);
     // Small moves about the origin (the meshes lie 3 away from it), so both sides touch.

@@ -21,13 +21,6 @@ use std::time::{Duration, Instant};
 
 /// The binary under test; `MESHCOLLIDE_TEST_BIN` runs these tests against another build
 /// (an older one, to see them fail there).
-fn bin() -> Command {
-    Command::new(
-        std::env::var_os("MESHCOLLIDE_TEST_BIN")
-            .unwrap_or_else(|| env!("CARGO_BIN_EXE_meshcollide").into()),
-    )
-}
-
 /// Linux's `O_NONBLOCK`: opening a FIFO's write end without a reader fails at once instead of
 /// blocking, and its read end opens without a writer.
 const O_NONBLOCK: i32 = 0o4000;
@@ -101,7 +94,7 @@ fn bases() -> Bases {
     for t in &b.triangles {
         ply.push_str(&format!("3 {} {} {}\n", t[0], t[1], t[2]));
     }
-    let out = bin()
+    let out = common::bin()
         .args(["build", "b.obj", "--out", "b.mch"])
         .current_dir(&dir)
         .output()
@@ -181,7 +174,7 @@ fn run(dir: &Path, kind: Kind, input: &str, bytes: &[u8], out: &str) -> Outcome 
         args.extend(["--bv", "kdop18"]);
     }
     args.extend(["--out", out, "--backend", "cpu", "--threads", "1"]);
-    let mut child = bin()
+    let mut child = common::bin()
         .args(&args)
         // A fixed memory limit: the default follows the memory available, which changes
         // between the two runs compared (and with it the messages that quote it).
@@ -274,14 +267,8 @@ fn feed_fifo(path: &Path, bytes: &[u8]) {
 #[test]
 fn damaged_inputs_through_pipes_equal_the_same_bytes_as_files() {
     let b = bases();
-    let cases: usize = std::env::var("MESHCOLLIDE_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
-    let seed: u64 = std::env::var("MESHCOLLIDE_FUZZ_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7);
+    let cases: usize = common::env_number("MESHCOLLIDE_FUZZ_CASES").unwrap_or(100);
+    let seed: u64 = common::env_number("MESHCOLLIDE_FUZZ_SEED").unwrap_or(7);
     let mut rng = Rng::new(seed);
     let mut codes = [0usize; 2];
     for case in 0..cases {

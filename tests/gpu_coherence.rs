@@ -244,13 +244,7 @@ fn tiny_capacities_give_the_same_results() {
     let (a, b) = common::tori(12);
     let poses = &tumbling_poses(300, [0.0; 3], [1.0, 0.0, 0.0])[..35];
     let tiny = Setup {
-        caps: Some(Capacities {
-            front: 8,
-            leaf: 4,
-            contact: 2,
-            unsure: 2,
-            tumbled: 4,
-        }),
+        caps: Some(common::TINY_CAPACITIES),
         record: Some(1),
         ..Default::default()
     };
@@ -292,13 +286,7 @@ fn split_steps_mix_records_and_paths() {
     }
     // Split into one-pose batches, some resumed.
     let tiny = Setup {
-        caps: Some(Capacities {
-            front: 8,
-            leaf: 4,
-            contact: 2,
-            unsure: 2,
-            tumbled: 4,
-        }),
+        caps: Some(common::TINY_CAPACITIES),
         memory: Some(1),
         ..Default::default()
     };
@@ -415,7 +403,7 @@ fn cli_gpu_coherence_equals_cpu() {
     let poses = &tumbling_poses(900, [0.0; 3], [1.0, 0.0, 0.0])[..70];
     std::fs::write(d.join("poses.csv"), pose::format_poses(poses)).unwrap();
     let run = |out: &str, backend: &str| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        let o = common::bin()
             .args(["query", "a.obj", "b.obj", "--poses", "poses.csv"])
             .args(["--backend", backend, "--coherence", "--bv", "kdop18"])
             .args(["--out", out, "--stats", &format!("{out}.json")])

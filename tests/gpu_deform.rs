@@ -17,7 +17,6 @@ use meshcollide::gpu::GpuContext;
 use meshcollide::gpu::collide::Capacities;
 use meshcollide::gpu::deform::GpuDeformingCollider;
 use meshcollide::mesh::generate;
-use meshcollide::rng::Rng;
 use meshcollide::{BuildOptions, BvKind, KdopOptions, Mesh, Pose, QueryOptions};
 
 mod common;
@@ -60,21 +59,6 @@ fn methods() -> [DeformOptions; 5] {
         o(UpdateMethod::Hybrid, Some(1.0)),
         o(UpdateMethod::Refit, Some(1.0)),
     ]
-}
-
-fn small_poses(seed: u64, n: usize) -> Vec<Pose> {
-    let mut rng = Rng::new(seed);
-    (0..n)
-        .map(|_| {
-            let q = [
-                1.0,
-                rng.range(-0.05, 0.05),
-                rng.range(-0.05, 0.05),
-                rng.range(-0.05, 0.05),
-            ];
-            Pose::new(q, [0, 1, 2].map(|_| rng.range(-0.05, 0.05)))
-        })
-        .collect()
 }
 
 /// A's node array of the CPU collider after its full refit (the oracle of the device's).
@@ -209,7 +193,7 @@ fn generated_scenes_equal_the_cpu_per_frame() {
     for (name, scene) in scenes() {
         let contact = compare(&ctx, name, &scene, None, BvKind::Kdop18, None, PLAIN).contact;
         assert!(contact >= 2, "{name}: only {contact} frames in contact");
-        let poses = small_poses(7, FRAMES);
+        let poses = common::small_poses(7, FRAMES);
         compare(
             &ctx,
             name,
@@ -243,7 +227,7 @@ fn far_from_the_origin_on_the_gpu() {
     });
     let contact = compare(&ctx, "far", &scene, None, BvKind::Kdop18, None, PLAIN).contact;
     assert!(contact >= 2);
-    let poses = small_poses(3, FRAMES);
+    let poses = common::small_poses(3, FRAMES);
     compare(
         &ctx,
         "far, posed",
@@ -318,7 +302,7 @@ fn coherent_frames_equal_the_cpu() {
             frames: 20,
             ..coherent
         };
-        let poses = small_poses(11, posed.frames);
+        let poses = common::small_poses(11, posed.frames);
         compare(
             &ctx,
             name,

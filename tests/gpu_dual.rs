@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::Case;
+
 use meshcollide::dual::{DualOptions, DualScene, SlabOrder};
 use meshcollide::gpu::GpuContext;
 use meshcollide::gpu::collide::{Capacities, GpuScene};
@@ -30,16 +32,6 @@ const OPTIONS: [DualOptions; 3] = [
         order: SlabOrder::Fixed,
     },
 ];
-
-struct Case<'a> {
-    a: &'a Mesh,
-    b: &'a Mesh,
-    poses: &'a [Pose],
-    leaf: u32,
-    label: &'a str,
-    /// Check every all-contacts pose against brute force too (small scenes).
-    brute: bool,
-}
 
 /// Compares one scene for one k and one set of dual options; returns the contacts found and
 /// the sphere rejects (so callers can require that the pretest did decide something).
@@ -192,13 +184,7 @@ fn tiny_capacities_give_the_same_dual_results() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(10);
     let poses = tumbling_poses(10, [0.0; 3], [1.0, 0.0, 0.0]);
-    let tiny = Capacities {
-        front: 8,
-        leaf: 4,
-        contact: 2,
-        unsure: 2,
-        tumbled: 4,
-    };
+    let tiny = common::TINY_CAPACITIES;
     let case = Case {
         a: &a,
         b: &b,

@@ -1,9 +1,12 @@
-//! GPU refit ("BVHs for deformable objects", `004_d8337bc93db14070.txt`) against the CPU
-//! refit: bit-identical node arrays for every k, leaf size, mesh and deformation, and the
-//! CPU result passes `validate` (every leaf contains its new corners exactly).
+//! GPU refit ("BVHs for Deformable Objects" in the University of Freiburg's lecture slides
+//! *Collision Detection*) against the CPU refit: bit-identical node arrays for every k,
+//! leaf size, mesh and deformation, and the CPU result passes `validate` (every leaf
+//! contains its new corners exactly).
 //!
 //! Without a GPU adapter the tests print `SKIP:` and pass, unless
 //! `MESHCOLLIDE_REQUIRE_GPU=1`, which turns a missing adapter into a failure.
+
+mod common;
 
 use meshcollide::gpu::{GpuContext, GpuRefit};
 use meshcollide::mesh::MAX_COORDINATE;
@@ -11,20 +14,6 @@ use meshcollide::mesh::generate::{degenerate_soup, grid, random_soup, torus, uv_
 use meshcollide::rng::Rng;
 use meshcollide::{BuildOptions, Bvh, Mesh};
 use std::time::Instant;
-
-fn gpu(test: &str) -> Option<GpuContext> {
-    match GpuContext::new() {
-        Ok(ctx) => Some(ctx),
-        Err(e) if std::env::var("MESHCOLLIDE_REQUIRE_GPU").as_deref() == Ok("1") => {
-            panic!("{test}: MESHCOLLIDE_REQUIRE_GPU=1 but no GPU context: {e}")
-        }
-        Err(e) => {
-            eprintln!("SKIP: {test}: no GPU context ({e}); GPU refit NOT tested");
-            println!("SKIP: {test}: no GPU context ({e}); GPU refit NOT tested");
-            None
-        }
-    }
-}
 
 /// Coordinates at the edges of what a mesh may hold ([`MAX_COORDINATE`] = 2^100) and of the
 /// f32 range: tiny and subnormal in f32 (flushed by some GPUs), exact cancellation; the
@@ -164,7 +153,7 @@ fn parity<const H: usize>(ctx: &GpuContext, name: &str, mesh: &Mesh, leaf_size: 
 
 #[test]
 fn gpu_refit_is_bit_identical_to_cpu_refit() {
-    let Some(ctx) = gpu("gpu_refit_is_bit_identical_to_cpu_refit") else {
+    let Some(ctx) = common::gpu() else {
         return;
     };
     eprintln!("adapter: {}", ctx.adapter_name());
@@ -182,7 +171,7 @@ fn gpu_refit_is_bit_identical_to_cpu_refit() {
 /// `--nocapture`).
 #[test]
 fn gpu_refit_repeated_and_timed() {
-    let Some(ctx) = gpu("gpu_refit_repeated_and_timed") else {
+    let Some(ctx) = common::gpu() else {
         return;
     };
     let mesh = torus([0.0, 0.0, 0.0], 2.0, 0.5, 500, 200); // 200k triangles
@@ -236,7 +225,7 @@ fn gpu_refit_repeated_and_timed() {
 /// Mismatched inputs are typed errors, not panics.
 #[test]
 fn gpu_refit_rejects_mismatched_inputs() {
-    let Some(ctx) = gpu("gpu_refit_rejects_mismatched_inputs") else {
+    let Some(ctx) = common::gpu() else {
         return;
     };
     let mesh = torus([0.0, 0.0, 0.0], 1.0, 0.3, 12, 6);

@@ -3,11 +3,13 @@
 //! against their CPU reference (`obb::VolumeScene`, depth first): in all-contacts mode the
 //! same pairs and the same Nv and Np at every pose (the same node tests: both sides run the
 //! same flushed f32 arithmetic); in first-contact mode a true contact exactly where the
-//! reference has one. The reference equals f64 brute force (`tests/obb.rs`); the pairs are
+//! reference has one. The reference equals f64 brute force (`tests/volumes.rs`); the pairs are
 //! checked against brute force here too on the small scenes. The CPU twins of the kernels
 //! (`gpu::mirror`) give the same results.
 
 mod common;
+
+use common::Case;
 
 use meshcollide::dual::Sphere as NodeSphere;
 use meshcollide::gpu::GpuContext;
@@ -18,16 +20,6 @@ use meshcollide::obb::{Obb32, VolumeScene};
 use meshcollide::pose::tumbling_poses;
 use meshcollide::rng::Rng;
 use meshcollide::*;
-
-struct Case<'a> {
-    a: &'a Mesh,
-    b: &'a Mesh,
-    poses: &'a [Pose],
-    leaf: u32,
-    label: &'a str,
-    /// Check every all-contacts pose against brute force too (small scenes).
-    brute: bool,
-}
 
 /// Compares one scene for one volume; returns the contacts found.
 fn compare<V: GpuVolume>(ctx: &GpuContext, c: &Case, caps: Option<Capacities>) -> usize
@@ -208,13 +200,7 @@ fn tiny_capacities_and_paged_arrays_give_the_same_results() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(10);
     let poses = tumbling_poses(10, [0.0; 3], [1.0, 0.0, 0.0]);
-    let tiny = Capacities {
-        front: 8,
-        leaf: 4,
-        contact: 2,
-        unsure: 2,
-        tumbled: 4,
-    };
+    let tiny = common::TINY_CAPACITIES;
     let case = Case {
         a: &a,
         b: &b,

@@ -1,6 +1,9 @@
-//! Convex hull and hill climbing (`002_2561ef21643dcace.txt`, 4.1, method 1), checked
-//! against oracles: exact `robust::orient3d` containment, Euler's formula, and brute-force
-//! maxima of `d·p` over all input points computed where plain f64 arithmetic is exact.
+//! Convex hull and hill climbing (Klosowski et al., *Efficient Collision Detection Using
+//! Bounding Volume Hierarchies of k-DOPs*, 1998, section 4.1, method 1), checked against
+//! oracles: exact `robust::orient3d` containment, Euler's formula, and brute-force maxima
+//! of `d·p` over all input points computed where plain f64 arithmetic is exact.
+
+mod common;
 
 use meshcollide::hull::ConvexHull;
 use meshcollide::rng::Rng;
@@ -20,13 +23,6 @@ fn c3(p: [f64; 3]) -> Coord3D<f64> {
 /// strictly inside for an outward face.
 fn inside(a: [f64; 3], b: [f64; 3], c: [f64; 3], p: [f64; 3]) -> f64 {
     orient3d(c3(a), c3(b), c3(c), c3(p))
-}
-
-fn cases(default: u32) -> u32 {
-    std::env::var("MESHCOLLIDE_PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 // ---------- point sets ----------
@@ -441,7 +437,7 @@ fn shared_meshes_give_valid_hulls() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(256)))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(256)))]
 
     #[test]
     fn small_integer_sets(raw in prop::collection::vec((-3i32..=3, -3i32..=3, -3i32..=3), 0..40),

@@ -1,6 +1,6 @@
-//! Mesh loading against the contract of FORMATS.md: small files in every format and variant
-//! with known geometry and fan order, every kind of bad input, and the shared real-world
-//! models against the counts and bounding boxes of their MANIFEST.md.
+//! Mesh loading against the contract of `docs/FORMATS.md`: small files in every format and
+//! variant with known geometry and fan order, every kind of bad input, and the shared
+//! real-world models against the counts and bounding boxes of their MANIFEST.md.
 
 mod common;
 
@@ -63,7 +63,7 @@ const P: [[f64; 3]; 6] = [
 /// Faces used by the OBJ and PLY fixtures: a triangle, a quad and a pentagon.
 const FACES: [&[u32]; 3] = [&[0, 1, 2], &[0, 1, 3, 4], &[5, 4, 3, 2, 1]];
 
-/// The fan split of `FACES`, in file order (FORMATS.md).
+/// The fan split of `FACES`, in file order (`docs/FORMATS.md`).
 const FAN: [[u32; 3]; 6] = [
     [0, 1, 2],
     [0, 1, 3],

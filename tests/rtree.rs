@@ -1,6 +1,7 @@
-//! `--bv rtree` (Figueiredo, `003_3db24ed54b71796f.txt`) against the f64 brute-force oracle
-//! on random cases (both Collide versions, both modes, several fan-outs), the R-tree's
-//! structure, version 2's single visit of A's nodes, and kdop18 on shared models.
+//! `--bv rtree` (Figueiredo, *An R-Tree Collision Detection Algorithm for Polygonal
+//! Models*, 2009) against the f64 brute-force oracle on random cases (both Collide
+//! versions, both modes, several fan-outs), the R-tree's structure, version 2's single
+//! visit of A's nodes, and kdop18 on shared models.
 
 mod common;
 
@@ -9,24 +10,6 @@ use meshcollide::rng::Rng;
 use meshcollide::rtree::{Rtree, RtreeCollide, RtreeOptions, RtreeScene, validate};
 use meshcollide::scene::PairScene;
 use meshcollide::*;
-
-/// Exact poses (half-turns, half-integer shifts) keep grid contacts exact; others random.
-fn pose(rng: &mut Rng, exact: bool, reach: f64) -> Pose {
-    if exact {
-        let q = match rng.below(4) {
-            0 => [1.0, 0.0, 0.0, 0.0],
-            1 => [0.0, 1.0, 0.0, 0.0],
-            2 => [0.0, 0.0, 1.0, 0.0],
-            _ => [0.0, 0.0, 0.0, 1.0],
-        };
-        Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
-    } else {
-        Pose::new(
-            rng.unit_quaternion(),
-            [0; 3].map(|_| rng.range(-reach, reach)),
-        )
-    }
-}
 
 const FANOUTS: [(u32, u32); 5] = [(1, 2), (2, 4), (4, 8), (2, 5), (8, 16)];
 
@@ -113,7 +96,9 @@ fn random_soups_equal_brute_force() {
                 generate::cube_soup(&mut rng, nb),
             )
         };
-        let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact, 0.5)).collect();
+        let poses: Vec<Pose> = (0..3)
+            .map(|_| common::random_pose(&mut rng, exact, 0.5))
+            .collect();
         let (m, big_m) = FANOUTS[case % FANOUTS.len()];
         let o = RtreeOptions {
             min_children: m,
@@ -139,7 +124,7 @@ fn spheres_tori_and_touching_grids_equal_brute_force() {
             ..Default::default()
         };
         // Random poses close to contact.
-        let poses: Vec<Pose> = (0..4).map(|_| pose(&mut rng, false, 1.8)).collect();
+        let poses: Vec<Pose> = (0..4).map(|_| common::float_pose(&mut rng, 1.8)).collect();
         contacts += check(&sphere, &torus, &poses, &o, "sphere-torus");
         contacts += check(&torus, &torus, &poses, &o, "torus-torus");
         // Grids: coplanar overlap, shared edges, touching at a plane, half-turns.

@@ -100,12 +100,8 @@ fn lattice_mesh(rng: &mut Rng, n_vertices: usize, n_tris: usize, flat: bool) -> 
     mesh(positions, triangles)
 }
 
-fn cases() -> usize {
-    std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(30)
-}
+/// Random cases by default (`MESHCOLLIDE_CASES` sets another number).
+const DEFAULT_CASES: usize = 30;
 
 // ---------------------------------------------------------------------------------------
 // Tests.
@@ -311,7 +307,7 @@ fn unwelded_copies_are_other_vertices() {
 #[test]
 fn degenerate_triangles_and_lattice_soups() {
     let mut rng = Rng::new(14);
-    for case in 0..cases() {
+    for case in 0..common::cases(DEFAULT_CASES) {
         let flat = case % 3 == 0;
         let m = lattice_mesh(&mut rng, 6 + case % 7, 20 + case % 11, flat);
         check(&format!("lattice {case} (flat {flat})"), &m);
@@ -377,7 +373,7 @@ fn far_from_the_origin_with_17_digit_coordinates() {
         &shift(&generate::torus([0.0; 3], 1.0, 1.3, 16, 8)),
     );
     let mut rng = Rng::new(7);
-    for case in 0..cases() / 3 {
+    for case in 0..common::cases(DEFAULT_CASES) / 3 {
         // Lattice points scaled by 1e-9 and shifted: neighbours within a few ulps.
         let m = lattice_mesh(&mut rng, 8, 24, case % 2 == 0)
             .map_positions(|p| p.map(|c| 1e6 + c * 1e-9).map(|c| c + 0.1));

@@ -9,20 +9,13 @@ use meshcollide::formats::PAIRS_HEADER;
 use meshcollide::pose::{PoseReader, count_poses, format_poses, tumbling_poses};
 use meshcollide::{BvKind, Collider, Contacts, Pose, QueryOptions, brute_force};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
 
 #[cfg(feature = "cli")]
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_meshcollide"))
-}
-
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("meshcollide-stream-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_tmp_dir("stream", name)
 }
 
 /// Poses of the tumbling turn of two interlocked tori, B shifted so that some poses touch
@@ -60,7 +53,7 @@ fn scene(d: &Path) -> String {
 
 #[cfg(feature = "cli")]
 fn query(d: &Path, backend: &str, extra: &[&str]) -> Output {
-    bin()
+    common::bin()
         .args([
             "query",
             "a.obj",
@@ -373,7 +366,7 @@ fn pose_reader_streams_what_the_parser_reads() {
 /// every later batch a single pose).
 #[test]
 fn batches_grow_back_after_a_split() {
-    use meshcollide::gpu::collide::{Capacities, GpuScene};
+    use meshcollide::gpu::collide::GpuScene;
     use meshcollide::kdop::KdopScene;
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(12);
@@ -382,13 +375,7 @@ fn batches_grow_back_after_a_split() {
     let o = meshcollide::BuildOptions::default();
     let scene = KdopScene::<9>::build(&a, &b, &o, &o, meshcollide::KdopOptions::default());
     let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
-    gpu.capacities = Capacities {
-        front: 8,
-        leaf: 4,
-        contact: 2,
-        unsure: 2,
-        tumbled: 4,
-    };
+    gpu.capacities = common::TINY_CAPACITIES;
     // Overflows resume in place while the grown buffers fit; under this limit the lazy
     // table holds 128 slots, less than the first batch of 16 poses grows to, so it splits.
     gpu.max_buffer_bytes = 16 << 10;

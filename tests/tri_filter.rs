@@ -10,6 +10,8 @@
 //! (`cargo test --test tri_filter -- --nocapture`). Case counts scale with
 //! `MESHCOLLIDE_CASES=<n>` (default 200000 per family).
 
+mod common;
+
 use meshcollide::Pose;
 use meshcollide::frame::{Frame, LocalPose};
 use meshcollide::rng::Rng;
@@ -21,12 +23,8 @@ use meshcollide::tri::tri_tri_intersect;
 type T32 = [[f32; 3]; 3];
 type T64 = [[f64; 3]; 3];
 
-fn cases() -> usize {
-    std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200_000)
-}
+/// Cases per family by default (`MESHCOLLIDE_CASES` sets another number).
+const DEFAULT_CASES: usize = 200_000;
 
 /// Counts of one family of cases.
 #[derive(Default, Debug)]
@@ -189,7 +187,7 @@ fn unit(a: [f64; 3]) -> [f64; 3] {
 
 #[test]
 fn random_triangles_under_random_poses() {
-    let n = cases();
+    let n = common::cases(DEFAULT_CASES);
     let mut rng = Rng::new(0x7121_f11e);
     let mut st = Stats::default();
     let mut small = Stats::default();
@@ -384,7 +382,7 @@ fn constructed(rng: &mut Rng, kind: usize) -> (T32, T64, f64) {
 
 #[test]
 fn constructed_near_touching_cases() {
-    let n = cases();
+    let n = common::cases(DEFAULT_CASES);
     let mut rng = Rng::new(0x0e4a_70c4);
     let mut stats: Vec<Stats> = KINDS.iter().map(|_| Stats::default()).collect();
     // Gap / depth cases by decade of the gap.
@@ -430,7 +428,7 @@ fn frame_of(t: &T64, ext: f64) -> Frame {
 /// the f64 values as written, and still decide most generic cases.
 #[test]
 fn far_from_origin_and_17_digit_cases() {
-    let n = cases() / 2;
+    let n = common::cases(DEFAULT_CASES) / 2;
     let mut rng = Rng::new(0x000f_a20f_0121);
     let mut stats: Vec<Stats> = KINDS.iter().map(|_| Stats::default()).collect();
     let mut generic = Stats::default();
@@ -498,7 +496,7 @@ fn far_from_origin_and_17_digit_cases() {
 /// not claim a MISS for touching triangles, whatever the inputs' rounding.
 #[test]
 fn exact_touching_is_never_miss() {
-    let n = cases() / 10;
+    let n = common::cases(DEFAULT_CASES) / 10;
     let mut rng = Rng::new(42);
     let mut st = Stats::default();
     for _ in 0..n {

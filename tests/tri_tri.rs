@@ -7,19 +7,14 @@
 //! Property-test case counts default to a few thousand and can be raised with
 //! `MESHCOLLIDE_PROPTEST_CASES=<n>`.
 
+mod common;
+
 use meshcollide::tri::oracle::tri_tri_intersect_i64;
 use meshcollide::tri::{tri_tri_general, tri_tri_intersect, tri_tri_intersect_f32};
 use proptest::prelude::*;
 
 type ITri = [[i64; 3]; 3];
 type FTri = [[f64; 3]; 3];
-
-fn cases(default: u32) -> u32 {
-    std::env::var("MESHCOLLIDE_PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 fn to_f64(t: &ITri) -> FTri {
     t.map(|p| p.map(|c| c as f64))
@@ -123,7 +118,7 @@ fn check(a: &ITri, b: &ITri) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(cases(4000)))]
+    #![proptest_config(ProptestConfig::with_cases(common::proptest_cases(4000)))]
 
     /// Tiny grid: coplanar, touching, shared and degenerate configurations are common.
     #[test]

@@ -1,6 +1,7 @@
 //! Every tumbled k-DOP contains all transformed triangles of its node, for random rotations
-//! (`002_2561ef21643dcace.txt` 4.1): approximation method, hill climbing at the root, and
-//! exact refit.
+//! (Klosowski et al., *Efficient Collision Detection Using Bounding Volume Hierarchies of
+//! k-DOPs*, 1998, section 4.1): approximation method, hill climbing at the root, and exact
+//! refit.
 
 use meshcollide::bv::Kdop;
 use meshcollide::frame::Frame;

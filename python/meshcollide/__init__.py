@@ -50,7 +50,7 @@ PAIRS_HEADER = "pose,tri_a,tri_b"
 
 def _check_pairs(pairs):
     """``pairs`` as an integer ``(K, 3)`` array of ``pairs.csv`` rows, or ``InputError``
-    naming the first row that breaks the format (FORMATS.md: pose, tri_a, tri_b, each a
+    naming the first row that breaks the format (docs/FORMATS.md: pose, tri_a, tri_b, each a
     non-negative integer; sorted by (pose, tri_a, tri_b), no duplicates). A file is not
     written from rows that are not one: a reader of ``pairs.csv`` relies on its order."""
     import numpy as np

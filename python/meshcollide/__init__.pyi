@@ -28,7 +28,7 @@ class GpuError(RuntimeError):
     """The GPU pipeline failed (no adapter, device lost, out of memory, validation)."""
 
 def load_mesh(path: _Path) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """Vertices float64 ``(n, 3)`` and triangles int64 ``(m, 3)`` (FORMATS.md numbering).
+    """Vertices float64 ``(n, 3)`` and triangles int64 ``(m, 3)`` (docs/FORMATS.md numbering).
 
     A ``.mch`` file (``meshcollide build``) gives the mesh it holds."""
 

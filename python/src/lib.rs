@@ -20,7 +20,7 @@ type MeshArrays<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<i64>>);
 
 /// Loads a mesh (OBJ, STL, PLY, optionally `.gz`, or the mesh a `.mch` file holds):
 /// float64 vertices `(n, 3)` and int64 triangles `(m, 3)`, triangle `i` the file's i-th
-/// after the fan split (FORMATS.md).
+/// after the fan split (`docs/FORMATS.md`).
 #[pyfunction]
 fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
     let mesh = py

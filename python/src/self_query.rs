@@ -1,6 +1,6 @@
 //! `meshcollide.self_collide`: every pair of intersecting triangles of one mesh, with the
-//! adjacency rule of `meshcollide self` (FORMATS.md, "Self-collision"), for the mesh as
-//! given and for each frame of new vertex positions.
+//! adjacency rule of `meshcollide self` (`docs/FORMATS.md`, "Self-collision"), for the mesh
+//! as given and for each frame of new vertex positions.
 
 use crate::args::IntArg;
 use crate::{arrays, errors};

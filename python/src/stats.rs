@@ -1,5 +1,5 @@
 //! `Collider.last_stats`: the `stats.json` object of `meshcollide query --stats`
-//! (FORMATS.md), assembled by the library's [`Stats::new`] as the command line does.
+//! (`docs/FORMATS.md`), assembled by the library's [`Stats::new`] as the command line does.
 
 use crate::options::Options;
 use meshcollide::formats::{RunFacts, Stats, Totals};

@@ -35,7 +35,7 @@ def torus(n_major, n_minor, r_major=1.0, r_minor=0.3, swap_yz=False):
 
 
 def fan(polys):
-    """FORMATS.md's fan split of polygons (rows of equal length) into triangles."""
+    """docs/FORMATS.md's fan split of polygons (rows of equal length) into triangles."""
     n = polys.shape[1]
     tris = [polys[:, [0, k, k + 1]] for k in range(1, n - 1)]
     return np.stack(tris, axis=1).reshape(-1, 3)

@@ -1,4 +1,4 @@
-"""load_mesh / load_poses against the files the test writes (FORMATS.md numbering)."""
+"""load_mesh / load_poses against the files the test writes (docs/FORMATS.md numbering)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,5 @@
-//! Construction of a restricted boxtree (`000_ce88008c398d4cd9.txt`, section 4).
+//! Construction of a restricted boxtree (Zachmann, *Minimal Hierarchical Collision
+//! Detection*, 2002, section 4).
 //!
 //! Criterion (4.1): split a node's triangles so that `Vol(child 1) + Vol(child 2)` is least.
 //! Algorithm (4.2): for each of the three axes and each of the three cases (lower + upper,
@@ -24,9 +25,11 @@
 //!   restricted child keeps its parent's cross-section, so peeling one triangle off
 //!   (lower + lower or upper + upper, the other child keeping nearly the whole box) costs
 //!   about as much volume as a balanced split whose children overlap by a triangle width.
-//!   On the bunny it peeled one triangle per level (depth 67, 150× the kdop18 triangle
-//!   tests). So candidates whose smaller child gets fewer than 1/8 of the triangles are
-//!   rejected, and when none is left the node is split at the median (lower + upper).
+//!   On the bunny it peeled one triangle per level (depth 67, and many times kdop18's
+//!   triangle tests: `docs/notebook/boxtree.md`,
+//!   `docs/notebook/moved-from-module-docs.md`). So candidates whose smaller child gets
+//!   fewer than 1/8 of the triangles are rejected, and when none is left the node is split
+//!   at the median (lower + upper).
 //! - Depth guard: beyond `2·log2(n) + 16` levels a node is split at the median centroid of
 //!   its longest side (lower + upper), so adversarial inputs cannot make the tree deep
 //!   and the build quadratic (the k-DOP builder has the same guard).

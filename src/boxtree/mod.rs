@@ -1,4 +1,5 @@
-//! `--bv boxtree`: Zachmann's restricted boxtree (`000_ce88008c398d4cd9.txt`).
+//! `--bv boxtree`: Zachmann's restricted boxtree (*Minimal Hierarchical Collision
+//! Detection*, 2002).
 //!
 //! Each node stores one split plane (a float, its axis, lower/upper side, one child index:
 //! 9 bytes, [`node::Node`]); a node's axis-aligned box is its parent's with one side moved
@@ -29,10 +30,10 @@ pub use node::{Aabb, MAX_LEAF, Node};
 /// Refuses leaf sizes the boxtree cannot hold: its node keeps a leaf's triangle count in 4
 /// bits ([`MAX_LEAF`]), and a larger size silently built with 16 would be reported as the
 /// size asked for. [`crate::Error::InvalidOption`] names the mesh, the size and the limit.
-pub fn check_leaf_sizes(a: u32, b: u32) -> crate::Result<()> {
+pub fn check_leaf_sizes(a: u32, b: u32) -> crate::error::Result<()> {
     for (size, mesh) in [(a, "A"), (b, "B")] {
         if !(1..=MAX_LEAF).contains(&size) {
-            return Err(crate::Error::InvalidOption(format!(
+            return Err(crate::error::Error::InvalidOption(format!(
                 "leaf size {size} of mesh {mesh}: the boxtree holds 1 to {MAX_LEAF} triangles per leaf (a 4-bit count in its 9-byte node)"
             )));
         }
@@ -44,12 +45,13 @@ pub use traverse::{BoxtreeScene, Workspace};
 /// Entries per axis of the lookup tables of 3.2.2 (the paper used 1000).
 pub const LUT_SIZE: usize = 1024;
 
-/// The node-pair overlap test (`--box-test`), `000_ce88008c398d4cd9.txt` 3.2.
+/// The node-pair overlap test (`--box-test`), Zachmann, *Minimal Hierarchical Collision
+/// Detection* (2002), section 3.2.
 ///
 /// Every variant is conservative: it may report "overlap" for disjoint boxes, never the
 /// reverse (a margin bounds the f64 rounding, see [`overlap`]). The default is SAT lite,
 /// the paper's fastest (section 5, Figure 7); our measurements on the bunny agree
-/// (BENCHMARKS.md, "Restricted boxtree").
+/// (`docs/notebook/boxtree.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub enum BoxTest {
     /// 3.2.1: B's box enclosed by an axis-aligned box in A's frame (3 axes).
@@ -125,7 +127,7 @@ impl BoxTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BvKind;
+    use crate::bv::BvKind;
 
     #[test]
     fn names_round_trip() {

@@ -1,5 +1,6 @@
 //! The 9-byte node of a restricted boxtree and the one formula that derives a child's box
-//! from its parent's (`000_ce88008c398d4cd9.txt`, 3.1 and Figure 1).
+//! from its parent's (Zachmann, *Minimal Hierarchical Collision Detection*, 2002,
+//! section 3.1 and Figure 1).
 
 use crate::frame::real_within;
 

@@ -1,4 +1,5 @@
-//! The node-pair overlap tests of `000_ce88008c398d4cd9.txt` 3.2, as one incremental scheme.
+//! The node-pair overlap tests of Zachmann, *Minimal Hierarchical Collision Detection*
+//! (2002), section 3.2, as one incremental scheme.
 //!
 //! A test projects both boxes onto a fixed set of `N` directions `s_j` (fixed per pose) and
 //! reports "disjoint" when some pair of intervals is apart. The direction sets:
@@ -39,9 +40,9 @@
 
 use super::node::{Aabb, Node};
 use super::{BoxTree, LUT_SIZE};
-use crate::Pose;
 use crate::frame::LocalPose;
 use crate::geom::{cross, dot};
+use crate::pose::Pose;
 
 /// Projections of one box onto the `N` directions, plus which ends changed from the parent.
 #[derive(Clone, Copy, Debug)]

@@ -1,5 +1,5 @@
-//! The simultaneous traversal of two boxtrees (`000_ce88008c398d4cd9.txt`, section 3) with
-//! the node-specific work shifted up one level (3.3).
+//! The simultaneous traversal of two boxtrees (Zachmann, *Minimal Hierarchical Collision
+//! Detection*, 2002, section 3) with the node-specific work shifted up one level (3.3).
 //!
 //! Descent rule (the paper's scheme): when a pair overlaps, every child of A is paired with
 //! every child of B (a leaf stands for itself), first child first. The children's intervals
@@ -260,7 +260,7 @@ impl PairScene for BoxtreeScene {
 mod tests {
     use super::*;
     use crate::boxtree::far;
-    use crate::brute_force;
+    use crate::scene::brute_force;
 
     /// Np of every box test over a scene's poses, checking the pairs against brute force
     /// (the f64 oracle) at every pose; also returns the contacts and the empty poses.

@@ -1,8 +1,9 @@
 //! The fixed slab directions of the k-DOPs, in the order the overlap test visits them.
 //!
-//! Directions are those of `002_2561ef21643dcace.txt`, section 3.3.3: the coordinate axes,
-//! the four corner diagonals `(1,±1,±1)` (14-DOP), the six edge diagonals `(1,±1,0)`,
-//! `(1,0,±1)`, `(0,1,±1)` (18-DOP), and all thirteen (26-DOP).
+//! Directions are those of Klosowski et al., *Efficient Collision Detection Using Bounding
+//! Volume Hierarchies of k-DOPs* (1998), section 3.3.3: the coordinate axes, the four
+//! corner diagonals `(1,±1,±1)` (14-DOP), the six edge diagonals `(1,±1,0)`, `(1,0,±1)`,
+//! `(0,1,±1)` (18-DOP), and all thirteen (26-DOP).
 //!
 //! Test order (section 4.4 leaves it open: "order the interval tests so that we test
 //! intervals with largely different directions one after the other"). Our choice: the

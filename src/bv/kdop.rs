@@ -162,10 +162,11 @@ impl<const H: usize> Kdop<H> {
         s
     }
 
-    /// Conservative overlap test of `002_2561ef21643dcace.txt` 4.4: the k-DOPs are disjoint
+    /// Conservative overlap test of Klosowski et al., *Efficient Collision Detection Using
+    /// Bounding Volume Hierarchies of k-DOPs* (1998), section 4.4: the k-DOPs are disjoint
     /// if one of the H closed intervals is disjoint, tested in [`super::axes()`] order.
-    /// Touching intervals overlap (closed sets: touching triangles must reach the leaf test).
-    /// WGSL twin: `kdop_overlaps` in `shaders/kdop.wgsl`.
+    /// Touching intervals overlap (closed sets: touching triangles must reach the leaf
+    /// test). WGSL twin: `kdop_overlaps` in `shaders/kdop.wgsl`.
     #[inline(always)]
     pub fn overlaps(&self, o: &Kdop<H>) -> bool {
         for i in 0..H {
@@ -194,16 +195,6 @@ impl<const H: usize> Kdop<H> {
     #[inline]
     pub fn extent(&self, i: usize) -> f32 {
         self.max[i] - self.min[i]
-    }
-
-    /// Volume of the polytope (half-space intersection), see `super::polytope`.
-    pub fn volume(&self) -> f64 {
-        super::polytope::Polytope::of_kdop(self).volume()
-    }
-
-    /// Vertices of the polytope, see `super::polytope`.
-    pub fn vertices(&self) -> Vec<[f64; 3]> {
-        super::polytope::Polytope::of_kdop(self).vertices()
     }
 }
 

@@ -3,7 +3,8 @@
 //! direction. The refit (`bvh::refit`), tumbling, the dual hierarchy and the GPU all build
 //! their k-DOPs from [`slab_bounds_f32`], so CPU and GPU bounds agree bit for bit.
 
-use super::{Kdop, axes};
+use super::axes;
+use super::kdop::Kdop;
 
 /// `2^-21 = 8u` with `u = 2^-24` the unit roundoff of f32: the relative half-width of a slab
 /// (about `3u` covers the f32 arithmetic, [`crate::frame::INPUT_REL`]` = 2u` the rounding of

@@ -1,4 +1,5 @@
-//! Top-down construction of k-DOP hierarchies (`002_2561ef21643dcace.txt`, 3.3.4): binary
+//! Top-down construction of k-DOP hierarchies (Klosowski et al., *Efficient Collision
+//! Detection Using Bounding Volume Hierarchies of k-DOPs*, 1998, section 3.3.4): binary
 //! trees, one split plane orthogonal to x, y or z per node, triangles assigned by their
 //! centroid, the axis chosen by one of four rules and the plane placed at the mean or the
 //! median of the centroids.
@@ -56,16 +57,18 @@ pub struct Bvh<const H: usize> {
 
 /// The node order: the top levels of the tree (down to this level, the root's being 1) are
 /// numbered breadth first, one level after another; below them the subtree of each node of
-/// the last such level is numbered depth first, in one contiguous run (children stay adjacent,
-/// `first` and `first + 1`, and after their parent). A query starts at the roots and crosses
-/// the top levels wherever the meshes come close: numbered depth first throughout, those few
-/// nodes lie scattered over the whole array, one page and one cache miss each, which a single
-/// query pays cold; here the top 1,023 nodes take 80 KB (kdop18), and a deep descent stays
-/// within one run. Measured on the side-by-side's scenes (`benches/peers`, BENCHMARKS.md),
-/// µs a query, the same build with this constant varied: single nested 20k spheres α = 0.1,
-/// 86–98 all depth first, 86–96 with 6 levels, 65–75 with 8, 10, 11 or 14, 62–70 all breadth
-/// first; the deep bunny (500 warm poses) 693–705 with 1 level against 681–701 with 10, and in
-/// another build 700–745 with 1 level against 720–751 all breadth first (no runs left).
+/// the last such level is numbered depth first, in one contiguous run (children stay
+/// adjacent, `first` and `first + 1`, and after their parent). A query starts at the roots
+/// and crosses the top levels wherever the meshes come close: numbered depth first
+/// throughout, those few nodes lie scattered over the whole array, one page and one cache
+/// miss each, which a single query pays cold; here the top 1,023 nodes take 80 KB (kdop18),
+/// and a deep descent stays within one run. Measured on the side-by-side's scenes
+/// (`benches/peers`; `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "The top
+/// levels numbered breadth first"), µs a query, the same build with this constant varied:
+/// single nested 20k spheres α = 0.1, 86–98 all depth first, 86–96 with 6 levels, 65–75
+/// with 8, 10, 11 or 14, 62–70 all breadth first; the deep bunny (500 warm poses) 693–705
+/// with 1 level against 681–701 with 10, and in another build 700–745 with 1 level against
+/// 720–751 all breadth first (no runs left).
 pub const BREADTH_FIRST_LEVELS: u32 = 10;
 
 /// Beyond this depth the mean split gives way to the median, so that adversarial inputs

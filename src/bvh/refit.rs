@@ -1,6 +1,7 @@
-//! Refit of a hierarchy to a deformed mesh ("BVHs for deformable objects", bottom-up update,
-//! `004_d8337bc93db14070.txt`): the tree structure is kept, the leaf k-DOPs are recomputed
-//! from the new corners and every internal node becomes the slab-wise union of its children.
+//! Refit of a hierarchy to a deformed mesh (bottom-up update: the University of Freiburg's
+//! lecture slides *Collision Detection*, "BVHs for Deformable Objects"): the tree structure
+//! is kept, the leaf k-DOPs are recomputed from the new corners and every internal node
+//! becomes the slab-wise union of its children.
 //!
 //! The CPU refit is the reference of the GPU refit (`gpu::refit`, `shaders/kdop_refit.wgsl`,
 //! whose entry points' per-dispatch CPU twins are `src/gpu/mirror/kdop_refit.rs`) and must
@@ -43,8 +44,8 @@ impl<const H: usize> Bvh<H> {
         &mut self,
         positions: &[[f64; 3]],
         triangles: &[[u32; 3]],
-    ) -> Result<(), crate::Error> {
-        let bad = |m: String| Err(crate::Error::InvalidOption(format!("refit: {m}")));
+    ) -> Result<(), crate::error::Error> {
+        let bad = |m: String| Err(crate::error::Error::InvalidOption(format!("refit: {m}")));
         if triangles.len() != self.tri_index.len() {
             return bad(format!(
                 "the hierarchy was built over {} triangles, the deformed mesh has {}",

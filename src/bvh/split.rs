@@ -1,4 +1,5 @@
-//! Choice of split axis and split point (`002_2561ef21643dcace.txt`, 3.3.4).
+//! Choice of split axis and split point (Klosowski et al., *Efficient Collision Detection
+//! Using Bounding Volume Hierarchies of k-DOPs*, 1998, section 3.3.4).
 
 use crate::bv::Kdop;
 

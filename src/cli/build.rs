@@ -3,9 +3,9 @@
 
 use super::Failure;
 use super::output::{AtomicFile, Out, Outputs};
-use super::query::ms;
+use super::query_args::ms;
 use crate::saved::SavedHierarchy;
-use crate::{BuildOptions, BvKind, SplitPoint, SplitRule};
+use crate::{bv::BvKind, bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -43,7 +43,7 @@ pub fn run(a: &BuildArgs) -> Result<(), Failure> {
         a.force,
     )?;
     let t0 = Instant::now();
-    let mesh = crate::mesh::load(&a.mesh).map_err(crate::Error::from)?;
+    let mesh = crate::mesh::load(&a.mesh).map_err(crate::error::Error::from)?;
     let load_ms = ms(t0);
     let mut file = AtomicFile::create(claim.path(0))?;
     let options = BuildOptions {

@@ -2,11 +2,14 @@
 //! force on a coarser copy of the same scene.
 
 use super::Failure;
-use super::query::ms;
+use super::query_args::ms;
 use crate::formats::{total_counters, write_pairs};
 use crate::mesh::generate;
 use crate::pose::tumbling_poses;
-use crate::{BuildOptions, BvKind, Collider, Mesh, QueryOptions, brute_force};
+use crate::{
+    bv::BvKind, bvh::BuildOptions, collider::Collider, mesh::Mesh, scene::QueryOptions,
+    scene::brute_force,
+};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -43,7 +46,7 @@ fn scene(triangles: usize) -> (Mesh, Mesh) {
 }
 
 /// The pose set: a full tumbling turn of B about its own centre, placed at (1, 0, 0).
-fn poses(n: usize) -> Vec<crate::Pose> {
+fn poses(n: usize) -> Vec<crate::pose::Pose> {
     tumbling_poses(n, [0.0; 3], [1.0, 0.0, 0.0])
 }
 
@@ -63,13 +66,13 @@ pub fn run(a: &DemoArgs) -> Result<(), Failure> {
     let (lo, hi) = mb.bounds();
     let coherence = bv.coherent(false)
         && a.coherence
-            .resolve(&poses, (lo, hi), false, crate::Mode::All);
+            .resolve(&poses, (lo, hi), false, crate::scene::Mode::All);
     let t = Instant::now();
     let collider = Collider::builder(&ma, &mb)
-        .warm_up(crate::WarmUp::Own)
+        .warm_up(crate::collider::WarmUp::Own)
         .bv(bv)
         .build_options(opts)
-        .kdop(crate::KdopOptions {
+        .kdop(crate::kdop::KdopOptions {
             coherence,
             ..Default::default()
         })
@@ -131,7 +134,7 @@ fn self_check(bv: BvKind) -> Result<(), Failure> {
     let (ma, mb) = scene(1_500);
     let poses = poses(24);
     let collider = Collider::builder(&ma, &mb)
-        .warm_up(crate::WarmUp::Own)
+        .warm_up(crate::collider::WarmUp::Own)
         .bv(bv)
         .build_options(BuildOptions::default())
         .build()?;

@@ -2,7 +2,7 @@
 //! so examples (README) run on generated data without any file at hand.
 
 use super::Failure;
-use crate::Mesh;
+use crate::mesh::Mesh;
 use crate::mesh::generate;
 use clap::ValueEnum;
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 
 use super::Failure;
 use crate::saved::{KdopHierarchy, LoadedInput, SavedHierarchy, load_mesh_or_saved};
-use crate::{BuildOptions, BvKind, Mesh};
+use crate::{bv::BvKind, bvh::BuildOptions, mesh::Mesh};
 use std::path::Path;
 
 /// One side of the query after the first pass: a mesh, or a `.mch` file with the time its
@@ -146,7 +146,7 @@ impl PosesFile {
             Box::new(std::io::stdin().lock())
         } else {
             Box::new(std::fs::File::open(path).map_err(|source| {
-                crate::Error::from(crate::PoseError::Io {
+                crate::error::Error::from(crate::error::PoseError::Io {
                     path: name.clone(),
                     source,
                 })
@@ -162,7 +162,7 @@ impl PosesFile {
         if let Some(e) = tee.error.take() {
             return Err(super::output::cannot_write(copy.path(), e));
         }
-        checked.map_err(crate::Error::from)?;
+        checked.map_err(crate::error::Error::from)?;
         tee.copy
             .into_inner()
             .map_err(|e| super::output::cannot_write(copy.path(), e.error()))?;

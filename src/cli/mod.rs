@@ -8,12 +8,13 @@ mod inputs;
 mod interrupt;
 mod output;
 mod query;
+mod query_args;
 mod query_frames;
 mod report;
 mod runtime_dir;
 mod self_query;
 
-use crate::{BvKind, TumbleMethod};
+use crate::{bv::BvKind, tumble::TumbleMethod};
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Every intersecting triangle pair of meshes A and B at each pose of B.
-    Query(query::QueryArgs),
+    Query(query_args::QueryArgs),
     /// Every pair of intersecting triangles of one mesh (neighbours only where they meet
     /// outside their shared vertices), per frame of a deforming mesh with --frames-a.
     #[command(name = "self")]
@@ -89,13 +90,13 @@ macro_rules! value_enum {
 
 value_enum!(
     BvKind = BvKind::EVERY,
-    crate::BoxTest = crate::BoxTest::ALL,
+    crate::boxtree::BoxTest = crate::boxtree::BoxTest::ALL,
     crate::dual::SlabOrder = crate::dual::SlabOrder::ALL,
-    crate::SplitRule = crate::SplitRule::ALL,
-    crate::SplitPoint = crate::SplitPoint::ALL,
+    crate::bvh::SplitRule = crate::bvh::SplitRule::ALL,
+    crate::bvh::SplitPoint = crate::bvh::SplitPoint::ALL,
     crate::rtree::RtreeCollide = crate::rtree::RtreeCollide::ALL,
-    crate::Mode = crate::Mode::ALL,
-    crate::Descent = crate::Descent::ALL,
+    crate::scene::Mode = crate::scene::Mode::ALL,
+    crate::kdop::Descent = crate::kdop::Descent::ALL,
     crate::deform::UpdateMethod = crate::deform::UpdateMethod::ALL,
 );
 
@@ -149,12 +150,12 @@ impl CoherenceArg {
     /// mesh B, `gpu` the backend.
     pub fn resolve(
         self,
-        first: &[crate::Pose],
+        first: &[crate::pose::Pose],
         b: ([f64; 3], [f64; 3]),
         gpu: bool,
-        mode: crate::Mode,
+        mode: crate::scene::Mode,
     ) -> bool {
-        mode == crate::Mode::All
+        mode == crate::scene::Mode::All
             && match self {
                 CoherenceArg::On => true,
                 CoherenceArg::Off => false,
@@ -194,11 +195,11 @@ impl Failure {
     }
 }
 
-impl From<crate::Error> for Failure {
+impl From<crate::error::Error> for Failure {
     /// Library errors say what is wrong; the command line adds which flag avoids it.
-    fn from(e: crate::Error) -> Failure {
+    fn from(e: crate::error::Error) -> Failure {
         let hint = match &e {
-            crate::Error::Gpu(
+            crate::error::Error::Gpu(
                 crate::gpu::GpuError::NoAdapter { .. } | crate::gpu::GpuError::Unsupported { .. },
             ) => " (use --backend cpu or auto)",
             _ => "",

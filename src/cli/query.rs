@@ -2,154 +2,23 @@
 
 use super::inputs::{self, PoseRange};
 use super::output::{AtomicFile, Out, Outputs, PairsOut};
-use super::{BackendArg, CoherenceArg, Failure, TumbleArg};
-use crate::dual::SlabOrder;
+use super::query_args::choose_backend;
+use super::query_args::{QueryArgs, ms};
+use super::{BackendArg, CoherenceArg, Failure};
 use crate::formats::{Stats, Totals};
 use crate::pose::{COHERENT_PROBE, PoseReader};
-use crate::rtree::RtreeCollide;
 use crate::{
-    BoxTest, BuildOptions, BvKind, Collider, Contacts, Descent, Mode, QueryOptions, SplitPoint,
-    SplitRule,
+    bv::BvKind, bvh::BuildOptions, collider::Collider, collider::Contacts, scene::QueryOptions,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// The largest `--gpu-memory`: 2^44 − 1 MiB (16 EiB in bytes, `MIB << 20`, without wrapping).
-const MAX_GPU_MEMORY_MIB: u64 = (1 << 44) - 1;
-/// The largest `--chunk-poses`: a chunk's results are allocated up front (Python's
-/// `chunk_poses` has the same bound).
-const MAX_CHUNK_POSES: u64 = 1 << 20;
 
 /// Poses read from `poses.csv` at a time while the query runs.
 const READ_BLOCK: usize = 256;
 /// Poses between updates of the progress bar (each reads the clock).
 const PROGRESS_EVERY: usize = 64;
-
-#[derive(clap::Args)]
-pub struct QueryArgs {
-    /// Mesh A, the environment (OBJ, STL, PLY; optionally .gz), or a saved hierarchy from
-    /// `meshcollide build` (recognized by its magic bytes, whatever the extension), loaded
-    /// instead of built. A saved hierarchy's --bv, --split, --split-point and leaf size must
-    /// equal the query's (a kdopK file also serves --bv dualK): a difference is an error
-    /// (exit 2) naming the file and the option.
-    pub a: PathBuf,
-    /// Mesh B, the flying object moved by the poses (or a saved hierarchy, as for A; its
-    /// leaf size is compared with --leaf-size-b).
-    pub b: PathBuf,
-    /// poses.csv: one rigid transform of B per row (optional with frames: identity poses).
-    #[arg(long, required_unless_present_any = ["frames_a", "frames_b"])]
-    pub poses: Option<PathBuf>,
-    /// Frame list of a deforming A: one mesh file per line (relative to the list's folder),
-    /// each with A's vertex count and faces; frame i goes with pose row i.
-    #[arg(long = "frames-a", value_name = "LIST")]
-    pub frames_a: Option<PathBuf>,
-    /// Frame list of a deforming B (as --frames-a).
-    #[arg(long = "frames-b", value_name = "LIST")]
-    pub frames_b: Option<PathBuf>,
-    /// With frames: how the hierarchies follow them (full refit, Larsson and
-    /// Akenine-Möller's hybrid update, or a rebuild per frame).
-    #[arg(long, value_enum, default_value = "hybrid")]
-    pub update: crate::deform::UpdateMethod,
-    /// With frames: rebuild a refitted hierarchy when its node volumes (summed down to half
-    /// its depth, over the root's) grew past this many times their value after the last
-    /// build; 0 never rebuilds.
-    #[arg(long = "rebuild-ratio", default_value_t = crate::deform::DEFAULT_REBUILD_RATIO)]
-    pub rebuild_ratio: f64,
-    /// Only the data rows START..END of poses.csv (0-based, END exclusive); pairs.csv keeps
-    /// the file's pose numbers, so the outputs of consecutive ranges concatenate (after the
-    /// header) to the whole run's.
-    #[arg(long = "pose-range", value_name = "START:END", value_parser = inputs::parse_pose_range)]
-    pub pose_range: Option<PoseRange>,
-    /// Bounding volume (`auto`: kdop18 where a k-DOP feature is asked for: frames,
-    /// --coherence, saved hierarchies).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub bv: BvKind,
-    /// Node-pair test of `--bv boxtree` (default: SAT lite, the fastest).
-    #[arg(long = "box-test", value_enum, default_value = "satlite")]
-    pub box_test: BoxTest,
-    /// Dual hierarchies: centrally symmetric k-DOPs (Fang, Jiang, Xu, III.A).
-    #[arg(long = "dual-symmetric")]
-    pub dual_symmetric: bool,
-    /// Dual hierarchies: order of the k-DOP slab tests after the sphere test.
-    #[arg(long = "dual-order", value_enum, default_value = "pair")]
-    pub dual_order: SlabOrder,
-    /// Splitting rule for the split axis (k-DOPs; the boxtree has its own criterion).
-    #[arg(long, value_enum, default_value = "splatter")]
-    pub split: SplitRule,
-    /// Split point along the chosen axis.
-    #[arg(long = "split-point", value_enum, default_value = "mean")]
-    pub split_point: SplitPoint,
-    /// Most triangles in a leaf of A's hierarchy (and of B's unless --leaf-size-b is given).
-    #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub leaf_size: u32,
-    /// Most triangles in a leaf of B's (flying) hierarchy.
-    #[arg(long = "leaf-size-b", value_parser = clap::value_parser!(u32).range(1..))]
-    pub leaf_size_b: Option<u32>,
-    /// All contacts, or stop each pose at its first.
-    #[arg(long, value_enum, default_value = "all")]
-    pub mode: Mode,
-    /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
-    /// the root, then only the nodes the traversal reaches, on both backends), an exact refit
-    /// of every node, or auto (approx).
-    #[arg(long, value_enum, default_value = "auto")]
-    pub tumble: TumbleArg,
-    /// k-DOP traversal: `larger` (the default) or `env` (Algorithm 1), on both backends.
-    #[arg(long, value_enum)]
-    pub descent: Option<Descent>,
-    /// All-contacts mode: start each pose where the previous pose's descent stopped (in
-    /// runs of 16 consecutive poses): the same pairs, fewer node tests when consecutive
-    /// poses are close (a motion path). The k-DOP trees on both backends (the GPU runs the
-    /// CPU's rule: the same Nv, Np, Nu), the OBB and sphere trees and `auto` on the CPU
-    /// (on the GPU `auto` is then kdop18); stats.json says whether it was used. `auto`
-    /// (the default): on the CPU for a motion path (consecutive poses of the first 64 move B
-    /// by at most 5 % of its size), else off. With frames: across frames, on both backends
-    /// (the GPU runs the CPU's rule frame for frame); `auto` is on for the CPU there.
-    #[arg(long, value_enum, value_name = "WHEN", num_args = 0..=1, default_value = "auto", default_missing_value = "on")]
-    pub coherence: CoherenceArg,
-    /// Execution backend.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub backend: BackendArg,
-    /// GPU: memory for one batch's buffers, in MiB (beyond the uploaded hierarchies);
-    /// batches hold as many poses as fit, so memory does not grow with the pose count.
-    #[arg(long = "gpu-memory", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=MAX_GPU_MEMORY_MIB))]
-    pub gpu_memory: Option<u64>,
-    /// `--bv rtree`: Figueiredo's Collide version 1 or 2.
-    #[arg(long = "rtree-collide", value_enum, default_value = "v2")]
-    pub rtree_collide: RtreeCollide,
-    /// `--bv rtree`: fewest children of a non-root node (m ≤ M/2).
-    #[arg(long = "rtree-min", default_value_t = 4)]
-    pub rtree_min: u32,
-    /// `--bv rtree`: most children of a node (M).
-    #[arg(long = "rtree-max", default_value_t = 8)]
-    pub rtree_max: u32,
-    /// Output pairs.csv, streamed pose by pose to a temporary file next to it and renamed
-    /// into place when complete: the path holds the whole file or is left as it was. If the
-    /// run fails midway, the poses finished are kept in `<OUT>.partial` (the error says
-    /// which: poses 0..n); a later complete run removes that file.
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Output statistics JSON (written, like --out, whole or not at all; not on failure).
-    #[arg(long)]
-    pub stats: Option<PathBuf>,
-    /// Replace an existing output file even if it is read-only. Without it such a file is
-    /// kept and the run refused (exit 2). An output that is one of the inputs, or another
-    /// output, is refused either way.
-    #[arg(long)]
-    pub force: bool,
-    /// Poses whose results are held at once (CPU chunk, most poses per GPU batch); for
-    /// tests, to cross chunk boundaries with few poses.
-    #[arg(long = "chunk-poses", hide = true, value_parser = clap::value_parser!(u64).range(1..=MAX_CHUNK_POSES))]
-    pub chunk_poses: Option<u64>,
-    /// For tests: fail at pose N as a write error would (the partial-output path).
-    #[arg(long = "fail-at-pose", hide = true)]
-    pub fail_at_pose: Option<usize>,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-}
 
 /// Claims `--out` (0) and `--stats` (1) before any work: neither may be an input (the
 /// meshes, the poses, the frame lists) nor each other (`output::Outputs`).
@@ -185,7 +54,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         // One thread is this one: a pool worker would build the hierarchies and then spin
         // (yielding) for a while, on the same core when the process is pinned to one,
         // taking turns with the query's first poses (a call of 300 separated poses, taskset
-        // to one core: 0.24 µs per pose before, BENCHMARKS.md).
+        // to one core: 0.24 µs per pose before,
+        // `docs/notebook/cpu-speed-1-pretest-auto-cold-caches.md`, "Cold caches").
         let pool = rayon::ThreadPoolBuilder::new().num_threads(n);
         let pool = if n == 1 {
             pool.use_current_thread()
@@ -200,7 +70,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         BackendArg::Auto if !bv.on_gpu() => BackendArg::Cpu,
         BackendArg::Gpu if !bv.on_gpu() => {
             return Err(
-                crate::Error::from(crate::gpu::GpuError::Unsupported { bv: bv.name() }).into(),
+                crate::error::Error::from(crate::gpu::GpuError::Unsupported { bv: bv.name() })
+                    .into(),
             );
         }
         b => b,
@@ -219,7 +90,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // work, then the poses are streamed.
     let poses_file = inputs::PosesFile::open(poses_path, claim.path(0))?;
     let n_file = crate::pose::count_poses_as(&poses_file.read, &poses_file.name)
-        .map_err(crate::Error::from)?;
+        .map_err(crate::error::Error::from)?;
     let range = a.pose_range.unwrap_or(PoseRange {
         start: 0,
         end: n_file,
@@ -240,7 +111,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .any(|i| matches!(i, inputs::Input::Saved(..)));
     // A saved hierarchy's load replaces its build: it is timed as the build.
     let saved_load = ia.saved_load_time() + ib.saved_load_time();
-    let asked = a.coherence == CoherenceArg::On && a.mode == crate::Mode::All;
+    let asked = a.coherence == CoherenceArg::On && a.mode == crate::scene::Mode::All;
     let bv = if (asked && gpu.is_some()) || saved_input {
         bv.concrete()
     } else {
@@ -287,7 +158,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     // One build, one batch: the generated warm-up scene would cost this process more
     // (1–3 ms) than it saves the first pose (about 10 µs); the own part costs microseconds.
-    let mut builder = Collider::builder(&ma, &mb).warm_up(crate::WarmUp::Own);
+    let mut builder = Collider::builder(&ma, &mb).warm_up(crate::collider::WarmUp::Own);
     if let Some(n) = a.chunk_poses {
         builder = builder.stream_chunk(n as usize);
     }
@@ -301,11 +172,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         .bv(bv)
         .build_options_a(opt_a)
         .build_options_b(opt_b)
-        .kdop(crate::KdopOptions {
+        .kdop(crate::kdop::KdopOptions {
             coherence,
-            ..crate::KdopOptions::with_descent(descent)
+            ..crate::kdop::KdopOptions::with_descent(descent)
         })
-        .boxtree(crate::BoxtreeOptions { test: a.box_test })
+        .boxtree(crate::boxtree::BoxtreeOptions { test: a.box_test })
         .rtree(rtree_options)
         .dual(dual)
         .query(opts)
@@ -345,13 +216,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // read per pose would cost more than a separated pose's whole query.
     let io = Cell::new(Duration::ZERO);
     let timed = |t: Instant| io.set(io.get() + t.elapsed());
-    let mut reader =
-        PoseReader::open_as(&poses_file.read, &poses_file.name).map_err(crate::Error::from)?;
+    let mut reader = PoseReader::open_as(&poses_file.read, &poses_file.name)
+        .map_err(crate::error::Error::from)?;
     let mut read_error = None;
     // Rows before the range are read and dropped, one at a time.
     let mut skip = range.start;
     let mut left = n_poses;
-    let mut block: std::collections::VecDeque<crate::Pose> = Default::default();
+    let mut block: std::collections::VecDeque<crate::pose::Pose> = Default::default();
     let poses = std::iter::from_fn(|| {
         if block.is_empty() && left > 0 && read_error.is_none() {
             let t = Instant::now();
@@ -376,7 +247,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         block.pop_front()
     });
     let mut totals = Totals::default();
-    let write_error = |source| crate::Error::Write {
+    let write_error = |source| crate::error::Error::Write {
         path: a.out.clone(),
         source,
     };
@@ -417,7 +288,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                     Failure::Interrupted(format!("stopped after {} poses", totals.poses))
                 }
                 (Err(e), _) => Failure::from(e),
-                (Ok(_), Some(e)) => Failure::from(crate::Error::from(e)),
+                (Ok(_), Some(e)) => Failure::from(crate::error::Error::from(e)),
                 (Ok(_), None) => Failure::Input(format!(
                     "{}: the file changed while it was read ({} poses, then {})",
                     poses_file.name.display(),
@@ -469,46 +340,18 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
-pub(super) fn choose_backend(
-    backend: BackendArg,
-) -> Result<Option<crate::gpu::GpuContext>, Failure> {
-    if backend == BackendArg::Cpu {
-        return Ok(None);
-    }
-    match crate::gpu::GpuContext::new() {
-        Ok(ctx) if backend == BackendArg::Gpu => Ok(Some(ctx)),
-        Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok(Some(ctx)),
-        Ok(ctx) => {
-            eprintln!(
-                "note: only a software GPU adapter ({}) found; using the faster CPU path (--backend gpu forces it)",
-                ctx.info.name
-            );
-            Ok(None)
-        }
-        Err(e) if backend == BackendArg::Gpu => Err(Failure::Internal(e.to_string())),
-        Err(e) => {
-            eprintln!("note: {e}; falling back to the CPU");
-            Ok(None)
-        }
-    }
-}
-
-pub fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
-}
-
 /// The first `n` poses of the run (from row `start`), for `--coherence auto`; the file was
 /// checked already.
 fn first_poses(
     poses: &inputs::PosesFile,
     start: usize,
     n: usize,
-) -> crate::Result<Vec<crate::Pose>> {
-    let reader = PoseReader::open_as(&poses.read, &poses.name).map_err(crate::Error::from)?;
+) -> crate::error::Result<Vec<crate::pose::Pose>> {
+    let reader =
+        PoseReader::open_as(&poses.read, &poses.name).map_err(crate::error::Error::from)?;
     reader
         .skip(start)
         .take(n)
-        .map(|p| p.map_err(crate::Error::from))
+        .map(|p| p.map_err(crate::error::Error::from))
         .collect()
 }

@@ -1,21 +1,22 @@
 //! `meshcollide query` with deforming meshes (`--frames-a`, `--frames-b`): frame `i` of A
-//! and of B goes with pose row `i` (identity poses without `--poses`), as
-//! `../shared/FORMATS.md` specifies. The hierarchies are built once from the base meshes and
-//! updated per frame (`crate::deform`; with `--backend gpu`, `crate::gpu::deform`: A refitted
-//! on the device before the expansion, no readback between); `pairs.csv` streams as in a rigid query (whole
-//! poses, `.partial` on failure, Ctrl-C), and `stats.json` gains the update's fields.
+//! and of B goes with pose row `i` (identity poses without `--poses`), as `docs/FORMATS.md`
+//! specifies. The hierarchies are built once from the base meshes and updated per frame
+//! (`crate::deform`; with `--backend gpu`, `crate::gpu::deform`: A refitted on the device
+//! before the expansion, no readback between); `pairs.csv` streams as in a rigid query
+//! (whole poses, `.partial` on failure, Ctrl-C), and `stats.json` gains the update's
+//! fields.
 //!
 //! Frames are loaded by a second thread one frame ahead of the query (a channel of one
 //! slot), so at most three frames of each mesh are in memory whatever the list's length.
 
 use super::Failure;
 use super::output::{AtomicFile, Outputs, PairsOut};
-use super::query::{QueryArgs, ms};
+use super::query_args::{QueryArgs, ms};
 use crate::deform::{DeformOptions, DeformingCollider, tumble_name};
 use crate::formats::{DeformStatsJson, Stats, Totals};
 use crate::gpu::{GpuContext, deform::GpuDeformingCollider};
 use crate::mesh::frames::FrameList;
-use crate::{AnySub, BuildOptions, Contacts, QueryOptions};
+use crate::{bvh::BuildOptions, collider::AnySub, collider::Contacts, scene::QueryOptions};
 use std::path::Path;
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
@@ -56,7 +57,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
         p.as_deref()
             .map(FrameList::read)
             .transpose()
-            .map_err(crate::Error::from)
+            .map_err(crate::error::Error::from)
     };
     let (la, lb) = (read_list(&a.frames_a)?, read_list(&a.frames_b)?);
     for (role, list) in [("frame of --frames-a", &la), ("frame of --frames-b", &lb)] {
@@ -84,7 +85,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
         .map(|p| super::inputs::PosesFile::open(p, claim.path(0)))
         .transpose()?;
     if let Some(p) = &poses_file {
-        let n = crate::pose::count_poses_as(&p.read, &p.name).map_err(crate::Error::from)?;
+        let n = crate::pose::count_poses_as(&p.read, &p.name).map_err(crate::error::Error::from)?;
         if n != n_frames {
             let list = la.as_ref().or(lb.as_ref()).map(|l| &l.list);
             return Err(Failure::Input(format!(
@@ -96,12 +97,12 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     }
     let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
     let (ma, mb) = (
-        ma.map_err(crate::Error::from)?,
-        mb.map_err(crate::Error::from)?,
+        ma.map_err(crate::error::Error::from)?,
+        mb.map_err(crate::error::Error::from)?,
     );
     let load_ms = ms(t0);
     // The k-DOPs of frames run on the GPU like a rigid query (`auto`: a hardware adapter).
-    let gpu = super::query::choose_backend(a.backend)?.map(|ctx| match a.gpu_memory {
+    let gpu = super::query_args::choose_backend(a.backend)?.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
@@ -132,10 +133,10 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     let t1 = Instant::now();
     // Coherence across frames, on both backends (the GPU runs the CPU's rule frame for
     // frame). `auto`: on for the CPU, where it paid on the generated deforming scenes
-    // (BENCHMARKS.md: the draping sheet's Nv −19 %, its refit query −25 %; a frame list is
-    // an animation, and the off-switch bounds the loss on frames far apart), off on the
-    // GPU, as for poses.
-    let coherence = a.mode == crate::Mode::All
+    // (`docs/notebook/coherence.md`, "Across frames": the draping sheet's Nv −19 %, its
+    // refit query −25 %; a frame list is an animation, and the off-switch bounds the loss
+    // on frames far apart), off on the GPU, as for poses.
+    let coherence = a.mode == crate::scene::Mode::All
         && match a.coherence {
             super::CoherenceArg::On => true,
             super::CoherenceArg::Off => false,
@@ -146,9 +147,9 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
         &mb,
         bv,
         [opt_a, opt_b],
-        crate::KdopOptions {
+        crate::kdop::KdopOptions {
             coherence,
-            ..crate::KdopOptions::with_descent(descent)
+            ..crate::kdop::KdopOptions::with_descent(descent)
         },
         deform,
     )?;
@@ -162,7 +163,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     let mut update = crate::deform::UpdateCounters::default();
     let mut query_ms = 0.0;
     let mut frame_load_ms = 0.0;
-    let write_error = |source| crate::Error::Write {
+    let write_error = |source| crate::error::Error::Write {
         path: a.out.clone(),
         source,
     };
@@ -170,18 +171,18 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
         .as_ref()
         .map(|p| crate::pose::PoseReader::open_as(&p.read, &p.name))
         .transpose()
-        .map_err(crate::Error::from)?;
+        .map_err(crate::error::Error::from)?;
     let (ma_ref, mb_ref) = (&ma, &mb);
     let (la_ref, lb_ref) = (&la, &lb);
     let run = super::interrupt::streaming(|| {
         std::thread::scope(|scope| -> Result<(), Failure> {
-            let (tx, rx) = sync_channel::<Result<(Frame, Frame, f64), crate::Error>>(1);
+            let (tx, rx) = sync_channel::<Result<(Frame, Frame, f64), crate::error::Error>>(1);
             scope.spawn(move || {
                 let load = |l: &Option<FrameList>, base, path: &Path, i| {
                     l.as_ref()
                         .map(|l| l.load(i, base, path))
                         .transpose()
-                        .map_err(crate::Error::from)
+                        .map_err(crate::error::Error::from)
                 };
                 for i in 0..n_frames {
                     let t = Instant::now();
@@ -199,9 +200,9 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
                     .map_err(|_| Failure::Internal("the frame loader stopped".into()))??;
                 frame_load_ms += load;
                 let pose = match reader.as_mut().map(|r| r.next()) {
-                    None => crate::Pose::IDENTITY,
+                    None => crate::pose::Pose::IDENTITY,
                     Some(Some(Ok(p))) => p,
-                    Some(Some(Err(e))) => return Err(crate::Error::from(e).into()),
+                    Some(Some(Err(e))) => return Err(crate::error::Error::from(e).into()),
                     Some(None) => {
                         return Err(Failure::Input(format!(
                             "{}: the file changed while it was read ({n_frames} poses, then {i})",

@@ -1,13 +1,16 @@
 //! `meshcollide self`: the self-intersecting triangle pairs of one mesh
-//! (`../shared/FORMATS.md`, "Self-collision"), per frame of a deforming mesh with
+//! (`docs/FORMATS.md`, "Self-collision"), per frame of a deforming mesh with
 //! `--frames-a`.
 
 use super::output::{AtomicFile, Out, Outputs, PairsOut};
-use super::query::ms;
+use super::query_args::ms;
 use super::{BackendArg, Failure};
 use crate::formats::SelfStats;
 use crate::mesh::frames::FrameList;
-use crate::{BuildOptions, BvKind, Counters, Mesh, Mode, SelfCollider, SplitPoint, SplitRule};
+use crate::{
+    bv::BvKind, bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, mesh::Mesh, scene::Counters,
+    scene::Mode, self_collide::SelfCollider,
+};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -87,7 +90,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     let claim = Outputs::claim(&outs, &inputs, a.force)?;
     // Inputs first: every frame file is read and checked before any work or output.
     let t0 = Instant::now();
-    let mesh = crate::mesh::load(&a.a).map_err(crate::Error::from)?;
+    let mesh = crate::mesh::load(&a.a).map_err(crate::error::Error::from)?;
     let frames = match &a.frames_a {
         Some(list) => Some(read_frames(list, &mesh, &a.a, &claim)?),
         None => None,
@@ -111,7 +114,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         .mode(a.mode)
         .build()?;
     // The hierarchy on the GPU (uploaded once, refitted per frame), with `--backend gpu`.
-    let gpu = super::query::choose_backend(a.backend)?;
+    let gpu = super::query_args::choose_backend(a.backend)?;
     let mut on_gpu = match &gpu {
         Some(ctx) => Some(
             crate::gpu::GpuSelf::new(ctx, &collider)
@@ -135,7 +138,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         // the run), so memory holds one frame whatever their number; reading is not query.
         let tl = Instant::now();
         let positions = match &frames {
-            Some(f) => Some(f.load(i, &mesh, &a.a).map_err(crate::Error::from)?),
+            Some(f) => Some(f.load(i, &mesh, &a.a).map_err(crate::error::Error::from)?),
             None => None,
         };
         reload_ms += ms(tl);
@@ -204,16 +207,16 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Reads a frame list (FORMATS.md, "Deforming meshes"; [`FrameList`], shared with `query
-/// --frames-a`) and checks every frame in it against the base mesh, keeping none (a bad
-/// frame is reported before any work or output).
+/// Reads a frame list (`docs/FORMATS.md`, "Deforming meshes"; [`FrameList`], shared with
+/// `query --frames-a`) and checks every frame in it against the base mesh, keeping none (a
+/// bad frame is reported before any work or output).
 fn read_frames(
     list: &Path,
     base: &Mesh,
     base_path: &Path,
     claim: &Outputs,
 ) -> Result<FrameList, Failure> {
-    let frames = FrameList::read(list).map_err(crate::Error::from)?;
+    let frames = FrameList::read(list).map_err(crate::error::Error::from)?;
     let files: Vec<_> = frames
         .frames
         .iter()
@@ -223,7 +226,7 @@ fn read_frames(
     for i in 0..frames.len() {
         frames
             .load(i, base, base_path)
-            .map_err(crate::Error::from)?;
+            .map_err(crate::error::Error::from)?;
     }
     Ok(frames)
 }

@@ -15,7 +15,8 @@
 //!
 //! This module sits above every hierarchy: it imports them, none imports it.
 
-mod auto_calls;
+#[cfg(feature = "gpu")]
+mod gpu_cache;
 mod warm;
 
 pub use warm::WarmUp;
@@ -35,11 +36,7 @@ use crate::rtree::{RtreeOptions, RtreeScene};
 use crate::saved::KdopHierarchy;
 use crate::scene::{
     Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, STREAM_CHUNK, SubCounters,
-    collide_batch, collide_each,
 };
-#[cfg(feature = "gpu")]
-use auto_calls::auto_head;
-use auto_calls::{auto_each, auto_many};
 
 /// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
 /// hierarchy's [`DualCounters`].
@@ -303,8 +300,9 @@ impl<'m> ColliderBuilder<'m> {
     }
 
     /// The papers' traversal for every hierarchy: [`QueryOptions::PAPER`] and
-    /// [`KdopOptions::PAPER`] (Algorithm 1's descent, as the GPU runs it); the `bench`
-    /// experiments use it so their counts compare with the papers' tables.
+    /// [`KdopOptions::PAPER`] (the descent of Klosowski et al.'s Algorithm 1, as the GPU
+    /// runs it); the `bench` experiments use it so their counts compare with the papers'
+    /// tables.
     pub fn paper(mut self) -> Self {
         self.query = QueryOptions::PAPER;
         self.kdop = KdopOptions::PAPER;
@@ -317,7 +315,7 @@ impl<'m> ColliderBuilder<'m> {
     /// Errors: a mesh without triangles or with a triangle naming a missing vertex, a
     /// coordinate that is not finite or outside the supported range
     /// ([`crate::mesh::in_supported_range`]), or invalid R-tree options.
-    pub fn build(mut self) -> crate::Result<Collider> {
+    pub fn build(mut self) -> crate::error::Result<Collider> {
         let (a, b) = (self.a, self.b);
         // `auto` is kdop18 where only a k-DOP serves (ready-made trees) and where the OBB
         // tree would cost too much to build (`crate::auto::MAX_TRIANGLES`).
@@ -333,7 +331,7 @@ impl<'m> ColliderBuilder<'m> {
             h.kind() == self.bv || (self.bv.is_dual() && h.kind().half_k() == self.bv.half_k())
         };
         if let Some(h) = self.pre.iter().flatten().find(|h| !fits(h)) {
-            return Err(crate::Error::InvalidOption(format!(
+            return Err(crate::error::Error::InvalidOption(format!(
                 "a ready-made {} hierarchy cannot serve {} (saved hierarchies are used as they are)",
                 h.kind().name(),
                 self.bv.name()
@@ -342,7 +340,7 @@ impl<'m> ColliderBuilder<'m> {
         for (h, m, name) in [(&self.pre[0], a, "A"), (&self.pre[1], b, "B")] {
             if let Some(h) = h {
                 h.check_mesh(m).map_err(|e| {
-                    crate::Error::InvalidOption(format!(
+                    crate::error::Error::InvalidOption(format!(
                         "the hierarchy given for mesh {name} was not built over it: {e}"
                     ))
                 })?;
@@ -387,6 +385,8 @@ impl<'m> ColliderBuilder<'m> {
             query: self.query,
             chunk: self.chunk,
             own: warm::OwnPoses::of(a, b),
+            #[cfg(feature = "gpu")]
+            gpu: Default::default(),
         };
         let sized = a.triangle_count() + b.triangle_count() >= WarmUp::SCENE_MIN_TRIANGLES;
         match self.warm {
@@ -460,6 +460,9 @@ pub struct Collider {
     chunk: Option<usize>,
     /// The poses of this scene that [`Collider::warm_up`] runs.
     own: warm::OwnPoses,
+    /// Its hierarchies uploaded to each GPU it ran on, kept between calls.
+    #[cfg(feature = "gpu")]
+    gpu: gpu_cache::GpuCache,
 }
 
 /// Puts a first workspace in the scene's pool, if it keeps one, and decides the hot loops'
@@ -491,7 +494,7 @@ fn many<S: PairScene>(
 where
     AnySub: From<S::Sub>,
 {
-    collide_batch(s, poses, opts, progress)
+    s.collide_batch(poses, opts, progress)
         .into_iter()
         .map(|r| r.map_sub(AnySub::from))
         .collect()
@@ -503,14 +506,12 @@ fn each<S: PairScene>(
     poses: impl IntoIterator<Item = Pose>,
     opts: &QueryOptions,
     chunk: usize,
-    mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
-) -> crate::Result<()>
+    mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
+) -> crate::error::Result<()>
 where
     AnySub: From<S::Sub>,
 {
-    collide_each(s, poses, opts, chunk, |i, r| {
-        sink(i, r.map_sub(AnySub::from))
-    })
+    s.collide_each(poses, opts, chunk, |i, r| sink(i, r.map_sub(AnySub::from)))
 }
 
 impl Collider {
@@ -544,8 +545,11 @@ impl Collider {
         &self.scene
     }
 
-    /// The scene, mutably (to change a hierarchy's traversal options between calls).
+    /// The scene, mutably (to change a hierarchy's traversal options between calls; the
+    /// scenes uploaded to a GPU are dropped, as they were compiled for the old options).
     pub fn scene_mut(&mut self) -> &mut AnyScene {
+        #[cfg(feature = "gpu")]
+        self.gpu.clear();
         &mut self.scene
     }
 
@@ -573,6 +577,8 @@ impl Collider {
     /// ([`crate::BvKind::coherent`]); for instance on when [`crate::pose::coherent_path`]
     /// says the next poses are a motion path.
     pub fn set_coherence(&mut self, on: bool) {
+        #[cfg(feature = "gpu")]
+        self.gpu.clear();
         match &mut self.scene {
             AnyScene::Kdop6(s) => s.options.coherence = on,
             AnyScene::Kdop14(s) => s.options.coherence = on,
@@ -600,10 +606,6 @@ impl Collider {
 
     /// The contacts of one pose with other query options.
     pub fn collide_with(&self, pose: &Pose, opts: &QueryOptions) -> Contacts {
-        if let AnyScene::Auto(s) = &self.scene {
-            let mut r = auto_many(s, std::slice::from_ref(pose), opts, None);
-            return r.pop().unwrap_or_default();
-        }
         with_scene!(&self.scene, s => one(s, pose, opts))
     }
 
@@ -620,9 +622,6 @@ impl Collider {
         opts: &QueryOptions,
         progress: Option<Progress<'_>>,
     ) -> Vec<Contacts> {
-        if let AnyScene::Auto(s) = &self.scene {
-            return auto_many(s, poses, opts, progress);
-        }
         with_scene!(&self.scene, s => many(s, poses, opts, progress))
     }
 
@@ -635,19 +634,16 @@ impl Collider {
         &self,
         poses: impl IntoIterator<Item = Pose>,
         opts: &QueryOptions,
-        sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
-    ) -> crate::Result<()> {
+        sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
+    ) -> crate::error::Result<()> {
         let chunk = self.chunk.unwrap_or(STREAM_CHUNK);
-        if let AnyScene::Auto(s) = &self.scene {
-            return auto_each(s, poses, opts, chunk, sink);
-        }
         with_scene!(&self.scene, s => each(s, poses, opts, chunk, sink))
     }
 
     /// The same batch on the GPU: pairs equal to [`Collider::collide_batch_with`]'s, plus
     /// what the GPU did. [`crate::gpu::GpuError::Unsupported`] for the CPU-only boxtree and R-tree.
-    /// Uploads the hierarchies (once per call); hold a
-    /// [`crate::gpu::collide::GpuScene`] to upload once for many batches.
+    /// The first call on a device uploads the hierarchies and compiles the pipelines; the
+    /// collider keeps them for its later calls on that device.
     #[cfg(feature = "gpu")]
     pub fn collide_batch_gpu(
         &self,
@@ -655,7 +651,7 @@ impl Collider {
         poses: &[Pose],
         opts: &QueryOptions,
         progress: Option<Progress<'_>>,
-    ) -> crate::Result<(Vec<Contacts>, crate::gpu::collide::GpuStats)> {
+    ) -> crate::error::Result<(Vec<Contacts>, crate::gpu::collide::GpuStats)> {
         let mut results = Vec::with_capacity(poses.len());
         let stats = self.collide_stream_gpu(ctx, poses.iter().copied(), opts, |i, r| {
             results.push(r);
@@ -676,11 +672,11 @@ impl Collider {
         ctx: &crate::gpu::GpuContext,
         poses: impl IntoIterator<Item = Pose>,
         opts: &QueryOptions,
-        mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
-    ) -> crate::Result<crate::gpu::collide::GpuStats> {
+        mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
+    ) -> crate::error::Result<crate::gpu::collide::GpuStats> {
         if let AnyScene::Auto(s) = &self.scene {
             // Coherence runs on the GPU's k-DOP trees only: kdop18 alone, no probe.
-            if s.kdop.options.coherence && opts.mode == crate::Mode::All {
+            if s.kdop.options.coherence && opts.mode == crate::scene::Mode::All {
                 let mut tail = |i: usize, mut r: Contacts| {
                     let sub = crate::auto::answered(&r.counters.cost(), Choice::Kdop18);
                     r.counters.sub = AnySub::Auto(sub);
@@ -690,7 +686,11 @@ impl Collider {
             }
             // The host's probe answers the first poses until one decides, as on the CPU;
             // the rest go to the device with the tree it chose (the same counters).
-            let (head, choice, it) = auto_head(s, poses.into_iter(), opts, &mut sink)?;
+            let mut head_sink =
+                |i: usize, r: crate::scene::PoseResult<crate::auto::AutoCounters>| {
+                    sink(i, r.map_sub(AnySub::from))
+                };
+            let (head, choice, it) = s.probe_head(poses.into_iter(), opts, &mut head_sink)?;
             let mut tail = |i: usize, mut r: Contacts| {
                 r.counters.sub = AnySub::Auto(crate::auto::answered(&r.counters.cost(), choice));
                 sink(head + i, r)
@@ -706,26 +706,23 @@ impl Collider {
 
     /// [`Collider::collide_stream_gpu`] on one scene.
     #[cfg(feature = "gpu")]
-    fn gpu_run<const H: usize, S: crate::gpu::collide::GpuHierarchies<H>>(
+    fn gpu_run<const H: usize, S: crate::gpu::collide::GpuHierarchies<H> + 'static>(
         &self,
         ctx: &crate::gpu::GpuContext,
         s: &S,
         poses: impl IntoIterator<Item = Pose>,
         opts: &QueryOptions,
-        mut sink: impl FnMut(usize, Contacts) -> crate::Result<()>,
-    ) -> crate::Result<crate::gpu::collide::GpuStats>
+        mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
+    ) -> crate::error::Result<crate::gpu::collide::GpuStats>
     where
         AnySub: From<S::Sub>,
     {
-        {
-            let mut g = crate::gpu::collide::GpuScene::new(ctx, s)?;
-            if let Some(n) = self.chunk {
-                g.max_batch_poses = n;
-            }
+        self.gpu.with(ctx, s, |g| {
+            g.max_batch_poses = self.chunk.unwrap_or(crate::gpu::collide::MAX_BATCH_POSES);
             g.collide_each(ctx, s, poses, opts.mode, opts.tumble, |i, r| {
                 sink(i, r.map_sub(AnySub::from))
             })
-        }
+        })
     }
 
     /// `(nodes, bytes)` of A's and B's node arrays.

@@ -5,22 +5,27 @@
 //! Why: a query runs a few hundred lines of machine code (the probe, the level loop with
 //! its inlined node test, the triangle tests, the pools) that nothing before it in the
 //! process ran. On a light pose that costs more than the query: the first call after the
-//! build on two 8k tori in a near miss (about 90 node tests) took 10.9 µs against 1.3 µs
-//! for the same pose again, and callgrind counted 262 lines of code read from memory in
-//! it, one in the second call (BENCHMARKS.md, "The first call of every library").
+//! build on two 8k tori in a near miss (about 90 node tests) took several times what the
+//! same pose took again, and callgrind counted a few hundred lines of code read from memory
+//! in it, one in the second call (measured in
+//! `docs/notebook/cpu-speed-3-first-calls-warm-up-obb-fit.md`, "The first call of every
+//! library"; the latest figures in `docs/RESULTS.md`, "What does the first query after a
+//! build cost?").
 //!
 //! The warm-up runs those lines first on data of its own, then reads the top of the
 //! caller's trees ([`descend_top`]: B laid on A, a few levels breadth first, bounded) and
 //! queries the caller's collider once at a pose that A's box pretest separates ([`apart`]:
 //! one node test, which brings the collider's entry and pooled workspace into the caches).
 //! None of it changes what the collider's later queries find or count: every call starts
-//! its own chunk of poses from the roots (tested below, on every volume, with coherence
-//! on and off). The scene is built once per process and volume; its poses run at each
-//! build (the costs: BENCHMARKS.md, "The first query warmed up by the build").
+//! its own chunk of poses from the roots (tested below, on every volume, with coherence on
+//! and off). The scene is built once per process and volume; its poses run at each build
+//! (the costs: `docs/notebook/cpu-speed-3-first-calls-warm-up-obb-fit.md`, "The first query
+//! warmed up by the build").
 //!
 //! What is left of the first query's extra cost is the pose's own: its path through the
 //! trees and its branches, which no other pose trains (on the tori, one near miss of the
-//! kind run before the first took it from 2.9 to 2.2 µs; nothing general knows the pose).
+//! kind run before the first shortened it further, as measured in the sitting above;
+//! nothing general knows the pose).
 //!
 //! It moves that cost into the build, it does not remove it: a process that runs much
 //! other code between the build and a latency-critical query can call
@@ -169,12 +174,13 @@ pub enum WarmUp {
 }
 
 impl WarmUp {
-    /// Triangles (A's and B's together) from which [`WarmUp::Auto`] runs the generated scene
-    /// too: its one-time cost in a process (building it and its first queries: 0.2–1.8 ms by
-    /// volume, `auto` 1.8 ms) then stays within about 5 % of the first build that runs it (a
-    /// build of A and B of 10,000 triangles takes 10–35 ms), and its 15–90 µs at each later
-    /// build are a fraction of a percent (BENCHMARKS.md, "The first query warmed up by the
-    /// build").
+    /// Triangles (A's and B's together) from which [`WarmUp::Auto`] runs the generated
+    /// scene too: its one-time cost in a process (building it and its first queries:
+    /// 0.2–1.8 ms by volume, `auto` 1.8 ms) then stays within about 5 % of the first build
+    /// that runs it (a build of A and B of 10,000 triangles takes 10–35 ms), and its 15–90
+    /// µs at each later build are a fraction of a percent
+    /// (`docs/notebook/cpu-speed-3-first-calls-warm-up-obb-fit.md`, "The first query warmed
+    /// up by the build").
     pub const SCENE_MIN_TRIANGLES: usize = 10_000;
 }
 
@@ -198,10 +204,11 @@ fn scene(kind: BvKind) -> Option<&'static Collider> {
 }
 
 impl<'m> ColliderBuilder<'m> {
-    /// What [`ColliderBuilder::build`] warms up ([`WarmUp`], by default
-    /// [`WarmUp::Auto`]). With [`WarmUp::Off`] the first query after the build pays for
-    /// running its code for the first time (10.5–12.7 µs instead of about 3 µs on a near
-    /// miss of 1.5 µs warm, BENCHMARKS.md), and the build saves the warm-up.
+    /// What [`ColliderBuilder::build`] warms up ([`WarmUp`], by default [`WarmUp::Auto`]).
+    /// With [`WarmUp::Off`] the first query after the build pays for running its code for
+    /// the first time (10.5–12.7 µs instead of about 3 µs on a near miss of 1.5 µs warm:
+    /// `docs/notebook/cpu-speed-3-first-calls-warm-up-obb-fit.md`), and the build saves the
+    /// warm-up.
     pub fn warm_up(mut self, warm: WarmUp) -> Self {
         self.warm = warm;
         self

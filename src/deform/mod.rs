@@ -1,5 +1,5 @@
-//! Deforming meshes: queries on frames of vertex positions ("BVHs for deformable objects" in
-//! the lecture `../shared/papers/004_d8337bc93db14070.txt`).
+//! Deforming meshes: queries on frames of vertex positions ("BVHs for Deformable Objects"
+//! in the University of Freiburg's lecture slides *Collision Detection*).
 //!
 //! Both hierarchies are built once from the base meshes; each frame brings new positions of
 //! the same triangles, and the hierarchies are updated by an [`UpdateMethod`] before the
@@ -31,7 +31,7 @@
 //!   ([`TumbleWorkspace::begin_hybrid`](crate::tumble::TumbleWorkspace::begin_hybrid)). A
 //!   refit of B in its own frame followed by a tumble would do the same work twice and give
 //!   looser volumes. Refreshing the bounding points instead costs a polytope per node
-//!   (BENCHMARKS.md, "Deforming meshes"). B without frames keeps the rigid tumbling asked
+//!   (`docs/notebook/deforming-meshes.md`). B without frames keeps the rigid tumbling asked
 //!   for.
 //!
 //! **On the GPU** (`gpu::deform::GpuDeformingCollider`, `query --backend gpu`): the same
@@ -71,7 +71,7 @@ use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, POSE_CHUNK, QueryOptions};
 use crate::traverse::{NodeTest, descend, descend_from};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
-use crate::{BvKind, Error};
+use crate::{bv::BvKind, error::Error};
 use std::time::Instant;
 
 mod collider;
@@ -99,23 +99,24 @@ option_names! {
     }
 }
 
-/// The default update, [`UpdateMethod::Hybrid`]: on the 100k-triangle cloth of `meshcollide
-/// bench deform` (BENCHMARKS.md, "Deforming meshes") it costs 12.0 ms per frame (update and
-/// query) against 14.4 ms for the full refit and 51.9 ms for a rebuild, and it is also the
-/// fastest on a folding sheet: a query near contact reaches few of the deep nodes, so
-/// refitting the lower half eagerly is mostly wasted. Its traversal is slower (2.0 ms
-/// against 0.9: a lazy node rescans its subtree's corners), so for queries that reach most
-/// of the tree the full refit is the better choice.
+/// The default update, [`UpdateMethod::Hybrid`]: on the 100k-triangle cloth of
+/// `meshcollide bench deform` (`docs/notebook/deforming-meshes.md`) it costs 12.0 ms per
+/// frame (update and query) against 14.4 ms for the full refit and 51.9 ms for a rebuild,
+/// and it is also the fastest on a folding sheet: a query near contact reaches few of the
+/// deep nodes, so refitting the lower half eagerly is mostly wasted. Its traversal is
+/// slower (2.0 ms against 0.9: a lazy node rescans its subtree's corners), so for queries
+/// that reach most of the tree the full refit is the better choice.
 pub const DEFAULT_UPDATE: UpdateMethod = UpdateMethod::Hybrid;
 
 /// Rebuild when the degradation measure (module docs) exceeds this many times its value
-/// after the last build. Measured with `meshcollide bench deform` (BENCHMARKS.md, "Deforming
-/// meshes"): the measure peaks at 1.09 on the draping cloth and at 1.30 on a sheet folding
-/// onto itself (`--scene fold`), where the refitted tree tests 5% more node pairs than a
-/// fresh one at the same query time, while a rebuild costs 50× such a query: rebuilding
-/// there would not pay. So the threshold sits above every measured scene, with room (2, not
-/// 1.3): it guards against sequences that carry neighbouring triangles far apart (tearing,
-/// scrambling), where the measure grows without bound.
+/// after the last build. Measured with `meshcollide bench deform`
+/// (`docs/notebook/deforming-meshes.md`): the measure peaks at 1.09 on the draping cloth
+/// and at 1.30 on a sheet folding onto itself (`--scene fold`), where the refitted tree
+/// tests 5% more node pairs than a fresh one at the same query time, while a rebuild costs
+/// 50× such a query: rebuilding there would not pay. So the threshold sits above every
+/// measured scene, with room (2, not 1.3): it guards against sequences that carry
+/// neighbouring triangles far apart (tearing, scrambling), where the measure grows without
+/// bound.
 pub const DEFAULT_REBUILD_RATIO: f64 = 2.0;
 
 /// Options of the update.

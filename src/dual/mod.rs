@@ -1,9 +1,10 @@
-//! The dual k-DOP–sphere hierarchy of Fang, Jiang and Xu (`001_86778863c2621338.txt`):
-//! the k-DOP hierarchy of `build` (same tree, same tumbling of B) with a bounding sphere per
-//! node, the smallest enclosing sphere of the node's triangle corners ([`sphere`]). The node
-//! test (one Nv, ARCHITECTURE.md "Counters") is the sphere test first — disjoint spheres
-//! reject the pair (III.B, Fig. 3a) — then the k-DOP slabs in order of smallest
-//! Minkowski-sum extent (`slabs`). Optionally the k-DOPs are centrally symmetric (III.A).
+//! The dual k-DOP–sphere hierarchy of Fang, Jiang and Xu (*Efficient Collision Detection
+//! Using a Dual k-DOP-Sphere Bounding Volume Hierarchy*): the k-DOP hierarchy of `build`
+//! (same tree, same tumbling of B) with a bounding sphere per node, the smallest enclosing
+//! sphere of the node's triangle corners ([`sphere`]). The node test (one Nv,
+//! ARCHITECTURE.md "Counters") is the sphere test first — disjoint spheres reject the pair
+//! (III.B, Fig. 3a) — then the k-DOP slabs in order of smallest Minkowski-sum extent
+//! (`slabs`). Optionally the k-DOPs are centrally symmetric (III.A).
 //!
 //! B's spheres follow a pose by moving the centre ([`sphere::Sphere::posed_f32`], f32 with a
 //! proven error bound, the GPU's formula); its k-DOPs are tumbled exactly as for
@@ -15,9 +16,10 @@
 //! GPU pipeline computes (`shaders/dual.wgsl`), so the CPU and GPU test the same node pairs
 //! and count the same sub-tests.
 //!
-//! The descent rule and the leaf test are those of `traverse` (Algorithm 1 of
-//! `002_2561ef21643dcace.txt`, exact `tri::tri_tri_intersect` on `Pose::apply` of B's
-//! corners), and both volumes are conservative, so the pairs equal brute force.
+//! The descent rule and the leaf test are those of `traverse` (Algorithm 1 of Klosowski et
+//! al., *Efficient Collision Detection Using Bounding Volume Hierarchies of k-DOPs*, 1998,
+//! section 4.2; exact `tri::tri_tri_intersect` on `Pose::apply` of B's corners), and both
+//! volumes are conservative, so the pairs equal brute force.
 //!
 //! Sub-test counters ([`DualCounters`], the scene's [`crate::scene::SubCounters`]):
 //! `sphere_rejects` node pairs rejected by the sphere test, `slab_rejects` by a k-DOP slab

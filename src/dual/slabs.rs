@@ -1,16 +1,18 @@
-//! The k-DOP part of the dual node test: the slab order of `001_86778863c2621338.txt` III.B
-//! and the centrally symmetric k-DOPs of III.A.
+//! The k-DOP part of the dual node test: the slab order of Fang, Jiang and Xu, *Efficient
+//! Collision Detection Using a Dual k-DOP-Sphere Bounding Volume Hierarchy*, section III.B,
+//! and the centrally symmetric k-DOPs of its section III.A.
 //!
-//! **Order.** III.B concludes: "In all k/2 potential separating axes for k-DOP, the axis with
-//! the smallest extent in Minkowski sum of two k-DOPs is preferred and should be test as a
-//! priority." The Minkowski sum is that of the *two* k-DOPs under test, so the order is per
-//! node pair: [`SlabOrder::PerPair`] (the default) sorts the slabs by the sum of both
-//! widths, divided by the direction's length (the paper's extents are geometric; our
+//! **Order.** III.B concludes: "In all k/2 potential separating axes for k-DOP, the axis
+//! with the smallest extent in Minkowski sum of two k-DOPs is preferred and should be test
+//! as a priority." The Minkowski sum is that of the *two* k-DOPs under test, so the order
+//! is per node pair: [`SlabOrder::PerPair`] (the default) sorts the slabs by the sum of
+//! both widths, divided by the direction's length (the paper's extents are geometric; our
 //! directions like (1,1,1) are not unit). Ties keep the table order of `bv::axes`. The
 //! paper's own closing remark ("axes can dynamically be selected depending on the relative
 //! shapes of two k-DOPs") is this per-pair choice. [`SlabOrder::Fixed`] keeps the k-DOP
-//! hierarchy's fixed order (`002_2561ef21643dcace.txt` 4.4), for comparison. The order
-//! never changes which pairs are rejected, only how many slabs are tested (`slab_tests`).
+//! hierarchy's fixed order (Klosowski et al., *Efficient Collision Detection Using Bounding
+//! Volume Hierarchies of k-DOPs*, 1998, section 4.4), for comparison. The order never
+//! changes which pairs are rejected, only how many slabs are tested (`slab_tests`).
 //!
 //! **Central symmetry.** III.A builds k-DOPs that are centrally symmetric: the centre from
 //! the first slabs (in 3D the box of x, y, z), then each further slab placed symmetrically

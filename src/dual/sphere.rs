@@ -1,6 +1,8 @@
-//! Bounding spheres of the dual hierarchy: the smallest enclosing sphere of a node's triangle
-//! corners (`001_86778863c2621338.txt`, III.A: "the first method is to construct the smallest
-//! enclosing sphere ... We choose the first method"), made conservative for our arithmetic.
+//! Bounding spheres of the dual hierarchy: the smallest enclosing sphere of a node's
+//! triangle corners (Fang, Jiang and Xu, *Efficient Collision Detection Using a Dual
+//! k-DOP-Sphere Bounding Volume Hierarchy*, section III.A: "the first method is to
+//! construct the smallest enclosing sphere ... We choose the first method"), made
+//! conservative for our arithmetic.
 //!
 //! Centre: Welzl's algorithm (randomized incremental, the nested-loop form with at most four
 //! support points) in f64, rounded to f32. Radius: *not* Welzl's, but the largest f64
@@ -278,7 +280,7 @@ fn widest_pair(pts: &[[f64; 3]]) -> Ball {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Pose;
+    use crate::pose::Pose;
     use crate::rng::Rng;
 
     /// Independent oracle for small sets: the smallest of all balls spanned by 2, 3 or 4 of

@@ -1,12 +1,14 @@
 //! Scenes of the papers' experiments, shared by `meshcollide bench` and the criterion
-//! benches: Zachmann's tumbling protocol (`000_ce88008c398d4cd9.txt`, 5), Klosowski's nested
-//! spheres and billiard flights (`002_2561ef21643dcace.txt`, 5.2.2), Figueiredo's grid
-//! (`003_3db24ed54b71796f.txt`, 4). Generation only: the timing lives with the callers, so a
-//! test can rebuild exactly the scene an experiment measured and query it directly.
+//! benches: Zachmann's tumbling protocol (*Minimal Hierarchical Collision Detection*, 2002,
+//! section 5), Klosowski et al.'s nested spheres and billiard flights (*Efficient Collision
+//! Detection Using Bounding Volume Hierarchies of k-DOPs*, 1998, section 5.2.2),
+//! Figueiredo's grid (*An R-Tree Collision Detection Algorithm for Polygonal Models*, 2009,
+//! section 4). Generation only: the timing lives with the callers, so a test can rebuild
+//! exactly the scene an experiment measured and query it directly.
 
 use crate::mesh::{Mesh, generate};
 use crate::rng::Rng;
-use crate::{BvKind, Collider, Mode, Pose, QueryOptions};
+use crate::{bv::BvKind, collider::Collider, pose::Pose, scene::Mode, scene::QueryOptions};
 
 /// `m` scaled uniformly so its bounding box fits a cube of side 2 centred at the origin
 /// (its longest side becomes 2), as Zachmann's protocol asks.
@@ -38,13 +40,14 @@ pub fn tumble_poses(steps: usize, d: f64) -> Vec<Pose> {
     crate::pose::tumbling_poses(steps, [0.0; 3], [d, 0.0, 0.0])
 }
 
-/// Klosowski's nested spheres (`002_2561ef21643dcace.txt`, 5.2.2, Tables 6 and 7): the outer
-/// sphere of radius 1 with about `tris` triangles and the inner sphere, a copy scaled by
-/// `1 − alpha` about the centre. Our choices where the paper is silent: the outer sphere is
-/// the environment A, the inner one the flying object B at the identity pose, both with
-/// leaf size 1 ("threshold t = 1"), a UV sphere tessellation (ours: `sphere_with_triangles`).
-/// The inner polyhedron lies strictly inside the outer one (a scaled copy of a convex
-/// polyhedron around its centre), so there is no contact and Nv is the whole cost.
+/// Klosowski et al.'s nested spheres (*Efficient Collision Detection Using Bounding Volume
+/// Hierarchies of k-DOPs*, 1998, section 5.2.2, Tables 6 and 7): the outer sphere of radius
+/// 1 with about `tris` triangles and the inner sphere, a copy scaled by `1 − alpha` about
+/// the centre. Our choices where the paper is silent: the outer sphere is the environment
+/// A, the inner one the flying object B at the identity pose, both with leaf size 1
+/// ("threshold t = 1"), a UV sphere tessellation (ours: `sphere_with_triangles`). The inner
+/// polyhedron lies strictly inside the outer one (a scaled copy of a convex polyhedron
+/// around its centre), so there is no contact and Nv is the whole cost.
 pub fn nested_spheres(tris: usize, alpha: f64) -> (Mesh, Mesh) {
     let outer = generate::sphere_with_triangles([0.0; 3], 1.0, tris);
     let s = 1.0 - alpha;
@@ -52,10 +55,11 @@ pub fn nested_spheres(tris: usize, alpha: f64) -> (Mesh, Mesh) {
     (outer, inner)
 }
 
-/// Figueiredo's grid (`003_3db24ed54b71796f.txt`, 4, Fig. 5): 46,080 triangles. The figure
-/// is not in our copy of the paper; our choice is a flat square-celled grid of
-/// `nx × ny` = 160 × 144 cells (2 triangles each), fitted into the cube of side 2. `scale`
-/// in (0, 1] shrinks the cell count for quick runs (about `scale²` of the triangles).
+/// Figueiredo's grid (*An R-Tree Collision Detection Algorithm for Polygonal Models*, 2009,
+/// section 4, Fig. 5): 46,080 triangles. The figure is not in our copy of the paper; our
+/// choice is a flat square-celled grid of `nx × ny` = 160 × 144 cells (2 triangles each),
+/// fitted into the cube of side 2. `scale` in (0, 1] shrinks the cell count for quick runs
+/// (about `scale²` of the triangles).
 pub fn grid_model(scale: f64) -> Mesh {
     let s = scale.clamp(1e-3, 1.0);
     let nx = ((160.0 * s).round() as u32).max(1);
@@ -63,20 +67,20 @@ pub fn grid_model(scale: f64) -> Mesh {
     fit_cube(&generate::grid(nx, ny, 1.0, 0.0))
 }
 
-/// Positions of the benchmarking suite the grid experiment uses (`003_…`, 4; Trenkel,
-/// Weller and Zachmann's suite): per position a random orientation of B and a random
-/// direction; "distance 0.0" is the closest free placement along that direction (found by
-/// bisection to `1e-4` of the object size with exact queries: free there, in contact
-/// `1e-4` closer), and distance `d` moves B a further `d` × object size (the longest side
-/// of the bounding box, 2 after [`fit_cube`]) along the direction. Returns, per position,
-/// the touching offset `s0` and the pose builder's inputs; see `placed`.
+/// Positions of the benchmarking suite the grid experiment uses (Figueiredo, section 4;
+/// Trenkel, Weller and Zachmann's suite): per position a random orientation of B and a
+/// random direction; "distance 0.0" is the closest free placement along that direction
+/// (found by bisection to `1e-4` of the object size with exact queries: free there, in
+/// contact `1e-4` closer), and distance `d` moves B a further `d` × object size (the
+/// longest side of the bounding box, 2 after [`fit_cube`]) along the direction. Returns,
+/// per position, the touching offset `s0` and the pose builder's inputs; see `placed`.
 pub fn grid_positions(
     a: &Mesh,
     b: &Mesh,
     n: usize,
     seed: u64,
     bv: BvKind,
-) -> crate::Result<Vec<Placement>> {
+) -> crate::error::Result<Vec<Placement>> {
     let col = Collider::builder(a, b).bv(bv).paper().build()?;
     let first = QueryOptions {
         mode: Mode::First,
@@ -167,18 +171,18 @@ fn tetra(rng: &mut Rng, c: [f64; 3], r: f64) -> Mesh {
     generate::tetrahedron([0.0; 3], r).map_positions(|p| rot.apply(p))
 }
 
-/// The "axe-shaped" flying object of the Swept set-up (`002_…`, 5.2.2): a handle (a long
-/// box) and a head (a flat box), 24 triangles, fitted into the cube of side 2.
+/// The "axe-shaped" flying object of the Swept set-up (Klosowski et al., 5.2.2): a handle
+/// (a long box) and a head (a flat box), 24 triangles, fitted into the cube of side 2.
 pub fn axe() -> Mesh {
     let handle = generate::box_mesh([-0.1, -0.1, -1.0], [0.1, 0.1, 1.0]);
     let head = generate::box_mesh([-0.6, -0.05, 0.5], [0.1, 0.05, 1.0]);
     fit_cube(&generate::merge(&[handle, head]))
 }
 
-/// A billiard path (`002_…`, 5.2.2): B moves in straight steps of length `speed` while
-/// turning by `spin` radians per step about a fixed random axis, inside the box
-/// `[-bound, bound]³` (its centre reflects off the walls). `hit(step, pose)` says whether
-/// B collides there; the paper "simply reverse\[s\] the trajectory when a collision occurs".
+/// A billiard path (Klosowski et al., 5.2.2): B moves in straight steps of length `speed`
+/// while turning by `spin` radians per step about a fixed random axis, inside the box
+/// `[-bound, bound]³` (its centre reflects off the walls). `hit(step, pose)` says whether B
+/// collides there; the paper "simply reverse\[s\] the trajectory when a collision occurs".
 /// Our choices: the reversal happens on the step that enters contact only (reversing again
 /// on every step in contact would ping-pong B inside the obstacle whenever one step goes
 /// deeper than the next step backs out), and the new direction is also turned by a random
@@ -231,19 +235,20 @@ pub fn billiard(
 /// Half-side of the box the Swept path stays in.
 pub const SWEPT_BOUND: f64 = 5.0;
 
-/// The Swept set-up (`002_…`, 5.2.2): "a moving object is swept through space on a random
-/// motion, then numerous obstacles are randomly placed close to, but not penetrating, the
-/// swept volume". B's billiard path (`steps` poses, no obstacles) comes first; then up to
-/// `n` tetrahedra of circumradius 0.1–0.2 are drawn within B's bounding radius + 0.5 of a
-/// random pose's centre and kept only if no step of the path touches them (an exact batch
-/// query) and their centres are at least 0.4 (twice the largest radius) from every kept
-/// one, so they are disjoint. Up to 8 rounds of candidates; fewer than `n` may remain.
+/// The Swept set-up (Klosowski et al., 5.2.2): "a moving object is swept through space on a
+/// random motion, then numerous obstacles are randomly placed close to, but not
+/// penetrating, the swept volume". B's billiard path (`steps` poses, no obstacles) comes
+/// first; then up to `n` tetrahedra of circumradius 0.1–0.2 are drawn within B's bounding
+/// radius + 0.5 of a random pose's centre and kept only if no step of the path touches them
+/// (an exact batch query) and their centres are at least 0.4 (twice the largest radius)
+/// from every kept one, so they are disjoint. Up to 8 rounds of candidates; fewer than `n`
+/// may remain.
 pub fn swept_scene(
     seed: u64,
     fly: &Mesh,
     n: usize,
     steps: usize,
-) -> crate::Result<(Mesh, Vec<Pose>)> {
+) -> crate::error::Result<(Mesh, Vec<Pose>)> {
     use std::collections::HashMap;
     let path = billiard(
         seed,
@@ -320,7 +325,7 @@ mod tests {
     fn nested_spheres_do_not_touch() {
         for alpha in [0.1, 0.001] {
             let (a, b) = nested_spheres(200, alpha);
-            assert!(crate::brute_force(&a, &b, &Pose::IDENTITY).is_empty());
+            assert!(crate::scene::brute_force(&a, &b, &Pose::IDENTITY).is_empty());
         }
     }
 
@@ -329,7 +334,7 @@ mod tests {
         let m = tetrahedra_field(3, 30, 1.0);
         assert_eq!(m.triangle_count(), 120);
         // Every contact of the field with itself is within one tetrahedron.
-        for (i, j) in crate::brute_force(&m, &m, &Pose::IDENTITY) {
+        for (i, j) in crate::scene::brute_force(&m, &m, &Pose::IDENTITY) {
             assert_eq!(i / 4, j / 4);
         }
     }
@@ -341,9 +346,9 @@ mod tests {
         assert_eq!(path.len(), 30);
         assert!(env.triangle_count() >= 4 * 20, "{}", env.triangle_count());
         for p in path.iter().step_by(5) {
-            assert!(crate::brute_force(&env, &fly, p).is_empty());
+            assert!(crate::scene::brute_force(&env, &fly, p).is_empty());
         }
-        for (i, j) in crate::brute_force(&env, &env, &Pose::IDENTITY) {
+        for (i, j) in crate::scene::brute_force(&env, &env, &Pose::IDENTITY) {
             assert_eq!(i / 4, j / 4);
         }
     }
@@ -353,9 +358,9 @@ mod tests {
         let g = grid_model(0.05);
         let ps = grid_positions(&g, &g, 3, 1, BvKind::Kdop18).unwrap();
         for p in ps {
-            assert!(crate::brute_force(&g, &g, &p.placed(0.0, 2.0)).is_empty());
+            assert!(crate::scene::brute_force(&g, &g, &p.placed(0.0, 2.0)).is_empty());
             let closer = Pose::new(p.q, p.dir.map(|c| c * (p.s0 - 3e-4)));
-            assert!(!crate::brute_force(&g, &g, &closer).is_empty());
+            assert!(!crate::scene::brute_force(&g, &g, &closer).is_empty());
         }
     }
 }

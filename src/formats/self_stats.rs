@@ -1,8 +1,8 @@
-//! `stats.json` of `meshcollide self`: the fields FORMATS.md requires of every run
+//! `stats.json` of `meshcollide self`: the fields `docs/FORMATS.md` requires of every run
 //! (`backend`, `bv`, `poses`, `build_ms`, `query_ms`, `pairs`, `bv_tests`, `tri_tests`,
 //! `bv_updates`), with `poses` the number of frames, then the self-query's own.
 
-use crate::{BuildOptions, Counters, Mode, SelfCollider};
+use crate::{bvh::BuildOptions, scene::Counters, scene::Mode, self_collide::SelfCollider};
 
 /// The statistics object of `meshcollide self --stats`.
 #[derive(Debug, Clone, serde::Serialize)]

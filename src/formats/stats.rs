@@ -3,8 +3,9 @@
 
 use super::{AutoStatsJson, DualStatsJson, GpuStatsJson, Stats};
 use crate::{
-    AnySub, BoxTest, BuildOptions, BvKind, Collider, Contacts, Counters, Descent, DualOptions,
-    Mode, TumbleMethod,
+    boxtree::BoxTest, bv::BvKind, bvh::BuildOptions, collider::AnySub, collider::Collider,
+    collider::Contacts, dual::DualOptions, kdop::Descent, scene::Counters, scene::Mode,
+    tumble::TumbleMethod,
 };
 
 /// What `stats.json` sums over the poses, added up as they stream by.
@@ -67,7 +68,7 @@ pub struct RunFacts {
 
 /// The descent rule the query really used: the k-DOPs follow `--descent` (`auto` reports
 /// its kdop18 tree's rule; its OBB tree always descends the larger volume), the dual
-/// hierarchy always descends by Algorithm 1 (`env`), the boxtree and the R-tree have
+/// hierarchy always descends by Algorithm 1 of Klosowski et al. (`env`), the boxtree and the R-tree have
 /// traversals of their own (`own`).
 pub fn descent_used(bv: BvKind, descent: Descent) -> &'static str {
     if BvKind::ALL.contains(&bv.concrete()) {

@@ -29,6 +29,8 @@ pub struct GpuContext {
     /// The first error the device reported outside a call (uncaptured errors and device
     /// loss), taken by [`GpuContext::check`]. wgpu's default would panic.
     errors: std::sync::Arc<std::sync::Mutex<Option<GpuError>>>,
+    /// This device's number in the process (`GpuContext::id`).
+    id: u64,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -50,6 +52,9 @@ pub fn adapters() -> Vec<wgpu::AdapterInfo> {
         .map(|a| a.get_info())
         .collect()
 }
+
+/// The next [`GpuContext::id`].
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl GpuContext {
     /// Picks the best adapter (discrete, then integrated, then others, lavapipe last) and
@@ -73,8 +78,8 @@ impl GpuContext {
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("meshcollide"),
                 // Timestamps only for the kernel clock (`MESHCOLLIDE_GPU_PROFILE`).
-                required_features: if crate::gpu::collide::profile::requested() {
-                    adapter.features() & crate::gpu::collide::profile::FEATURES
+                required_features: if requested() {
+                    adapter.features() & FEATURES
                 } else {
                     wgpu::Features::empty()
                 },
@@ -108,7 +113,15 @@ impl GpuContext {
             batch_memory: DEFAULT_BATCH_MEMORY.min(limit.saturating_mul(4)),
             binding_limit: limit,
             errors,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
+    }
+
+    /// A number no other device opened by this process has: what a device's buffers and
+    /// pipelines are kept under (a `Collider` keeps its uploaded scene per device). The
+    /// `with_*` variants keep it: they are the same device.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// The first error the device reported since the last check (validation, out of
@@ -286,4 +299,17 @@ impl GpuContext {
             &bytes[..count * std::mem::size_of::<T>()],
         ))
     }
+}
+
+/// The environment variable that turns the kernel clock on (any value but empty or `0`;
+/// the clock is `gpu::collide::profile`'s, the device requests its features here).
+pub const PROFILE_ENV: &str = "MESHCOLLIDE_GPU_PROFILE";
+
+/// The device features the kernel clock needs.
+pub const FEATURES: wgpu::Features =
+    wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
+
+/// Whether profiling was asked for in the environment.
+pub fn requested() -> bool {
+    std::env::var_os(PROFILE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
 }

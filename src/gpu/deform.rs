@@ -57,7 +57,7 @@ use crate::deform::{AnyDeforming, DeformingCollider, DeformingScene, FrameResult
 use crate::kdop::Descent;
 use crate::scene::{Mode, NoSub, QueryOptions};
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
-use crate::{Error, Pose};
+use crate::{error::Error, pose::Pose};
 use std::time::Instant;
 
 impl<const H: usize> GpuHierarchies<H> for DeformingScene<H> {

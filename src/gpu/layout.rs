@@ -139,7 +139,8 @@ pub struct GpuCounters {
     pub mode_first: u32,
     /// The dual hierarchy's node test: bit 0 per-pair slab order, bit 1 symmetric k-DOPs.
     pub dual_flags: u32,
-    /// 1: descend the node with the larger k-DOP (`Descent::Larger`); 0: Algorithm 1.
+    /// 1: descend the node with the larger k-DOP (`Descent::Larger`); 0: Algorithm 1 of
+    /// Klosowski et al.
     pub descent_larger: u32,
     /// 1: lazy tumbling (`tumbled` is a hash table of `hash_mask + 1` slots filled by
     /// `tumble_front`); 0: dense (`tumbled[pose · n_fly + node]`, every node tumbled).

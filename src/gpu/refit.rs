@@ -1,7 +1,8 @@
-//! GPU refit of a k-DOP hierarchy to deformed vertices ("BVHs for deformable objects",
-//! bottom-up update, `004_d8337bc93db14070.txt`): one dispatch for all leaves, then one per
-//! level from the deepest internal level up to the root, all in one submission (dispatches
-//! of one compute pass are ordered, so a level sees its children finished).
+//! GPU refit of a k-DOP hierarchy to deformed vertices (bottom-up update: the University of
+//! Freiburg's lecture slides *Collision Detection*, "BVHs for Deformable Objects"): one
+//! dispatch for all leaves, then one per level from the deepest internal level up to the
+//! root, all in one submission (dispatches of one compute pass are ordered, so a level sees
+//! its children finished).
 //!
 //! The result is bit-identical to [`crate::Bvh::refit`] by construction; see
 //! `crate::bv::slab::slab_bounds_f32` and `shaders/kdop_refit.wgsl`, whose entry points'

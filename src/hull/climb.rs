@@ -57,12 +57,13 @@ pub fn dot_cmp(d: &[f64; 3], a: &[f64; 3], b: &[f64; 3]) -> Ordering {
 }
 
 impl ConvexHull {
-    /// Hill climbing (`002_2561ef21643dcace.txt`, 4.1, method 1): from `start`, repeatedly
-    /// move to the neighbour with the largest `d·v` while that strictly increases `d·v`
-    /// (compared exactly). Returns the final vertex and the number of moves. The result
-    /// maximises `d·v` over all input points (a local maximum on a polytope's edge graph is
-    /// global). Deterministic: ties go to the first neighbour in stored order.
-    /// Panics if `start` is not a vertex.
+    /// Hill climbing (Klosowski et al., *Efficient Collision Detection Using Bounding
+    /// Volume Hierarchies of k-DOPs*, 1998, section 4.1, method 1): from `start`,
+    /// repeatedly move to the neighbour with the largest `d·v` while that strictly
+    /// increases `d·v` (compared exactly). Returns the final vertex and the number of
+    /// moves. The result maximises `d·v` over all input points (a local maximum on a
+    /// polytope's edge graph is global). Deterministic: ties go to the first neighbour in
+    /// stored order. Panics if `start` is not a vertex.
     ///
     /// Each vertex's `d·v` is computed once per visit and compared with the current best's
     /// under [`dot_cmp`]'s own filter (the same difference and a bound from the same

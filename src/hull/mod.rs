@@ -1,13 +1,14 @@
 //! Exact 3D convex hull of a point set, stored as a vertex graph for hill climbing.
 //!
-//! Klosowski et al. (`002_2561ef21643dcace.txt`, section 4.1 "Tumbling the BV-Trees",
-//! method 1) keep the B-rep of the convex hull of the flying object and, after each
-//! rotation, update the extremal vertex along each of the k/2 k-DOP directions by
-//! "climbing the hill": move from the previous extremal vertex to the neighbour that
-//! increases the coordinate most, until no neighbour increases it. This is exact because a
-//! linear function over the vertex–edge graph of a convex polytope has no local maximum
-//! that is not global (the polytope lies in the cone spanned at a vertex by its incident
-//! edges, so a vertex no incident edge improves is a global maximiser).
+//! Klosowski et al. (*Efficient Collision Detection Using Bounding Volume Hierarchies of
+//! k-DOPs*, 1998, section 4.1 "Tumbling the BV-Trees", method 1) keep the B-rep of the
+//! convex hull of the flying object and, after each rotation, update the extremal vertex
+//! along each of the k/2 k-DOP directions by "climbing the hill": move from the previous
+//! extremal vertex to the neighbour that increases the coordinate most, until no neighbour
+//! increases it. This is exact because a linear function over the vertex–edge graph of a
+//! convex polytope has no local maximum that is not global (the polytope lies in the cone
+//! spanned at a vertex by its incident edges, so a vertex no incident edge improves is a
+//! global maximiser).
 //!
 //! That guarantee needs the graph to be the *true* hull's graph, so every decision here
 //! is exact: visibility and coplanarity use Shewchuk's adaptive `orient3d` / `orient2d`

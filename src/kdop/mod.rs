@@ -22,12 +22,12 @@ pub mod pretest;
 /// root k-DOP, a whole descent of B. [`Descent::Larger`] is the usual rule for such pairs
 /// (Gottschalk's OBBTree traversal; Zachmann's DOP-trees descend both): descend the node
 /// whose k-DOP is larger (sum of its slab widths, B's tumbled k-DOP), A on ties, the other
-/// one when a node is a leaf. Both rules test only overlapping pairs and reach every leaf pair
-/// whose k-DOPs overlap along the way, so the contacts are the same; Nv and Np differ.
+/// one when a node is a leaf. Both rules test only overlapping pairs and reach every leaf
+/// pair whose k-DOPs overlap along the way, so the contacts are the same; Nv and Np differ.
 /// Both rules run on the CPU and the GPU (`expand` in `shaders/front_expand.wgsl` compares
 /// the same f32 sizes, [`crate::bv::Kdop::size`]; the parity tests check Nv for both).
 /// `Larger` is the default: on the vs_parry scenes it tests 3–15× fewer node pairs
-/// (BENCHMARKS.md, "Against parry3d").
+/// (`docs/notebook/vs-parry3d.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Descent {
     /// Algorithm 1: descend A to its leaves, then B.

@@ -2,14 +2,16 @@
 //! against A's bounding box along A's three axes, in f64 on the coordinates as written.
 //!
 //! Hill climbing B's root (the approximate tumbling) costs microseconds on a hull with
-//! vertices of high degree (a wavy grid: ~9 µs per pose), which is nearly all of a pose that
-//! misses. Moving a box costs one [`Pose::apply`] and nine products. So each pose first asks
-//! whether B's box and A's box are apart along x, y or z (three of the fifteen separating
-//! axes of Gottschalk, Lin and Manocha's OBB test: the cheap ones, and the ones that decide
-//! for flat parts above each other, where a bounding sphere would not); if so the pose has
-//! no contact and neither hierarchy is touched. The test counts as one bounding-volume test
-//! (Nv) of every pose that runs it, on both backends ([`crate::gpu::collide::GpuScene`]
-//! runs it on the host and leaves the rejected poses out of the batch).
+//! vertices of high degree (a wavy grid), which is nearly all of a pose that misses
+//! (measured in `docs/notebook/cpu-speed-1-pretest-auto-cold-caches.md`, "The k-DOP pose
+//! pretest"). Moving a box costs one [`Pose::apply`] and nine products. So each pose first
+//! asks whether B's box and A's box are apart along x, y or z (three of the fifteen
+//! separating axes of Gottschalk, Lin and Manocha's OBB test: the cheap ones, and the ones
+//! that decide for flat parts above each other, where a bounding sphere would not); if so
+//! the pose has no contact and neither hierarchy is touched. The test counts as one
+//! bounding-volume test (Nv) of every pose that runs it, on both backends
+//! ([`crate::gpu::collide::GpuScene`] runs it on the host and leaves the rejected poses out
+//! of the batch).
 //!
 //! The papers' traversals begin at the roots; [`crate::KdopOptions::PAPER`] turns it off.
 

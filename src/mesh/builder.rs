@@ -8,8 +8,8 @@
 //! location the parser gives, because only the parser still knows the line or record.
 
 use super::parse_error;
-use crate::MeshError;
 use crate::error::Location;
+use crate::error::MeshError;
 use crate::mesh::Mesh;
 use std::path::Path;
 
@@ -138,7 +138,7 @@ impl<'a> MeshBuilder<'a> {
     }
 
     /// Pushes the fan triangles of polygon `poly` (`(v0,v1,v2), (v0,v2,v3), …`,
-    /// FORMATS.md). The caller has checked `poly.len() >= 3`.
+    /// `docs/FORMATS.md`). The caller has checked `poly.len() >= 3`.
     pub fn push_fan(&mut self, poly: &[u32], at: Location) -> Result<(), MeshError> {
         let n = poly.len() - 2;
         self.check_growth(TRIANGLE_BYTES * n as u64, at)?;

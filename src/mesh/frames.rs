@@ -1,4 +1,4 @@
-//! Frame lists of deforming meshes (`../shared/FORMATS.md`, "Deforming meshes: frame
+//! Frame lists of deforming meshes (`docs/FORMATS.md`, "Deforming meshes: frame
 //! lists"): a text file naming one mesh file per line, relative to the list's own folder;
 //! blank lines and lines starting with `#` are skipped; frame numbers count the listed files
 //! from 0. Every frame must have exactly its base mesh's vertex count and faces (same order):

@@ -352,11 +352,12 @@ pub fn merge(meshes: &[Mesh]) -> Mesh {
     out
 }
 
-/// The grid scene of Figueiredo's R-tree paper (`003_3db24ed54b71796f.txt`, section 4,
-/// Figure 5): "a synthetic model of a grid with 46 080 triangles". The text gives only the
-/// triangle count and the word grid (the figure is not in the text), so this is our
-/// reading: a flat square-celled grid of 160 × 144 cells (2 triangles each = 46 080) in the
-/// plane z = 0, 1.0 wide in x (the benchmark's unit of distance is the object's size).
+/// The grid scene of Figueiredo's R-tree paper (*An R-Tree Collision Detection Algorithm
+/// for Polygonal Models*, 2009, section 4, Figure 5): "a synthetic model of a grid with
+/// 46 080 triangles". The text gives only the triangle count and the word grid (the figure is
+/// not in the text), so this is our reading: a flat square-celled grid of 160 × 144 cells
+/// (2 triangles each = 46 080) in the plane z = 0, 1.0 wide in x (the benchmark's unit of
+/// distance is the object's size).
 pub fn figueiredo_grid() -> Mesh {
     grid(160, 144, 1.0 / 160.0, 0.0)
 }

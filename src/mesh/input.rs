@@ -5,7 +5,7 @@
 //! ([`super::input_limit`]), which stops a gzip bomb or an endless device.
 
 use super::MAX_LINE;
-use crate::MeshError;
+use crate::error::MeshError;
 use crate::error::{FIELD_SHOWN, Location, shown};
 use std::io::Read;
 use std::path::Path;

@@ -1,7 +1,7 @@
-//! Mesh loading by file extension (`.obj`, `.stl`, `.ply`, each optionally `.gz`), following
-//! the mesh contract of `../shared/FORMATS.md`: positions as read (f64, no welding), polygons
-//! split as a fan in file order, and every error naming the file and the line (text formats)
-//! or the face/vertex record (binary formats).
+//! Mesh loading by file extension (`.obj`, `.stl`, `.ply`, each optionally `.gz`),
+//! following the mesh contract of `docs/FORMATS.md`: positions as read (f64, no welding),
+//! polygons split as a fan in file order, and every error naming the file and the line
+//! (text formats) or the face/vertex record (binary formats).
 //!
 //! Every input is streamed (`input.rs`: one buffer, gzip unzipped on the fly), opened once (a
 //! FIFO or `/dev/stdin` can be read only once) and bounded: lines of at most [`MAX_LINE`]
@@ -14,8 +14,8 @@
 //! [`Mesh::validate`] would only know the triangle number.
 
 use super::Mesh;
-use crate::MeshError;
 use crate::error::Location;
+use crate::error::MeshError;
 use std::io::Read;
 use std::path::Path;
 
@@ -40,7 +40,7 @@ use input::Input;
 /// damaged file, refused ([`MeshError::LineTooLong`]) after reading at most this much of it.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// The formats FORMATS.md allows, chosen by extension.
+/// The formats `docs/FORMATS.md` allows, chosen by extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     Obj,

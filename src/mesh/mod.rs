@@ -2,7 +2,7 @@
 //! generated test meshes. Positions are kept exactly as read (f64: every decimal a file
 //! writes is rounded once, to the nearest f64, as `str::parse` does; binary f32 and integer
 //! values convert exactly), with no welding and no removal of degenerate triangles; triangle `i` is the i-th triangle of the file after fan
-//! triangulation (`../shared/FORMATS.md`).
+//! triangulation (`docs/FORMATS.md`).
 
 pub mod frames;
 pub mod generate;
@@ -30,16 +30,16 @@ pub fn in_supported_range(x: f64) -> bool {
 pub(crate) fn check_vertex(
     p: &[f64; 3],
     path: &std::path::Path,
-    location: crate::Location,
-) -> Result<(), crate::MeshError> {
+    location: crate::error::Location,
+) -> Result<(), crate::error::MeshError> {
     if !p.iter().all(|c| c.is_finite()) {
-        return Err(crate::MeshError::NonFinite {
+        return Err(crate::error::MeshError::NonFinite {
             path: path.to_path_buf(),
             location,
         });
     }
     match p.iter().find(|&&c| !in_supported_range(c)) {
-        Some(&value) => Err(crate::MeshError::OutOfRange {
+        Some(&value) => Err(crate::error::MeshError::OutOfRange {
             path: path.to_path_buf(),
             location,
             value,
@@ -64,7 +64,7 @@ impl Mesh {
     pub fn new(
         positions: Vec<[f64; 3]>,
         triangles: Vec<[u32; 3]>,
-    ) -> Result<Self, crate::MeshError> {
+    ) -> Result<Self, crate::error::MeshError> {
         let mesh = Mesh {
             positions,
             triangles,
@@ -75,10 +75,10 @@ impl Mesh {
 
     /// Checks: at least one triangle, every index in range, every coordinate finite and in
     /// the supported range ([`in_supported_range`]).
-    pub fn validate(&self, path: &std::path::Path) -> Result<(), crate::MeshError> {
+    pub fn validate(&self, path: &std::path::Path) -> Result<(), crate::error::MeshError> {
         use crate::error::Location;
         if self.triangles.is_empty() {
-            return Err(crate::MeshError::Empty {
+            return Err(crate::error::MeshError::Empty {
                 path: path.to_path_buf(),
             });
         }
@@ -88,7 +88,7 @@ impl Mesh {
         let n = self.positions.len();
         for (i, t) in self.triangles.iter().enumerate() {
             if let Some(&bad) = t.iter().find(|&&v| v as usize >= n) {
-                return Err(crate::MeshError::MissingVertex {
+                return Err(crate::error::MeshError::MissingVertex {
                     path: path.to_path_buf(),
                     location: Location::Face(i),
                     index: bad as i64,

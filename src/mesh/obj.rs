@@ -13,7 +13,7 @@
 use super::builder::MeshBuilder;
 use super::input::Input;
 use super::{MAX_LINE, parse_error, parse_f64, tokens};
-use crate::MeshError;
+use crate::error::MeshError;
 use crate::error::{Location, shown};
 use std::collections::VecDeque;
 

@@ -20,7 +20,7 @@ use super::builder::MeshBuilder;
 use super::input::Input;
 use super::parse_error;
 use super::ply_header::{self, Element, Encoding, Scalar, Type};
-use crate::MeshError;
+use crate::error::MeshError;
 use crate::error::{Location, shown};
 
 /// The two property names in use for a face's vertex list.

@@ -9,7 +9,7 @@
 
 use super::input::Input;
 use super::parse_error;
-use crate::MeshError;
+use crate::error::MeshError;
 use crate::error::{Location, shown};
 
 /// How the records after the header are written.

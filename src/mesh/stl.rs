@@ -14,7 +14,7 @@
 use super::builder::MeshBuilder;
 use super::input::Input;
 use super::{parse_error, parse_f64};
-use crate::MeshError;
+use crate::error::MeshError;
 use crate::error::{Location, shown};
 use std::path::Path;
 

@@ -8,11 +8,11 @@
 //!
 //! The loops ([`descend_from`], [`expand_level`]) are [`crate::twin!`]s, run compiled for
 //! x86-64-v3 where the CPU has it, each with the node test inlined (`#[inline(always)]`
-//! down to `sat_lanes`). On the side-by-side's near-miss bunny (`benches/peers`, its 500
-//! poses repeated 400 times in one call): 0.40 µs a pose, 0.43 with the baseline's code.
-//! One shared out-of-line twin of the node test instead was slower on single queries
-//! (nested spheres, α = 0.01: 0.93–0.98 against 0.83–0.86 ms), where the inlined loops
-//! also beat the baseline's code by 15 %.
+//! down to `sat_lanes`): faster than the baseline's code on the side-by-side's near-miss
+//! bunny (`benches/peers`) and on single queries of nested spheres, where one shared
+//! out-of-line twin of the node test was slower than the inlined loops (measured in
+//! `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Every pose posed on lanes,
+//! the hot loops in x86-64-v3").
 
 use crate::bvh::Bvh;
 use crate::obb::sat::PoseCheck;
@@ -326,9 +326,11 @@ pub(crate) fn expand_level[T: PairTest](
 
 crate::twin! {
 /// [`level`] after level while `front` is not empty and holds, with `leaves`, fewer than
-/// `limit` pairs; `front` ends as the last level's (`next` is scratch): the first levels
-/// of `crate::auto`'s probe in one call, where a call per level cost a near miss (about 90
-/// node tests in a dozen levels) 0.06 µs of its 1.42 (BENCHMARKS.md).
+/// `limit` pairs; `front` ends as the last level's (`next` is scratch): the first levels of
+/// `crate::auto`'s probe in one call, where a call per level cost a near miss (about 90
+/// node tests in a dozen levels) 0.06 µs of its 1.42
+/// (`docs/notebook/cpu-speed-3-first-calls-warm-up-obb-fit.md`, "The first call of every
+/// library").
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn expand_levels_below[T: PairTest](
     env: Tree,

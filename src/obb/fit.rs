@@ -1,18 +1,17 @@
 //! Fitting an oriented bounding box to a node's triangles, and the proof that it contains
 //! them.
 //!
-//! Orientation: the lecture (`004_d8337bc93db14070.txt`, "Oriented Bounding Box OBB") takes
-//! the eigenvectors of the covariance matrix of the vertices, and warns that "inhomogeneous
-//! vertex distribution can cause bad OBBs". Gottschalk, Lin and Manocha ("OBBTree", SIGGRAPH
-//! 1996) fix that by integrating over the surface: the covariance of the triangles
-//! *area-weighted* (each triangle a uniform mass sheet), ideally of the convex hull's
-//! triangles. Our choice: the area-weighted covariance of the node's own triangles, not of
-//! their hull, measured (2026-11-25, `examples/volumes_compare.rs` with the hull's faces
-//! swapped in): a quickhull per node (`crate::hull`, exact predicates) made the bunny's OBB
-//! build 8.5× slower (3.7 s against 0.44 s, one thread) and moved Nv by under 2% either way
-//! (bunny +0.3%, tori −0.7%, nested spheres α = 0.01 −1.9%, α = 0.001 +0.3%). The box is
-//! tight along whatever axes it gets, so the choice moves Nv, never the contacts. When the
-//! node's area is zero
+//! Orientation: the lecture (the University of Freiburg's slides *Collision Detection*,
+//! "Oriented Bounding Box OBB") takes the eigenvectors of the covariance matrix of the
+//! vertices, and warns that "inhomogeneous vertex distribution can cause bad OBBs".
+//! Gottschalk, Lin and Manocha ("OBBTree", SIGGRAPH 1996) fix that by integrating over the
+//! surface: the covariance of the triangles *area-weighted* (each triangle a uniform mass
+//! sheet), ideally of the convex hull's triangles. Our choice: the area-weighted covariance
+//! of the node's own triangles, not of their hull: a quickhull per node (`crate::hull`,
+//! exact predicates) made the OBB build several times slower and moved Nv by under 2%
+//! either way (measured with `examples/volumes_compare.rs`, the hull's faces swapped in:
+//! `docs/notebook/moved-from-module-docs.md`). The box is tight along whatever axes it
+//! gets, so the choice moves Nv, never the contacts. When the node's area is zero
 //! (degenerate triangles), the lecture's vertex covariance is used; when that is zero too
 //! (one point), the coordinate axes.
 //!
@@ -456,8 +455,10 @@ fn jacobi_eigenvectors(mut a: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
         let diag = a[0][0].abs() + a[1][1].abs() + a[2][2].abs();
         // Converged when the off-diagonal is at the matrix's rounding level: sweeps after
         // that only turn the axes by rounding (any orthonormal axes give a proved box;
-        // these only make it tight), and a threshold below it, 1e-30, ran all 50 sweeps
-        // on most nodes: half of the OBB tree's build (BENCHMARKS.md).
+        // these only make it tight), and a threshold below it, 1e-30, ran all 50 sweeps on
+        // most nodes: half of the OBB tree's build
+        // (`docs/notebook/cpu-speed-3-first-calls-warm-up-obb-fit.md`, "The OBB tree's
+        // fit").
         if off <= TWO_M50 * diag || off == 0.0 {
             break;
         }

@@ -1,5 +1,6 @@
-//! The lecture's remaining volumes (`004_d8337bc93db14070.txt`): the OBB tree of Gottschalk,
-//! Lin and Manocha (`--bv obb`) and the sphere tree (`--bv sphere`), on the CPU and the GPU.
+//! The lecture's remaining volumes (the University of Freiburg's slides *Collision
+//! Detection*, "Bounding Volumes"): the OBB tree of Gottschalk, Lin and Manocha
+//! (`--bv obb`) and the sphere tree (`--bv sphere`), on the CPU and the GPU.
 //!
 //! Both reuse the k-DOP builder's topology: a [`Bvh<3>`] (the kdop6 tree; with the default
 //! splatter rule the splits read only the triangles' centroids, so it is the kdop18 tree's
@@ -18,18 +19,19 @@
 //!   there), the dual hierarchy's GPU test.
 //!
 //! Each pose first runs the k-DOP scene's posed-box pretest ([`BoxPretest`]: B's f64 box,
-//! posed, against A's box; proved there), so a pose that misses by a box costs what it costs
-//! the k-DOPs. Counters: Nv = node pairs tested (one OBB or sphere test each) plus the
-//! pretest, Np = triangle pairs, Nu = B's volumes posed (on the CPU each node of B once per
-//! pose, on its first test; the GPU poses B's volume in every node test, so its Nu is its
-//! node tests). Posing once per pose instead of once per pair (the same values, so the
-//! same proofs) saved 3–13% of the OBB tree's query time and 7–23% of the sphere tree's
-//! (BENCHMARKS.md).
+//! posed, against A's box; proved there), so a pose that misses by a box costs what it
+//! costs the k-DOPs. Counters: Nv = node pairs tested (one OBB or sphere test each) plus
+//! the pretest, Np = triangle pairs, Nu = B's volumes posed (on the CPU each node of B once
+//! per pose, on its first test; the GPU poses B's volume in every node test, so its Nu is
+//! its node tests). Posing once per pose instead of once per pair (the same values, so the
+//! same proofs) made both trees' queries faster (measured in
+//! `docs/notebook/hierarchies-compared.md`, "OBB and sphere trees").
 
 mod descend;
 pub mod fit;
 pub mod sat;
 mod sat_lanes;
+mod sat_ops;
 
 use crate::bvh::{BuildOptions, Bvh};
 use crate::dual::node_spheres;
@@ -249,7 +251,8 @@ impl<V: Volume> PairScene for VolumeScene<V> {
     ) -> Counters {
         // By reference: `is_some_and` on the `Option<BoxPretest>` itself copied its 96
         // bytes to the stack for every pose, and the test's loads then waited on those
-        // stores (a pose the pretest separates: 23 → 12 ns, BENCHMARKS.md).
+        // stores (a pose the pretest separates: 23 → 12 ns,
+        // `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Separated poses").
         if self.boxes.as_ref().is_some_and(|t| t.separated(pose)) {
             ws.track.forget();
             return Counters {

@@ -1,7 +1,8 @@
 //! The OBB overlap test: the 15-axis separating axis test of Gottschalk, Lin and Manocha
-//! (`004_d8337bc93db14070.txt`, "OBB Overlapping Test in 3D": A's 3 axes, B's 3 axes, their
-//! 9 cross products), with the pose folded in: B's box is posed rigidly (its axes `R·bⱼ`
-//! and centre `R·c + t_L`, in A's local frame), nothing is tumbled.
+//! (as the University of Freiburg's lecture slides *Collision Detection* give it, "OBB
+//! Overlapping Test in 3D": A's 3 axes, B's 3 axes, their 9 cross products), with the pose
+//! folded in: B's box is posed rigidly (its axes `R·bⱼ` and centre `R·c + t_L`, in A's
+//! local frame), nothing is tumbled.
 //!
 //! In f32 only, every product and sum flushed ([`ftz`]), so that the CPU traversal and the
 //! GPU (`shaders/obb.wgsl`, whose functions are the twins of [`obb_posed`] and
@@ -14,17 +15,12 @@
 //! rounding error can never separate boxes that touch. The proof is on [`obb_disjoint`].
 
 use super::fit::Obb32;
+use super::sat_ops::{COARSE, FLOOR, SLACK_REL, U};
+pub use super::sat_ops::{PosedObb, obb_add, obb_dot3, obb_mul};
 use crate::bv::slab::ftz;
 use crate::frame::LocalPose;
 use crate::geom::dot;
 
-/// Unit roundoff of f32, 2⁻²⁴.
-pub(super) const U: f32 = 1.0 / 16_777_216.0;
-/// 2⁻¹⁴: the slack's factor on the boxes' extents, 4× it on the centres' distance (see
-/// [`obb_disjoint`]).
-pub(super) const SLACK_REL: f32 = 1.0 / 16_384.0;
-/// 2⁻¹⁰⁰: absolute floor covering flushed subnormals (each below 2⁻¹²⁶).
-pub(super) const FLOOR: f32 = U * U * U * U / 16.0;
 /// `t_err` of a pose whose matrix is not a rotation (a hand-made [`crate::Pose`] literal):
 /// 2¹¹⁰ makes every posed box wider than any local model (coordinates below 2¹⁰², see
 /// [`crate::mesh`]'s range check) and the triangle filter answer "unsure", so nothing is
@@ -86,44 +82,9 @@ impl PoseCheck {
     }
 }
 
-/// B's box at a pose, in A's local frame (WGSL twin: `struct PosedObb`).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct PosedObb {
-    /// The posed axes `fl(r·bⱼ)` (rows, `f[3j + k]`).
-    pub f: [f32; 9],
-    /// The posed centre `fl(r·c + t)`.
-    pub c: [f32; 3],
-    /// The half extents plus `t_err` (B's truth within `abs_err` of the posed triangles).
-    pub h: [f32; 3],
-    /// A bound on the centre's error against the real `R·c + t_L`, plus `t_err`.
-    pub e: f32,
-}
-
-/// `x·y` flushed. CPU twin of `obb_mul` in `shaders/obb.wgsl`.
-#[inline(always)]
-pub fn obb_mul(x: f32, y: f32) -> f32 {
-    ftz(x * y)
-}
-
-/// `x + y` flushed. CPU twin of `obb_add` in `shaders/obb.wgsl`.
-#[inline(always)]
-pub fn obb_add(x: f32, y: f32) -> f32 {
-    ftz(x + y)
-}
-
-/// `(x₀y₀ + x₁y₁) + x₂y₂`, every operation flushed. CPU twin of `obb_dot3` in
-/// `shaders/obb.wgsl`.
-#[inline(always)]
-pub fn obb_dot3(x0: f32, x1: f32, x2: f32, y0: f32, y1: f32, y2: f32) -> f32 {
-    obb_add(obb_add(obb_mul(x0, y0), obb_mul(x1, y1)), obb_mul(x2, y2))
-}
-
 use obb_add as s;
 use obb_dot3 as dot3;
 use obb_mul as m;
-
-/// 2⁻⁵¹: the screen of [`obb_disjoint_cpu`].
-pub(super) const COARSE: f32 = 1.0 / (1u64 << 51) as f32;
 
 /// 2⁻¹⁰²: a translation entry at least this large (or 0) keeps the CPU's posing unflushed.
 /// Its ulp is then at least 2⁻¹²⁵, so it is a multiple of 2⁻¹²⁵ as every rounded product of
@@ -259,6 +220,7 @@ pub fn obb_disjoint_cpu(a: &Obb32, b: &ScreenedObb) -> bool {
     );
     if b.coarse() {
         super::sat_lanes::disjoint_screened(a, &b.signed)
+            .unwrap_or_else(|| obb_disjoint(a, &b.signed))
     } else {
         obb_disjoint(a, &b.posed())
     }

@@ -14,7 +14,7 @@
 //! test. Tested against the scalar test in `sat`'s tests.
 
 use super::fit::Obb32;
-use super::sat::{COARSE, FLOOR, PosedObb, SLACK_REL, U, obb_disjoint};
+use super::sat_ops::{COARSE, FLOOR, PosedObb, SLACK_REL, U};
 use glam::{Mat3A, Vec3A, Vec3Swizzles};
 
 /// Whether every lane is zero or at least 2⁻⁵¹ in magnitude.
@@ -24,9 +24,12 @@ fn coarse(v: Vec3A) -> bool {
 }
 
 /// [`obb_disjoint`]'s decision for a fitted `a` and a screened `b` (the caller has checked
-/// that B's numbers are coarse).
+/// that B's numbers are coarse), or `None` where an intermediate is not coarse: the caller
+/// then runs the flushed test, [`obb_disjoint`].
+///
+/// [`obb_disjoint`]: super::sat::obb_disjoint
 #[inline(always)]
-pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
+pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> Option<bool> {
     let e = &a.e;
     // A's axes by coordinate: lane i holds aᵢ's x (y, z).
     let (ax, ay, az) = (
@@ -39,13 +42,13 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
     // tᵢ = aᵢ·d.
     let t = (ax * d.x + ay * d.y) + az * d.z;
     if !(coarse(d) & coarse(t)) {
-        return obb_disjoint(a, b);
+        return None;
     }
     // Columns of C (lane i: Cᵢⱼ = aᵢ·fⱼ).
     let col = |j: usize| (ax * f[3 * j] + ay * f[3 * j + 1]) + az * f[3 * j + 2];
     let (c0, c1, c2) = (col(0), col(1), col(2));
     if !(coarse(c0) & coarse(c1) & coarse(c2)) {
-        return obb_disjoint(a, b);
+        return None;
     }
     let ta = t.abs();
     let dn = d.abs().max_element();
@@ -58,7 +61,7 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
     // A's axes, lane i.
     let rad = ha + ((c0.abs() * hb.x + c1.abs() * hb.y) + c2.abs() * hb.z);
     if ta.cmpgt(rad + slack).any() {
-        return true;
+        return Some(true);
     }
     // Rows of C (lane j): the columns transposed, the same values moved.
     let m = Mat3A::from_cols(c0, c1, c2).transpose();
@@ -68,7 +71,7 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
     let proj = (r[0] * t.x + r[1] * t.y) + r[2] * t.z;
     let rad = ((ar[0] * a.h[0] + ar[1] * a.h[1]) + ar[2] * a.h[2]) + hb;
     if proj.abs().cmpgt(rad + slack).any() {
-        return true;
+        return Some(true);
     }
     // The cross products aᵢ × fⱼ, lane j; j + 1 and j + 2 (mod 3) by rotating lanes.
     let t = t.to_array();
@@ -78,10 +81,10 @@ pub(super) fn disjoint_screened(a: &Obb32, b: &PosedObb) -> bool {
         let proj = r[i1] * t[i2] - r[i2] * t[i1];
         let rad = (ar[i2] * a.h[i1] + ar[i1] * a.h[i2]) + (hb1 * ar[i].zxy() + hb2 * ar[i].yzx());
         if proj.abs().cmpgt(rad + slack).any() {
-            return true;
+            return Some(true);
         }
     }
-    false
+    Some(false)
 }
 
 /// Whether every number of the fitted box `b` that posing reads (axes and centre) is
@@ -148,7 +151,7 @@ fn ftz3(v: Vec3A) -> Vec3A {
 /// poses), where [`posed_coarse`] cannot vouch for its sums.
 #[inline(always)]
 pub(super) fn posed_flushed(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> PosedObb {
-    use super::sat::{obb_add as s, obb_mul as m};
+    use super::sat_ops::{obb_add as s, obb_mul as m};
     let (r0, r1, r2) = (
         Vec3A::new(r[0], r[3], r[6]),
         Vec3A::new(r[1], r[4], r[7]),

@@ -1,8 +1,9 @@
-//! Axis-aligned boxes in f64 and the paper's "cover bounding volume update" (the box of a
-//! box's eight corners after a rigid map), rounded outward so no contact is lost.
+//! Axis-aligned boxes in f64 and Figueiredo's "cover bounding volume update" (*An R-Tree
+//! Collision Detection Algorithm for Polygonal Models*, 2009: the box of a box's eight
+//! corners after a rigid map), rounded outward so no contact is lost.
 
-use crate::Pose;
 use crate::frame::LocalPose;
+use crate::pose::Pose;
 
 /// A closed axis-aligned box `lo..=hi`; empty when some `lo[k] > hi[k]`.
 #[derive(Debug, Clone, Copy, PartialEq)]

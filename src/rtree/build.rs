@@ -2,13 +2,14 @@
 //! (STR: Leutenegger, Lopez, Edgington, "STR: a simple and efficient algorithm for R-tree
 //! packing", ICDE 1997) and flattened into arrays.
 //!
-//! Why STR: the paper (`003_3db24ed54b71796f.txt`, section 2) only says the R-tree groups
-//! neighbouring triangles with m..M children per node (Guttman, its reference [3]), not how
-//! it is built. Our objects are static, so a bulk load beats Guttman's one-by-one
-//! insertion: STR tiles space into slabs along x, then y, then z, giving compact,
-//! little-overlapping boxes in O(n log n), deterministically. Our one change: the entries
-//! of a level are split into `⌈n/M⌉` groups of even sizes (⌊n/g⌋ or ⌈n/g⌉) instead of full
-//! groups plus a remainder, so every non-root node has at least ⌊M/2⌋ ≥ m entries.
+//! Why STR: the paper (Figueiredo, *An R-Tree Collision Detection Algorithm for Polygonal
+//! Models*, 2009, section 2) only says the R-tree groups neighbouring triangles with m..M
+//! children per node (Guttman, its reference [3]), not how it is built. Our objects are
+//! static, so a bulk load beats Guttman's one-by-one insertion: STR tiles space into slabs
+//! along x, then y, then z, giving compact, little-overlapping boxes in O(n log n),
+//! deterministically. Our one change: the entries of a level are split into `⌈n/M⌉` groups
+//! of even sizes (⌊n/g⌋ or ⌈n/g⌉) instead of full groups plus a remainder, so every
+//! non-root node has at least ⌊M/2⌋ ≥ m entries.
 //!
 //! Boxes are f32 in the mesh's local frame ([`crate::frame`]): a triangle's box is the min
 //! and max of its local f64 corners rounded outward, so it holds the *real* local corners
@@ -78,10 +79,10 @@ impl Item {
 
 impl Rtree {
     /// Bulk loads the R-tree of `mesh` (options checked: a typed error, never a panic).
-    pub fn build(mesh: &Mesh, options: &RtreeOptions) -> crate::Result<Rtree> {
+    pub fn build(mesh: &Mesh, options: &RtreeOptions) -> crate::error::Result<Rtree> {
         options.validate()?;
         if mesh.triangle_count() == 0 {
-            return Err(crate::MeshError::Empty {
+            return Err(crate::error::MeshError::Empty {
                 path: "(generated)".into(),
             }
             .into());
@@ -172,20 +173,20 @@ impl Rtree {
     }
 
     /// The root's box: the object's AABB in its own local frame.
-    pub fn root_box(&self) -> super::Aabb {
-        super::Aabb::of_f32(self.nodes[0].lo, self.nodes[0].hi)
+    pub fn root_box(&self) -> super::aabb::Aabb {
+        super::aabb::Aabb::of_f32(self.nodes[0].lo, self.nodes[0].hi)
     }
 
     /// The box of node `node` (local frame), exact in f64.
     #[inline]
-    pub fn node_box(&self, node: usize) -> super::Aabb {
-        super::Aabb::of_f32(self.nodes[node].lo, self.nodes[node].hi)
+    pub fn node_box(&self, node: usize) -> super::aabb::Aabb {
+        super::aabb::Aabb::of_f32(self.nodes[node].lo, self.nodes[node].hi)
     }
 
     /// The box of triangle entry `e` (local frame), exact in f64.
     #[inline]
-    pub fn entry_box(&self, e: usize) -> super::Aabb {
-        super::Aabb::of_f32(self.tri_lo[e], self.tri_hi[e])
+    pub fn entry_box(&self, e: usize) -> super::aabb::Aabb {
+        super::aabb::Aabb::of_f32(self.tri_lo[e], self.tri_hi[e])
     }
 
     /// Triangle entry `e` as written, in global f64 (A's side of a leaf test).

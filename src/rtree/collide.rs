@@ -1,5 +1,6 @@
-//! One pose of the paper's query (`003_3db24ed54b71796f.txt`): the common prelude (Figures
-//! 1 and 4, lines 1–4), then Collide version 1 or 2.
+//! One pose of the query of Figueiredo, *An R-Tree Collision Detection Algorithm for
+//! Polygonal Models* (2009): the common prelude (Figures 1 and 4, lines 1–4), then Collide
+//! version 1 or 2.
 //!
 //! Frames: each R-tree's boxes are f32 in its own local frame ([`crate::frame`]), and every
 //! box comparison runs in local coordinates: B's R-tree against the OAABB in B's frame, A's
@@ -18,10 +19,11 @@
 //! origin, rounded outward ([`Aabb::of_triangle_local`]): exact up to a few f64 steps, not
 //! covers (Figure 3 lines 2–3, Figure 4 lines 6–7).
 
+use super::RtreeCollide;
 use super::aabb::{Aabb, inverse_apply, is_rotation, margin};
-use super::{Rtree, RtreeCollide};
-use crate::Pose;
+use super::build::Rtree;
 use crate::frame::LocalPose;
+use crate::pose::Pose;
 use crate::scene::{Counters, Mode};
 use crate::tri::tri_tri_intersect;
 

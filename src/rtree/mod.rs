@@ -1,4 +1,5 @@
-//! `--bv rtree`: Figueiredo's R-tree collision detection (`003_3db24ed54b71796f.txt`).
+//! `--bv rtree`: Figueiredo's R-tree collision detection (*An R-Tree Collision Detection
+//! Algorithm for Polygonal Models*, 2009).
 //!
 //! Each object gets an R-tree of its triangles' axis-aligned boxes in its own local frame
 //! (f32, relative to its [`crate::frame::Frame`] origin; [`Rtree`], bulk loaded by
@@ -56,10 +57,10 @@ option_names! {
 /// Fan-out of the R-trees: every node but the root has between `min_children` (m) and
 /// `max_children` (M) entries.
 ///
-/// The paper gives no values for m and M. Defaults: M = 8, the fastest and fewest Nv of
-/// M = 2, 4, 8, 16, 32 on the bunny (BENCHMARKS.md, "R-tree"), and m = 4, the largest m
-/// Guttman's R-tree allows (m ≤ M/2, the paper's reference \[3\]); the bulk loader fills nodes
-/// evenly, so every non-root node holds at least ⌊M/2⌋ entries whatever m is.
+/// The paper gives no values for m and M. Defaults: M = 8, the fastest and fewest Nv of M =
+/// 2, 4, 8, 16, 32 on the bunny (`docs/notebook/rtree.md`), and m = 4, the largest m
+/// Guttman's R-tree allows (m ≤ M/2, the paper's reference \[3\]); the bulk loader fills
+/// nodes evenly, so every non-root node holds at least ⌊M/2⌋ entries whatever m is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RtreeOptions {
     /// m: fewest entries of a node but the root.
@@ -85,16 +86,16 @@ impl RtreeOptions {
     pub const MAX_FANOUT: u32 = 1024;
 
     /// Checks 1 ≤ m ≤ ⌊M/2⌋, 2 ≤ M and M ≤ [`RtreeOptions::MAX_FANOUT`] (Guttman's condition).
-    pub fn validate(&self) -> crate::Result<()> {
+    pub fn validate(&self) -> crate::error::Result<()> {
         let (m, big_m) = (self.min_children, self.max_children);
         if !(2..=Self::MAX_FANOUT).contains(&big_m) {
-            return Err(crate::Error::InvalidOption(format!(
+            return Err(crate::error::Error::InvalidOption(format!(
                 "R-tree: M (most children per node) must be in 2..={}, got {big_m}",
                 Self::MAX_FANOUT
             )));
         }
         if m < 1 || m > big_m / 2 {
-            return Err(crate::Error::InvalidOption(format!(
+            return Err(crate::error::Error::InvalidOption(format!(
                 "R-tree: m (fewest children per node) must be in 1..=M/2 = {}, got {m}",
                 big_m / 2
             )));

@@ -1,7 +1,8 @@
 //! Both R-trees of a scene behind [`crate::query::PairScene`].
 
+use super::RtreeOptions;
+use super::build::Rtree;
 use super::collide::{RtreeCounters, Scratch, collide_pose};
-use super::{Rtree, RtreeOptions};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, NoSub, PairScene, PoseResult, QueryOptions};
@@ -22,7 +23,7 @@ pub type RtreeWorkspace = Scratch;
 
 impl RtreeScene {
     /// Builds both R-trees (in parallel) with the same fan-out.
-    pub fn build(a: &Mesh, b: &Mesh, options: &RtreeOptions) -> crate::Result<RtreeScene> {
+    pub fn build(a: &Mesh, b: &Mesh, options: &RtreeOptions) -> crate::error::Result<RtreeScene> {
         let (ta, tb) = rayon::join(|| Rtree::build(a, options), || Rtree::build(b, options));
         Ok(RtreeScene {
             a: ta?,
@@ -103,9 +104,9 @@ impl PairScene for RtreeScene {
 mod tests {
     use super::*;
     use crate::boxtree::far;
-    use crate::brute_force;
     use crate::rtree::{RtreeCollide, validate};
     use crate::scene::Mode;
+    use crate::scene::brute_force;
 
     /// Np of both versions over a scene's poses, checking the pairs against brute force
     /// (the f64 oracle) at every pose; also returns the contacts and the empty poses.

@@ -2,7 +2,7 @@
 //! triangle exactly once with its corners as written, its real local corners inside its
 //! own box, and every box inside all of its ancestors' boxes.
 
-use super::Rtree;
+use super::build::Rtree;
 use crate::mesh::Mesh;
 
 /// `Err` describes the first violated invariant.
@@ -48,7 +48,7 @@ pub fn validate(t: &Rtree, mesh: &Mesh) -> Result<(), String> {
                 if t.tris.corners_f64(e) != mesh.triangle(tri) {
                     return Err(format!("entry {e}: corners differ from triangle {tri}"));
                 }
-                let own = super::Aabb::of_f32(t.tri_lo[e], t.tri_hi[e]);
+                let own = super::aabb::Aabb::of_f32(t.tri_lo[e], t.tri_hi[e]);
                 if !t
                     .tris
                     .corners_local_f64(e)

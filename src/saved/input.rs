@@ -5,8 +5,9 @@
 //! the magic bytes and a second to read would leave the writer's data with the first
 //! reader and the second blocked for good.
 
+use super::SavedHierarchy;
+use super::format::MAGIC;
 use super::read::read_up_to;
-use super::{MAGIC, SavedHierarchy};
 use crate::mesh::Mesh;
 use std::io::Read;
 use std::path::Path;
@@ -32,8 +33,8 @@ impl LoadedInput {
 
 /// Opens `path` once and loads what it holds: a saved hierarchy if it starts with [`MAGIC`],
 /// else a mesh by its extension. Errors name the file.
-pub fn load_mesh_or_saved(path: &Path) -> crate::Result<LoadedInput> {
-    let io = |source| crate::MeshError::Io {
+pub fn load_mesh_or_saved(path: &Path) -> crate::error::Result<LoadedInput> {
+    let io = |source| crate::error::MeshError::Io {
         path: path.to_path_buf(),
         source,
     };

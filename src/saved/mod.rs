@@ -154,10 +154,14 @@ pub struct SavedHierarchy {
 impl SavedHierarchy {
     /// Validates `mesh` and builds its hierarchy. Errors: an invalid mesh, or a `bv` that is
     /// not a k-DOP ([`crate::Error::InvalidOption`]: the other hierarchies are not saved).
-    pub fn build(mesh: Mesh, bv: BvKind, options: &BuildOptions) -> crate::Result<SavedHierarchy> {
+    pub fn build(
+        mesh: Mesh,
+        bv: BvKind,
+        options: &BuildOptions,
+    ) -> crate::error::Result<SavedHierarchy> {
         mesh.validate(Path::new("mesh"))?;
         let hierarchy = KdopHierarchy::build(&mesh, bv, options).ok_or_else(|| {
-            crate::Error::InvalidOption(format!(
+            crate::error::Error::InvalidOption(format!(
                 "saved hierarchies hold k-DOPs (kdop6, kdop14, kdop18, kdop26), not {}",
                 bv.name()
             ))

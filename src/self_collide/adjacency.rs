@@ -1,5 +1,5 @@
 //! The self-collision decision for one triangle pair of the same mesh
-//! (`../shared/FORMATS.md`, "Self-collision"), exact on the f64 corners.
+//! (`docs/FORMATS.md`, "Self-collision"), exact on the f64 corners.
 //!
 //! # The rule
 //!

@@ -1,6 +1,6 @@
 //! Self-collision: every pair of triangles of one mesh that intersect, with neighbours
 //! (triangles sharing vertex indices) reported only when they meet outside their shared
-//! vertices (`../shared/FORMATS.md`, "Self-collision"; the decision and its proof are in
+//! vertices (`docs/FORMATS.md`, "Self-collision"; the decision and its proof are in
 //! [`adjacency`]).
 //!
 //! One k-DOP hierarchy ([`Bvh`], Klosowski et al., "Efficient Collision Detection Using
@@ -260,7 +260,7 @@ impl SelfColliderBuilder<'_> {
     /// coordinate not finite or outside the supported range ([`crate::Error::Mesh`]); a
     /// bounding volume other than the k-DOPs ([`crate::Error::InvalidOption`]: the
     /// self-collision traversal is written for them).
-    pub fn build(self) -> crate::Result<SelfCollider> {
+    pub fn build(self) -> crate::error::Result<SelfCollider> {
         self.mesh.validate(std::path::Path::new("mesh"))?;
         let (m, o) = (self.mesh, &self.build);
         let bvh = match self.bv {
@@ -269,7 +269,7 @@ impl SelfColliderBuilder<'_> {
             BvKind::Kdop18 => SelfHierarchy::Kdop18(Bvh::build(m, o)),
             BvKind::Kdop26 => SelfHierarchy::Kdop26(Bvh::build(m, o)),
             other => {
-                return Err(crate::Error::InvalidOption(format!(
+                return Err(crate::error::Error::InvalidOption(format!(
                     "self-collision runs on the k-DOP hierarchies (kdop6, kdop14, kdop18, kdop26), not {}",
                     other.name()
                 )));
@@ -323,7 +323,7 @@ impl SelfCollider {
     /// triangles, so culling stays conservative). Errors ([`crate::Error::InvalidOption`]) on
     /// too few positions or a coordinate not finite or out of range; the hierarchy is then
     /// unchanged.
-    pub fn refit(&mut self, positions: &[[f64; 3]]) -> crate::Result<()> {
+    pub fn refit(&mut self, positions: &[[f64; 3]]) -> crate::error::Result<()> {
         let t = &self.triangles;
         with_bvh!(&mut self.bvh, h => h.refit(positions, t))
     }

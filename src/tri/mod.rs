@@ -390,12 +390,13 @@ fn in_box_2d(p: Coord<f64>, a: Coord<f64>, b: Coord<f64>) -> bool {
 // Primitives.
 
 /// [`o3`] with its first stage inline: Shewchuk's orient3d filter (stage A, the bound
-/// `(7 + 56ε)ε` times the permanent; "Adaptive Precision Floating-Point Arithmetic and
-/// Fast Robust Geometric Predicates", 1997, section 4.3), the same expression in the same
-/// order as `robust::orient3d`'s first step, so the same value when it certifies the sign;
+/// `(7 + 56ε)ε` times the permanent; "Adaptive Precision Floating-Point Arithmetic and Fast
+/// Robust Geometric Predicates", 1997, section 4.3), the same expression in the same order
+/// as `robust::orient3d`'s first step, so the same value when it certifies the sign;
 /// otherwise the whole predicate. Out of line, the call was a tenth of a query where half
-/// the pairs tested intersect (nested 2k spheres turned, α = 0.001; BENCHMARKS.md), and ran
-/// in the baseline's code under the x86-64-v3 twin.
+/// the pairs tested intersect (nested 2k spheres turned, α = 0.001;
+/// `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Batches of distinct
+/// poses"), and ran in the baseline's code under the x86-64-v3 twin.
 #[inline(always)]
 fn o3_inline(a: &P3, b: &P3, c: &P3, d: &P3) -> f64 {
     const O3D_ERRBOUND_A: f64 = (7.0 + 56.0 * EPS) * EPS;

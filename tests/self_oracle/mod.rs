@@ -1,5 +1,5 @@
 //! The exact rational oracle of self-collision, shared by `tests/self_collision.rs` and
-//! `tests/cli_self.rs` (method in the former's module docs).
+//! `tests/cli_self_collision.rs` (method in the former's module docs).
 
 use meshcollide::Mesh;
 use meshcollide::tri::oracle::origin_in_hull_exact;
@@ -7,19 +7,6 @@ use num_bigint::BigInt;
 
 pub type P3 = [f64; 3];
 type V = [BigInt; 3];
-
-/// `(mantissa, exponent)` with `x = mantissa · 2^exponent` exactly (finite `x`).
-fn split(x: f64) -> (i64, i32) {
-    let bits = x.to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = (bits & ((1u64 << 52) - 1)) as i64;
-    let (m, e) = if exp == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1i64 << 52), exp - 1075)
-    };
-    (if x.is_sign_negative() { -m } else { m }, e)
-}
 
 fn z() -> BigInt {
     BigInt::from(0)
@@ -120,23 +107,7 @@ fn candidate_points(a: &[V; 3], b: &[V; 3]) -> Vec<Q> {
 /// The self-collision rule decided by the oracle: shared indices, then "a point of `A ∩ B`
 /// outside the hull of the shared vertices".
 pub fn oracle_pair(ia: [u32; 3], a: &[P3; 3], ib: [u32; 3], b: &[P3; 3]) -> bool {
-    let e_min = a
-        .iter()
-        .chain(b)
-        .flatten()
-        .filter(|x| **x != 0.0)
-        .map(|&x| split(x).1)
-        .min()
-        .unwrap_or(0);
-    let int = |x: f64| -> BigInt {
-        if x == 0.0 {
-            return z();
-        }
-        let (m, e) = split(x);
-        BigInt::from(m) << ((e - e_min) as usize)
-    };
-    let big = |t: &[P3; 3]| t.map(|p| p.map(int));
-    let (ba, bb) = (big(a), big(b));
+    let [ba, bb] = crate::common::scaled_to_integers(a, b);
     let shared: Vec<V> = (0..3)
         .filter(|&k| ib.contains(&ia[k]))
         .map(|k| ba[k].clone())

@@ -1,7 +1,8 @@
 //! The polytope of a k-DOP: the intersection of its k half-spaces, as faces (polygons),
 //! vertices and volume.
 //!
-//! `002_2561ef21643dcace.txt` 4.1 computes the B-rep by duality (convex hull of the dual
+//! Klosowski et al. (*Efficient Collision Detection Using Bounding Volume Hierarchies of
+//! k-DOPs*, 1998, section 4.1) compute the B-rep by duality (convex hull of the dual
 //! points); we clip instead: start from the box of the three coordinate slabs and cut it by
 //! each diagonal half-space. Same result, O(k·V) per k-DOP, and it stays well defined for
 //! flat k-DOPs (a planar leaf, a flat grid), where duality degenerates. The vertices feed
@@ -77,6 +78,20 @@ pub fn kdop_vertices<const H: usize>(k: &Kdop<H>, out: &mut Vec<[f64; 3]>) {
         c.vertices_into(out);
     } else {
         out.clear();
+    }
+}
+
+// The k-DOP's polytope methods live here, beside the polytope, so that `kdop.rs` (below)
+// does not reach up into this file.
+impl<const H: usize> Kdop<H> {
+    /// Volume of the polytope (half-space intersection), see the module's `Polytope`.
+    pub fn volume(&self) -> f64 {
+        Polytope::of_kdop(self).volume()
+    }
+
+    /// Vertices of the polytope, see the module's `Polytope`.
+    pub fn vertices(&self) -> Vec<[f64; 3]> {
+        Polytope::of_kdop(self).vertices()
     }
 }
 

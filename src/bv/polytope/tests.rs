@@ -318,11 +318,11 @@ fn timing() {
         return;
     }
     if let Ok(mesh) = crate::mesh::load(path) {
-        let bvh = crate::bvh::Bvh::<9>::build(&mesh, &crate::BuildOptions::default());
+        let bvh = crate::bvh::Bvh::<9>::build(&mesh, &crate::bvh::BuildOptions::default());
         let kdops: Vec<_> = bvh.nodes.iter().map(|n| n.bv).collect();
         run(&kdops, "dragon nodes");
         if std::env::var("POLYTOPE_TIMING_DRAGON").as_deref() == Ok("all") {
-            let bvh = crate::bvh::Bvh::<13>::build(&mesh, &crate::BuildOptions::default());
+            let bvh = crate::bvh::Bvh::<13>::build(&mesh, &crate::bvh::BuildOptions::default());
             let kdops: Vec<_> = bvh.nodes.iter().map(|n| n.bv).collect();
             run(&kdops, "dragon nodes");
         }

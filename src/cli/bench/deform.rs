@@ -10,7 +10,9 @@ use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::deform::{DEFAULT_REBUILD_RATIO, DeformOptions, DeformingCollider, UpdateMethod};
 use crate::mesh::generate;
-use crate::{BuildOptions, BvKind, KdopOptions, Mesh, Pose, QueryOptions};
+use crate::{
+    bv::BvKind, bvh::BuildOptions, kdop::KdopOptions, mesh::Mesh, pose::Pose, scene::QueryOptions,
+};
 use std::path::Path;
 use std::time::Instant;
 
@@ -68,7 +70,7 @@ impl Backend<'_> {
         fa: &Mesh,
         fb: &Mesh,
         opts: &QueryOptions,
-    ) -> Result<crate::deform::FrameResult, crate::Error> {
+    ) -> Result<crate::deform::FrameResult, crate::error::Error> {
         let (pa, pb) = (Some(&fa.positions[..]), Some(&fb.positions[..]));
         match self {
             Backend::Cpu(c) => c.query_frame(pa, pb, &Pose::IDENTITY, opts),
@@ -82,7 +84,7 @@ fn load_model(a: &DeformArgs) -> Result<Option<(Mesh, String)>, Failure> {
     let Some(p) = &a.model else {
         return Ok(None);
     };
-    let m = crate::mesh::load(p).map_err(crate::Error::from)?;
+    let m = crate::mesh::load(p).map_err(crate::error::Error::from)?;
     Ok(Some((
         crate::experiments::fit_cube(&m),
         p.display().to_string(),
@@ -205,7 +207,7 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
         )
     };
     let ctx = match a.backend.as_str() {
-        "gpu" => Some(crate::gpu::GpuContext::new().map_err(crate::Error::from)?),
+        "gpu" => Some(crate::gpu::GpuContext::new().map_err(crate::error::Error::from)?),
         _ => None,
     };
     let mut colliders: Vec<Backend> = Vec::new();
@@ -237,7 +239,7 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
     // The cost of refreshing B's tumbling data instead (bounding points, hull): measured
     // once on the sheet, for the notes.
     let t = Instant::now();
-    let fly = crate::tumble::FlyingHierarchy::<9>::new(crate::Bvh::build(&a0, &build[0]));
+    let fly = crate::tumble::FlyingHierarchy::<9>::new(crate::bvh::Bvh::build(&a0, &build[0]));
     let refresh_ms = t.elapsed().as_secs_f64() * 1e3;
     drop(fly);
     #[derive(Default, Clone)]

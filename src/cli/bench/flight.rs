@@ -5,7 +5,7 @@ use super::{Common, Run, bar, f, load_or, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{BuildOptions, BvKind, Collider, Pose, QueryOptions};
+use crate::{bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::QueryOptions};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -99,7 +99,7 @@ pub fn run(a: &FlightArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::builder(&env, &fly)
-            .warm_up(crate::WarmUp::Own)
+            .warm_up(crate::collider::WarmUp::Own)
             .bv(bv)
             .build_options(o)
             .paper()

@@ -4,7 +4,7 @@ use super::{Common, Run, bar, f, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{BuildOptions, BvKind, Collider, Pose, QueryOptions};
+use crate::{bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::QueryOptions};
 
 #[derive(clap::Args)]
 pub struct GridArgs {
@@ -49,7 +49,7 @@ pub fn run(a: &GridArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::builder(&g, &g)
-            .warm_up(crate::WarmUp::Own)
+            .warm_up(crate::collider::WarmUp::Own)
             .bv(bv)
             .build_options(o)
             .paper()

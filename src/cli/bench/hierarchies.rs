@@ -4,7 +4,7 @@ use super::{Common, Run, bar, f, load_or, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{BuildOptions, BvKind, Collider, Pose, QueryOptions};
+use crate::{bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::QueryOptions};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -65,7 +65,7 @@ pub fn run(a: &HierarchiesArgs) -> Result<(), Failure> {
         .map(|&d| ex::tumble_poses(a.steps, d))
         .collect();
     let reference = Collider::builder(&m, &m)
-        .warm_up(crate::WarmUp::Off)
+        .warm_up(crate::collider::WarmUp::Off)
         .bv(BvKind::Kdop18)
         .build_options(o)
         .paper()
@@ -103,7 +103,7 @@ pub fn run(a: &HierarchiesArgs) -> Result<(), Failure> {
         let t = Instant::now();
         let col = one.install(|| {
             Collider::builder(&m, &m)
-                .warm_up(crate::WarmUp::Off)
+                .warm_up(crate::collider::WarmUp::Off)
                 .bv(bv)
                 .build_options(o)
                 .paper()

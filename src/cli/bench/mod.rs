@@ -1,10 +1,10 @@
 //! `meshcollide bench <experiment>`: the papers' experiments, each writing
 //! `DIR/<experiment>.md` (a table, one row per configuration) and `DIR/<experiment>.svg`.
-//! Scenes come from `crate::experiments`; every figure is measured in the run. Queries
-//! are timed one at a time on the calling thread (`Collider::collide`), so times are
-//! single-threaded per-query times. Queries run `QueryOptions::PAPER` (Algorithm 1's descent),
-//! so Nv compares with the papers' tables; the CPU default (`Descent::Larger`) tests fewer
-//! node pairs (see `vs_parry` in BENCHMARKS.md).
+//! Scenes come from `crate::experiments`; every figure is measured in the run. Queries are
+//! timed one at a time on the calling thread (`Collider::collide`), so times are
+//! single-threaded per-query times. Queries run `QueryOptions::PAPER` (Algorithm 1's
+//! descent), so Nv compares with the papers' tables; the CPU default (`Descent::Larger`)
+//! tests fewer node pairs (see `vs_parry` in `docs/notebook/vs-parry3d.md`).
 
 mod deform;
 mod flight;
@@ -16,7 +16,9 @@ mod tumble;
 
 use super::Failure;
 use crate::experiments as ex;
-use crate::{BvKind, Collider, Counters, Mesh, Pose, QueryOptions};
+use crate::{
+    bv::BvKind, collider::Collider, mesh::Mesh, pose::Pose, scene::Counters, scene::QueryOptions,
+};
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
@@ -106,7 +108,7 @@ fn load_or(
 ) -> Result<(Mesh, String), Failure> {
     Ok(match model {
         Some(p) => (
-            ex::fit_cube(&crate::mesh::load(p).map_err(crate::Error::from)?),
+            ex::fit_cube(&crate::mesh::load(p).map_err(crate::error::Error::from)?),
             p.display().to_string(),
         ),
         None => {
@@ -130,7 +132,7 @@ struct Run {
 }
 
 impl Run {
-    fn add(&mut self, ms: f64, r: &crate::Contacts) {
+    fn add(&mut self, ms: f64, r: &crate::collider::Contacts) {
         self.n += 1;
         self.total_ms += ms;
         self.max_ms = self.max_ms.max(ms);
@@ -153,7 +155,7 @@ fn warm(col: &Collider, p: &Pose) {
 }
 
 /// Times one query.
-fn timed(col: &Collider, p: &Pose, o: &QueryOptions) -> (f64, crate::Contacts) {
+fn timed(col: &Collider, p: &Pose, o: &QueryOptions) -> (f64, crate::collider::Contacts) {
     let t = Instant::now();
     let r = col.collide_with(p, o);
     (t.elapsed().as_secs_f64() * 1e3, r)

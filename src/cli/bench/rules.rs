@@ -4,7 +4,10 @@ use super::{Common, Run, bar, f, load_or, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{BuildOptions, BvKind, Collider, Pose, QueryOptions, SplitPoint, SplitRule};
+use crate::{
+    bv::BvKind, bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, collider::Collider, pose::Pose,
+    scene::QueryOptions,
+};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -68,7 +71,7 @@ pub fn run(a: &RulesArgs) -> Result<(), Failure> {
                 for _ in 0..a.build_repeat.max(1) {
                     let t = Instant::now();
                     let c = Collider::builder(&m, &tiny)
-                        .warm_up(crate::WarmUp::Off)
+                        .warm_up(crate::collider::WarmUp::Off)
                         .bv(bv)
                         .build_options(o)
                         .paper()
@@ -78,7 +81,7 @@ pub fn run(a: &RulesArgs) -> Result<(), Failure> {
                     b.inc(1);
                 }
                 let col = Collider::builder(&m, &m)
-                    .warm_up(crate::WarmUp::Own)
+                    .warm_up(crate::collider::WarmUp::Own)
                     .bv(bv)
                     .build_options(o)
                     .paper()

@@ -4,7 +4,7 @@ use super::{Common, bar, f, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{BuildOptions, BvKind, Collider, Pose, QueryOptions};
+use crate::{bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::QueryOptions};
 
 #[derive(clap::Args)]
 pub struct SpheresArgs {
@@ -43,7 +43,7 @@ pub fn run(a: &SpheresArgs) -> Result<(), Failure> {
             for &alpha in &a.alphas {
                 let (outer, inner) = ex::nested_spheres(n, alpha);
                 let col = Collider::builder(&outer, &inner)
-                    .warm_up(crate::WarmUp::Own)
+                    .warm_up(crate::collider::WarmUp::Own)
                     .bv(bv)
                     .build_options(o)
                     .paper()

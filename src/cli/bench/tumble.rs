@@ -4,7 +4,10 @@ use super::{Common, Run, bar, f, load_or, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{BuildOptions, BvKind, Collider, Mode, Pose, QueryOptions, brute_force};
+use crate::{
+    bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::Mode,
+    scene::QueryOptions, scene::brute_force,
+};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -59,7 +62,7 @@ pub fn run(a: &TumbleArgs) -> Result<(), Failure> {
     for &bv in &kinds {
         b.set_message(bv.name());
         let col = Collider::builder(&m, &m)
-            .warm_up(crate::WarmUp::Own)
+            .warm_up(crate::collider::WarmUp::Own)
             .bv(bv)
             .build_options(o)
             .paper()
@@ -73,7 +76,7 @@ pub fn run(a: &TumbleArgs) -> Result<(), Failure> {
                     BvKind::Kdop18
                 };
                 Collider::builder(&m, &m)
-                    .warm_up(crate::WarmUp::Own)
+                    .warm_up(crate::collider::WarmUp::Own)
                     .bv(rk)
                     .build_options(o)
                     .paper()

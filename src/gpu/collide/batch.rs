@@ -1,9 +1,11 @@
 //! One batch on the device: its buffers (kept and reused while large enough) and the
 //! submission of every kernel for every level, then the readbacks.
 
+use super::plan::Capacities;
 use super::profile::KernelClock;
 use super::resume::{Resume, rerun_capacities};
-use super::{BatchOutput, BatchWork, Capacities, GpuScene, PAIR, groups, seq};
+use super::stats::BatchWork;
+use super::{BatchOutput, GpuScene, PAIR, groups, seq};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 use crate::scene::Mode;
@@ -468,9 +470,8 @@ impl<const H: usize> GpuScene<H> {
             .max(16) as u64
     }
 
-    /// One submission of `frames.len()` poses. `Ok(Err(caps))`: a capacity ran out; `caps`
-    /// are large enough for what the counters asked for.
-    #[allow(clippy::type_complexity)]
+    /// One submission of `frames.len()` poses: [`BatchRun::Done`] with its output, or
+    /// [`BatchRun::Grow`] when a capacity ran out.
     pub(super) fn run_batch(
         &mut self,
         ctx: &GpuContext,
@@ -479,7 +480,7 @@ impl<const H: usize> GpuScene<H> {
         mode: Mode,
         tumble: TumbleMethod,
         work: &mut BatchWork,
-    ) -> Result<Result<(BatchOutput, GpuCounters), Capacities>, GpuError> {
+    ) -> Result<BatchRun, GpuError> {
         let p = frames.len() as u32;
         let dense = tumble == TumbleMethod::Exact;
         let n0 = self.coherent.first_front(p);
@@ -633,7 +634,7 @@ impl<const H: usize> GpuScene<H> {
             };
             match self.resume(ctx, &c, mode, nu_sum, work)? {
                 Some(r) => from = r,
-                None => return Ok(Err(rerun_capacities(&c))),
+                None => return Ok(BatchRun::Grow(rerun_capacities(&c))),
             }
         };
         debug_assert_eq!(c.n_in, 0, "depth(A) + depth(B) - 1 levels empty the front");
@@ -650,7 +651,7 @@ impl<const H: usize> GpuScene<H> {
             work.readbacks += 1;
             work.bytes_read_back += n_c + n_u;
         }
-        Ok(Ok((
+        Ok(BatchRun::Done(
             BatchOutput {
                 level_sizes: lvl.to_vec(),
                 nv: nv.to_vec(),
@@ -661,8 +662,19 @@ impl<const H: usize> GpuScene<H> {
                 dual: dual.to_vec(),
             },
             c,
-        )))
+        ))
     }
+}
+
+/// What one submission of a batch gave (once per submission, moved once: its size does
+/// not matter).
+#[allow(clippy::large_enum_variant)]
+pub(super) enum BatchRun {
+    /// It completed: its output and the device's counters.
+    Done(BatchOutput, GpuCounters),
+    /// A capacity ran out: the capacities large enough for what the counters asked for;
+    /// the batch is run again with them (nothing of it was kept).
+    Grow(Capacities),
 }
 
 /// The bind groups of one submission.

@@ -39,14 +39,14 @@
 //! node when a front pair reaches it, so a pose seeded with a front without B's root gets
 //! that one update added here: Nu equals the CPU's too.
 
+use super::batch::BatchRun;
 use super::handover::{DeviceFronts, Layout};
-use super::{
-    BatchOutput, BatchWork, GpuHierarchies, GpuScene, GpuStats, PAIR, finish, rejected_pose,
-};
-use crate::Pose;
+use super::hierarchies::GpuHierarchies;
+use super::stats::{BatchWork, GpuStats};
+use super::{GpuScene, PAIR, finish, rejected_pose};
 use crate::gpu::context::{GpuContext, GpuError};
-use crate::gpu::layout::GpuCounters;
 use crate::gpu::layout::{FrontPair, NO_SLOT};
+use crate::pose::Pose;
 use crate::scene::{Mode, PoseResult};
 use crate::traverse::regrown;
 use crate::tumble::{POSE_CHUNK, TumbleMethod};
@@ -272,7 +272,8 @@ impl<const H: usize> GpuScene<H> {
             match step? {
                 Some((ran, work)) => {
                     let stats = &mut *out.stats;
-                    add_batch(stats, work, &ran.out);
+                    stats.reruns += work.reruns;
+                    stats.add_batch(work, &ran.out);
                     match ran.fronts.first() {
                         Some(Front::Device { .. }) => stats.fronts_on_device += 1,
                         _ if next => stats.fronts_on_host += 1,
@@ -442,7 +443,7 @@ impl<const H: usize> GpuScene<H> {
                 self.record_buffers(ctx)?;
             }
             match self.run_batch(ctx, &frames, caps, Mode::All, tumble, &mut work) {
-                Ok(Ok((out, counters))) => {
+                Ok(BatchRun::Done(out, counters)) => {
                     let fronts = if !next {
                         vec![Front::default(); p]
                     } else {
@@ -475,7 +476,7 @@ impl<const H: usize> GpuScene<H> {
                         work,
                     )));
                 }
-                Ok(Err(needed)) => {
+                Ok(BatchRun::Grow(needed)) => {
                     work.reruns += 1;
                     caps = needed;
                     caps.front = caps.front.max(n_seeds);
@@ -628,35 +629,5 @@ impl FrameChunk {
         }
         self.frames += 1;
         !self.frames.is_multiple_of(POSE_CHUNK as u64)
-    }
-}
-
-/// A completed step's work and level sizes added to the call's stats.
-fn add_batch(stats: &mut GpuStats, work: BatchWork, out: &BatchOutput) {
-    for (s, v) in stats.level_sizes.iter_mut().zip(&out.level_sizes) {
-        *s += *v as u64;
-    }
-    stats.reruns += work.reruns;
-    stats.dispatches += work.dispatches;
-    stats.bytes_uploaded += work.bytes_uploaded;
-    stats.submissions += work.submissions;
-    stats.resumes += work.resumes;
-    stats.readbacks += work.readbacks;
-    stats.bytes_read_back += work.bytes_read_back;
-    stats.peak_buffer_bytes = stats.peak_buffer_bytes.max(work.buffer_bytes);
-    stats.batches.push(work);
-}
-
-impl<const H: usize> GpuScene<H> {
-    /// A completed step's counts in its work (as [`GpuScene::collide_each`] counts a batch).
-    fn account(&self, work: &mut BatchWork, out: &BatchOutput, c: &GpuCounters, dense: bool) {
-        work.node_pairs = out.nv.iter().map(|&v| v as u64).sum();
-        work.tri_pairs = out.np.iter().map(|&v| v as u64).sum();
-        work.nodes_tumbled = if dense {
-            work.poses * self.n_fly as u64
-        } else {
-            c.n_tumbled as u64
-        };
-        self.count_work(work, c, dense);
     }
 }

@@ -4,7 +4,8 @@
 //! step's seeds are gathered from the records into a seed buffer (`gather_seeds`) that
 //! `run_batch` copies to its first front.
 
-use super::{BatchWork, GpuScene, PAIR, groups};
+use super::stats::BatchWork;
+use super::{GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::layout::{FrontPair, HandOver, HandOverParams, LaneRecord, NO_LANE};
 

@@ -31,7 +31,7 @@ pub trait GpuHierarchies<const H: usize> {
         None
     }
     /// Whether the descent prefers the node with the larger k-DOP (`Descent::Larger`);
-    /// false: Algorithm 1.
+    /// false: Algorithm 1 of Klosowski et al.
     fn descent_larger(&self) -> bool {
         false
     }

@@ -2,17 +2,17 @@
 //! (tumble_front → prepare_tumble → tumble_fresh → expand → prepare_tri → tri_test →
 //! prepare_next) × levels, then one readback of the counters and one of the contacts.
 //!
-//! The front is breadth first and stackless: `(pose, a, b, slot)` pairs in, child pairs out,
-//! leaf pairs to a list, appends by atomics, dispatch sizes written on the GPU. The descent
-//! rule is the scene's (`Descent::Larger` for the k-DOP scene by default, Algorithm 1 for
-//! the papers' settings and the dual hierarchy) and the tumbled k-DOPs are the CPU
-//! reference's, bit for bit, so the set of node pairs tested (Nv) is the same. Tumbling is
-//! lazy with the approximation method: only the (pose, node) pairs the front reaches are
-//! tumbled, once each (`tumble_front` claims them in a hash table per batch and lists the new
-//! ones, `tumble_fresh` tumbles only those), so Nu is the CPU's too; the
-//! exact method refits every node per pose, as the CPU does. Triangle pairs the f32 filter
-//! cannot certify come back as UNSURE and are decided here with the exact test: the pairs
-//! equal the reference's.
+//! The front is breadth first and stackless: `(pose, a, b, slot)` pairs in, child pairs
+//! out, leaf pairs to a list, appends by atomics, dispatch sizes written on the GPU. The
+//! descent rule is the scene's (`Descent::Larger` for the k-DOP scene by default,
+//! Algorithm 1 of Klosowski et al. for the papers' settings and the dual hierarchy) and the tumbled
+//! k-DOPs are the CPU reference's, bit for bit, so the set of node pairs tested (Nv) is the
+//! same. Tumbling is lazy with the approximation method: only the (pose, node) pairs the
+//! front reaches are tumbled, once each (`tumble_front` claims them in a hash table per
+//! batch and lists the new ones, `tumble_fresh` tumbles only those), so Nu is the CPU's
+//! too; the exact method refits every node per pose, as the CPU does. Triangle pairs the
+//! f32 filter cannot certify come back as UNSURE and are decided here with the exact test:
+//! the pairs equal the reference's.
 //!
 //! Memory: the scene's static arrays are uploaded once; the batch buffers live in the scene
 //! and are reused from batch to batch. Batches are sized from what the previous batches
@@ -27,7 +27,6 @@ use super::context::{GpuContext, GpuError};
 use super::layout::FrontPair;
 use super::paged::{PagedArray, Paging};
 use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
-use crate::Pose;
 use crate::bvh::Bvh;
 use crate::dual::DualCounters;
 use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
@@ -35,6 +34,7 @@ use crate::frame::LocalPose;
 use crate::kdop::pretest::BoxPretest;
 use crate::kdop::{Descent, KdopScene};
 use crate::obb::{Obb32, PoseCheck, Volume, VolumeScene};
+use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PoseResult, Progress, SubCounters};
 use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
@@ -48,7 +48,7 @@ pub mod profile;
 mod resume;
 mod stats;
 
-use batch::BatchBuffers;
+use batch::{BatchBuffers, BatchRun};
 pub(crate) use coherent::FrameChunk;
 pub use hierarchies::{GpuHierarchies, GpuVolume, GpuVolumes};
 pub use plan::Capacities;
@@ -551,8 +551,8 @@ impl<const H: usize> GpuScene<H> {
                     }
                 }
                 match self.run_batch(ctx, &frames, caps, mode, tumble, &mut work) {
-                    Ok(Ok(out)) => break Some(out),
-                    Ok(Err(needed)) => {
+                    Ok(BatchRun::Done(out, counters)) => break Some((out, counters)),
+                    Ok(BatchRun::Grow(needed)) => {
                         stats.reruns += 1;
                         reruns += 1;
                         if p == 1 && !self.fits(&needed) {
@@ -585,25 +585,8 @@ impl<const H: usize> GpuScene<H> {
             self.learn(p, &counters);
             self.last_poses = p;
             self.capacities = caps;
-            for (s, v) in stats.level_sizes.iter_mut().zip(&out.level_sizes) {
-                *s += *v as u64;
-            }
-            work.node_pairs = out.nv.iter().map(|&v| v as u64).sum();
-            work.tri_pairs = out.np.iter().map(|&v| v as u64).sum();
-            work.nodes_tumbled = if dense {
-                p as u64 * self.n_fly as u64
-            } else {
-                counters.n_tumbled as u64
-            };
-            self.count_work(&mut work, &counters, dense);
-            stats.dispatches += work.dispatches;
-            stats.bytes_uploaded += work.bytes_uploaded;
-            stats.submissions += work.submissions;
-            stats.resumes += work.resumes;
-            stats.readbacks += work.readbacks;
-            stats.bytes_read_back += work.bytes_read_back;
-            stats.peak_buffer_bytes = stats.peak_buffer_bytes.max(work.buffer_bytes);
-            stats.batches.push(work);
+            self.account(&mut work, &out, &counters, dense);
+            stats.add_batch(work, &out);
             let mut ran = finish(scene, chunk, out, mode, dense, &mut stats).into_iter();
             for (i, &r) in rejected.iter().enumerate() {
                 let result = if r {

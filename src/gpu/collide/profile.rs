@@ -1,23 +1,15 @@
-//! Time per kernel from GPU timestamps, when asked for (`MESHCOLLIDE_GPU_PROFILE=1`) and the
-//! adapter can write timestamps between dispatches: which kernel a batch's time goes to, on
-//! lavapipe as on a real GPU, for the work model of BENCHMARKS.md. Off by default: the
-//! features are requested only then, and each dispatch gets a timestamp write.
+//! Time per kernel from GPU timestamps, when asked for (`MESHCOLLIDE_GPU_PROFILE=1`) and
+//! the adapter can write timestamps between dispatches: which kernel a batch's time goes
+//! to, on lavapipe as on a real GPU, for the work model of `docs/notebook/gpu-vs-cpu.md`.
+//! Off by default: the features are requested only then, and each dispatch gets a timestamp
+//! write.
 
+/// Defined with the device (`gpu::context`, which requests the features when it opens
+/// one), kept here under their names.
+pub use crate::gpu::context::{FEATURES, PROFILE_ENV, requested};
 use crate::gpu::context::{GpuContext, GpuError};
 use std::collections::BTreeMap;
 use wgpu::BufferUsages as U;
-
-/// The environment variable that turns the kernel clock on (any value but empty or `0`).
-pub const PROFILE_ENV: &str = "MESHCOLLIDE_GPU_PROFILE";
-
-/// The device features the kernel clock needs.
-pub const FEATURES: wgpu::Features =
-    wgpu::Features::TIMESTAMP_QUERY.union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES);
-
-/// Whether profiling was asked for in the environment.
-pub fn requested() -> bool {
-    std::env::var_os(PROFILE_ENV).is_some_and(|v| !v.is_empty() && v != "0")
-}
 
 /// Most timestamps of one submission (wgpu's largest query set).
 const MAX_MARKS: u32 = 4096;

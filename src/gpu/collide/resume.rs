@@ -2,7 +2,9 @@
 //! the level that ran out; here the host grows what ran out (keeping its contents) and says
 //! where to resume, or sizes a whole new run when growing cannot help.
 
-use super::{BatchWork, Capacities, GpuScene, PAIR, groups};
+use super::plan::Capacities;
+use super::stats::BatchWork;
+use super::{GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::layout::{GpuCounters, OVERFLOW_TABLE, RESUMED_EXPAND, RESUMED_TRI};
 use crate::scene::Mode;

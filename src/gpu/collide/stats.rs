@@ -1,12 +1,13 @@
 //! What the batch pipeline did: per batch ([`BatchWork`], for a work model of real GPUs)
 //! and per call ([`GpuStats`]).
 
-use super::{GpuScene, PAIR};
+use super::{BatchOutput, GpuScene, PAIR};
 use crate::bv::KdopNode;
 use crate::gpu::layout::GpuCounters;
 
 /// The work of one submitted batch, counted for a work model of real hardware
-/// (BENCHMARKS.md, "GPU work model"). Reads are counted as the kernels issue them.
+/// (`docs/notebook/gpu-vs-cpu.md`, "Work model for real GPUs"). Reads are counted as the
+/// kernels issue them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct BatchWork {
     /// Poses in the batch.
@@ -101,7 +102,45 @@ impl GpuStats {
     }
 }
 
+impl GpuStats {
+    /// A completed batch's work and level sizes added to the call's stats; the one place a
+    /// batch is folded in, whichever driver ran it (re-runs are counted where they happen).
+    pub(super) fn add_batch(&mut self, work: BatchWork, out: &BatchOutput) {
+        for (s, v) in self.level_sizes.iter_mut().zip(&out.level_sizes) {
+            *s += *v as u64;
+        }
+        self.dispatches += work.dispatches;
+        self.bytes_uploaded += work.bytes_uploaded;
+        self.submissions += work.submissions;
+        self.resumes += work.resumes;
+        self.readbacks += work.readbacks;
+        self.bytes_read_back += work.bytes_read_back;
+        self.peak_buffer_bytes = self.peak_buffer_bytes.max(work.buffer_bytes);
+        self.batches.push(work);
+    }
+}
+
 impl<const H: usize> GpuScene<H> {
+    /// A completed batch's counts in its work: node and triangle pairs from the output,
+    /// nodes tumbled (every flying node per pose when `dense`), then the work model
+    /// ([`GpuScene::count_work`]).
+    pub(super) fn account(
+        &self,
+        work: &mut BatchWork,
+        out: &BatchOutput,
+        c: &GpuCounters,
+        dense: bool,
+    ) {
+        work.node_pairs = out.nv.iter().map(|&v| v as u64).sum();
+        work.tri_pairs = out.np.iter().map(|&v| v as u64).sum();
+        work.nodes_tumbled = if dense {
+            work.poses * self.n_fly as u64
+        } else {
+            c.n_tumbled as u64
+        };
+        self.count_work(work, c, dense);
+    }
+
     /// The work model's reads and atomics of a finished batch, from its counters (see
     /// [`BatchWork`]): per node pair tested, A's node and B's tumbled k-DOP (and B's node
     /// when descending); per tumbled node, its bounding points and, lazily, the table probe

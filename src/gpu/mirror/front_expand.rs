@@ -81,9 +81,10 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `descend`: the pair's volumes overlap; descend A while internal and B is a leaf or
-    /// A is preferred (Algorithm 1 always; `Descent::Larger` when A's k-DOP is at least as
-    /// large as `kb`), else B, else store the leaf pair (the rule of `traverse`).
+    /// `descend`: the pair's volumes overlap; descend A while internal and B is a leaf or A
+    /// is preferred (Algorithm 1 of Klosowski et al. always; `Descent::Larger` when A's
+    /// k-DOP is at least as large as `kb`), else B, else store the leaf pair (the rule of
+    /// `traverse`).
     fn descend(&mut self, p: FrontPair, na: &KdopNode<H>, kb: &Kdop<H>) {
         let larger = self.counters.descent_larger != 0;
         self.descend_pref(p, na, !larger || kdop_size(&na.bv) >= kdop_size(kb));

@@ -27,9 +27,9 @@ pub mod tri_tri;
 
 use super::collide::{BatchOutput, GpuHierarchies, GpuStats, GpuVolumes, finish};
 use super::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
-use crate::Pose;
 use crate::bv::Kdop;
 use crate::dual::SlabOrder;
+use crate::pose::Pose;
 use crate::scene::Mode;
 use crate::scene::PoseResult;
 use crate::tumble::TumbleMethod;

@@ -1,7 +1,7 @@
 //! Tests of the OBB separating axis test and its posing (`super`).
 
 use super::*;
-use crate::Pose;
+use crate::pose::Pose;
 
 const ID: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
 

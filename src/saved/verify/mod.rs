@@ -51,7 +51,7 @@
 //! costs a merge of sorted point sets, and only the nodes whose points are not corner sets
 //! (in a file as the build writes it, those of more than `SMALL_SUBTREE` triangles: 4.4% of
 //! the dragon's nodes) cost a polytope, which is still most of the checks' time
-//! (BENCHMARKS.md, "Saved hierarchies").
+//! (`docs/notebook/saved-hierarchies.md`, "Every load verified").
 
 mod points;
 mod tree;

@@ -2,16 +2,16 @@
 //! internal node).
 //!
 //! A leaf is checked against the k-DOP a build computes from its corners,
-//! `Kdop::from_points` (which contains the real local corners: its proof), without
-//! building that k-DOP: `from_points` rounds each f64 extent outward to f32 with
-//! `round_down` / `round_up`, and for an f32 `m` and an f64 `x`,
-//! `m ≤ round_down(x)` ⟺ `next_up(m) ≤ x`: `round_down(x)` is one ulp below `g`, the
-//! largest f32 not above `x`, so `m ≤ round_down(x)` ⟺ `m < g` ⟺ `next_up(m) ≤ g` ⟺
-//! `next_up(m) ≤ x` (`next_up(m)` is an f32, and `g` the largest f32 up to `x`). Mirrored,
-//! `M ≥ round_up(x)` ⟺ `next_down(M) ≥ x`. So [`leaf_slab_outside`] decides exactly
-//! what `stored.contains(&Kdop::from_points(corners))` decides (a unit test compares them),
-//! at a third of the cost: the rounding was two thirds of it (a load of the dragon spent
-//! 225 ms of one core in `from_points`, 76 ms of it in the projections).
+//! `Kdop::from_points` (which contains the real local corners: its proof), without building
+//! that k-DOP: `from_points` rounds each f64 extent outward to f32 with `round_down` /
+//! `round_up`, and for an f32 `m` and an f64 `x`, `m ≤ round_down(x)` ⟺ `next_up(m) ≤ x`:
+//! `round_down(x)` is one ulp below `g`, the largest f32 not above `x`, so
+//! `m ≤ round_down(x)` ⟺ `m < g` ⟺ `next_up(m) ≤ g` ⟺ `next_up(m) ≤ x` (`next_up(m)` is an
+//! f32, and `g` the largest f32 up to `x`). Mirrored, `M ≥ round_up(x)` ⟺
+//! `next_down(M) ≥ x`. So [`leaf_slab_outside`] decides exactly what
+//! `stored.contains(&Kdop::from_points(corners))` decides (a unit test compares them), at a
+//! third of the cost: the rounding was two thirds of it (measured on a load of the dragon:
+//! `docs/notebook/moved-from-module-docs.md`).
 
 use super::{Violation, first_failure};
 use crate::bv::Kdop;

@@ -12,28 +12,8 @@ use meshcollide::*;
 
 const VOLUMES: [BvKind; 2] = [BvKind::Obb, BvKind::Sphere];
 
-fn cases() -> usize {
-    std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(400)
-}
-
-/// A pose with an exact matrix (a half-turn about a coordinate axis, or none) and a
-/// half-integer translation: grid coordinates stay exact, contacts touch exactly.
-fn exact_pose(rng: &mut Rng) -> Pose {
-    let q = match rng.below(4) {
-        0 => [1.0, 0.0, 0.0, 0.0],
-        1 => [0.0, 1.0, 0.0, 0.0],
-        2 => [0.0, 0.0, 1.0, 0.0],
-        _ => [0.0, 0.0, 0.0, 1.0],
-    };
-    Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
-}
-
-fn float_pose(rng: &mut Rng) -> Pose {
-    Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.5, 0.5)))
-}
+/// Random cases by default (`MESHCOLLIDE_CASES` sets another number).
+const DEFAULT_CASES: usize = 400;
 
 /// Every pose in both modes against brute force and kdop18; Nu (B's volumes posed) is at
 /// least 1 and at most B's nodes. Returns the contacts.
@@ -89,7 +69,7 @@ fn check(a: &Mesh, b: &Mesh, poses: &[Pose], bv: BvKind, leaf_b: u32, label: &st
 fn volumes_equal_brute_force_on_random_soups() {
     let mut rng = Rng::new(0x0BB5);
     let mut contacts = 0;
-    let n = cases();
+    let n = common::cases(DEFAULT_CASES);
     for case in 0..n {
         let exact = case % 2 == 0;
         let (a, b) = if exact {
@@ -108,9 +88,9 @@ fn volumes_equal_brute_force_on_random_soups() {
         let poses: Vec<Pose> = (0..3)
             .map(|_| {
                 if exact {
-                    exact_pose(&mut rng)
+                    common::exact_pose(&mut rng)
                 } else {
-                    float_pose(&mut rng)
+                    common::float_pose(&mut rng, 0.5)
                 }
             })
             .collect();
@@ -143,7 +123,7 @@ fn volumes_equal_brute_force_on_generated_solids_and_touching_cases() {
     ];
     let mut contacts = 0;
     for (s, (a, b)) in scenes.iter().enumerate() {
-        let mut poses: Vec<Pose> = (0..4).map(|_| float_pose(&mut rng)).collect();
+        let mut poses: Vec<Pose> = (0..4).map(|_| common::float_pose(&mut rng, 0.5)).collect();
         poses.extend([
             Pose::translation([0.5, 0.5, 0.0]),
             Pose::new([0.0, 0.0, 0.0, 1.0], [1.5, 1.0, 0.0]),
@@ -184,7 +164,7 @@ fn volumes_equal_brute_force_far_from_the_origin() {
             let (a, b) = (shift(&a), shift(&b));
             let poses: Vec<Pose> = (0..3)
                 .map(|_| {
-                    let p = exact_pose(&mut rng);
+                    let p = common::exact_pose(&mut rng);
                     // p' = R·(x − o) + o + t: R is a half-turn, exact on the grid.
                     let ro = p.apply(o);
                     let t = [0, 1, 2].map(|k| o[k] - (ro[k] - p.t[k]) + p.t[k]);
@@ -256,7 +236,7 @@ fn cli_query_with_obb_and_sphere() {
     let b = generate::random_soup(rng.next_u64(), 50, 1.0, 0.6);
     common::write_obj(&d.join("a.obj"), &a);
     common::write_obj(&d.join("b.obj"), &b);
-    let poses: Vec<Pose> = (0..12).map(|_| float_pose(&mut rng)).collect();
+    let poses: Vec<Pose> = (0..12).map(|_| common::float_pose(&mut rng, 0.5)).collect();
     std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
     let read = pose::read_poses(&d.join("poses.csv")).unwrap();
     let mut want = Vec::new();
@@ -270,7 +250,7 @@ fn cli_query_with_obb_and_sphere() {
     assert!(!want.is_empty());
     let gpu = common::gpu().is_some();
     for (bv, node_bytes) in [("obb", 64 + 8), ("sphere", 16 + 8)] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+        let out = common::bin()
             .args(["query", "a.obj", "b.obj", "--poses", "poses.csv"])
             .args(["--out", "pairs.csv", "--bv", bv, "--stats", "stats.json"])
             .current_dir(&d)
@@ -291,7 +271,7 @@ fn cli_query_with_obb_and_sphere() {
         assert_eq!(s["node_bytes"], node_bytes);
         // The GPU writes the same pairs and counts the same node tests.
         if gpu {
-            let out = std::process::Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+            let out = common::bin()
                 .args(["query", "a.obj", "b.obj", "--poses", "poses.csv"])
                 .args(["--out", "gpu.csv", "--bv", bv, "--backend", "gpu"])
                 .args(["--stats", "gpu.json"])

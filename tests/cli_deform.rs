@@ -1,4 +1,4 @@
-//! `meshcollide query --frames-a/--frames-b` (`../shared/FORMATS.md`, "Deforming meshes:
+//! `meshcollide query --frames-a/--frames-b` (`docs/FORMATS.md`, "Deforming meshes:
 //! frame lists"): frames written as OBJ files in a temporary folder; `pairs.csv` equals the
 //! f64 brute force on each frame (and so the library's), with and without poses, for every
 //! update method; every bad frame list exits 2 naming the file and what differs.
@@ -11,13 +11,8 @@ use std::process::{Command, Output};
 
 mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_meshcollide"))
-}
-
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("meshcollide-frames-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = common::fresh_tmp_dir("frames", name);
     std::fs::create_dir_all(d.join("frames")).unwrap();
     d
 }
@@ -53,7 +48,7 @@ fn write_scene(d: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
 }
 
 fn run(args: &[&Path], extra: &[&str]) -> Output {
-    let mut c = bin();
+    let mut c = common::bin();
     c.arg("query");
     for a in args {
         c.arg(a);
@@ -66,7 +61,7 @@ fn q(
     out: &Path,
     extra: &[&str],
 ) -> Output {
-    let mut c = bin();
+    let mut c = common::bin();
     c.arg("query")
         .arg(pa)
         .arg(pb)
@@ -423,7 +418,7 @@ fn interrupted_frames_keep_whole_frames() {
     };
     std::fs::write(d.join("a.frames"), list("a")).unwrap();
     std::fs::write(d.join("b.frames"), list("b")).unwrap();
-    let mut child = bin()
+    let mut child = common::bin()
         .args([
             "query",
             "a.obj",

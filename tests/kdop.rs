@@ -3,32 +3,14 @@
 //! descent rules and both modes. The hard cases come on purpose: integer-grid meshes under integer translations and
 //! half-turns, so that touching, shared-edge, coplanar and degenerate contacts are exact.
 
+mod common;
+
 use meshcollide::mesh::generate;
 use meshcollide::rng::Rng;
 use meshcollide::*;
 
-fn cases() -> usize {
-    std::env::var("MESHCOLLIDE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3000)
-}
-
-/// Poses that keep grid coordinates exact (integer/half-integer shifts, half-turns) and
-/// random ones.
-fn pose(rng: &mut Rng, exact: bool) -> Pose {
-    if exact {
-        let q = match rng.below(4) {
-            0 => [1.0, 0.0, 0.0, 0.0],
-            1 => [0.0, 1.0, 0.0, 0.0],
-            2 => [0.0, 0.0, 1.0, 0.0],
-            _ => [0.0, 0.0, 0.0, 1.0],
-        };
-        Pose::new(q, [0; 3].map(|_| (rng.below(7) as f64 - 3.0) * 0.5))
-    } else {
-        Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-0.5, 0.5)))
-    }
-}
+/// Random cases by default (`MESHCOLLIDE_CASES` sets another number).
+const DEFAULT_CASES: usize = 3000;
 
 fn configs() -> Vec<(BvKind, BuildOptions)> {
     let mut v = Vec::new();
@@ -127,7 +109,7 @@ fn check(
 fn reference_equals_brute_force_on_random_cases() {
     let mut rng = Rng::new(0xC0FFEE);
     let configs = configs();
-    let n = cases();
+    let n = common::cases(DEFAULT_CASES);
     let mut contacts = 0usize;
     for case in 0..n {
         let exact = case % 2 == 0;
@@ -146,7 +128,9 @@ fn reference_equals_brute_force_on_random_cases() {
                 generate::cube_soup(&mut rng, nb),
             )
         };
-        let poses: Vec<Pose> = (0..3).map(|_| pose(&mut rng, exact)).collect();
+        let poses: Vec<Pose> = (0..3)
+            .map(|_| common::random_pose(&mut rng, exact, 0.5))
+            .collect();
         contacts += poses
             .iter()
             .map(|p| brute_force(&a, &b, p).len())
@@ -167,7 +151,9 @@ fn every_config_on_one_dense_case() {
     let mut rng = Rng::new(42);
     let a = generate::grid_soup_shared(&mut rng, 40, 5);
     let b = generate::grid_soup_shared(&mut rng, 40, 5);
-    let poses: Vec<Pose> = (0..4).map(|i| pose(&mut rng, i % 2 == 0)).collect();
+    let poses: Vec<Pose> = (0..4)
+        .map(|i| common::random_pose(&mut rng, i % 2 == 0, 0.5))
+        .collect();
     for (bv, o) in configs() {
         check(
             &a,
@@ -200,7 +186,9 @@ fn breadth_first_mirror_equals_the_reference() {
                 generate::cube_soup(&mut rng, 30),
             )
         };
-        let poses: Vec<Pose> = (0..4).map(|_| pose(&mut rng, exact)).collect();
+        let poses: Vec<Pose> = (0..4)
+            .map(|_| common::random_pose(&mut rng, exact, 0.5))
+            .collect();
         let o = BuildOptions {
             leaf_size: 1 + (case % 3) as u32,
             ..Default::default()
@@ -212,7 +200,7 @@ fn breadth_first_mirror_equals_the_reference() {
             &o,
             meshcollide::KdopOptions::PAPER,
         );
-        // The mirror follows the GPU's rule, Algorithm 1.
+        // The mirror follows the GPU's rule, Klosowski et al.'s Algorithm 1.
         let cpu = meshcollide::scene::collide_batch(&scene, &poses, &QueryOptions::default(), None);
         let (m, _) = meshcollide::gpu::mirror::collide_batch_mirror(&scene, &poses, Mode::All);
         for (i, (m, c)) in m.iter().zip(&cpu).enumerate() {

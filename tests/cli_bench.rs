@@ -3,10 +3,11 @@
 //! library query on the same scene (rebuilt here from `meshcollide::experiments`), and its
 //! contact counts equal brute force.
 
+mod common;
+
 use meshcollide::experiments as ex;
 use meshcollide::{BuildOptions, BvKind, Collider, Pose, QueryOptions, brute_force};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn out_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("meshcollide-bench-{}-{name}", std::process::id()));
@@ -16,7 +17,7 @@ fn out_dir(name: &str) -> PathBuf {
 
 /// Runs the experiment and returns its table rows (cells by column name).
 fn run(dir: &Path, file: &str, args: &[&str]) -> Vec<std::collections::HashMap<String, String>> {
-    let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+    let o = common::bin()
         .arg("bench")
         .args(args)
         .arg("--out")
@@ -335,7 +336,7 @@ fn grid_rows_equal_direct_queries() {
 #[test]
 fn unknown_bv_is_an_input_error() {
     let d = out_dir("bad");
-    let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+    let o = common::bin()
         .args(["bench", "spheres", "--bv", "kdop7", "--out"])
         .arg(&d)
         .output()
@@ -449,7 +450,7 @@ fn deform_model_rows_equal_brute_force() {
         );
     }
     // A model that cannot be read is an error naming it, not a panic.
-    let o = Command::new(env!("CARGO_BIN_EXE_meshcollide"))
+    let o = common::bin()
         .args(["bench", "deform", "--model"])
         .arg(d.join("missing.obj"))
         .arg("--out")

@@ -23,13 +23,7 @@ fn small_buffer_budget_splits_batches() {
     let o = BuildOptions::default();
     let scene = KdopScene::<9>::build(&a, &b, &o, &o, KdopOptions::PAPER);
     let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
-    gpu.capacities = Capacities {
-        front: 8,
-        leaf: 4,
-        contact: 2,
-        unsure: 2,
-        tumbled: 4,
-    };
+    gpu.capacities = common::TINY_CAPACITIES;
     // Room for one pose's buffers, not for sixteen.
     gpu.max_buffer_bytes = 256 << 10;
     let cpu = meshcollide::scene::collide_batch(
@@ -320,13 +314,7 @@ fn tiny_capacities_give_the_same_pairs() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(12);
     let poses = tumbling_poses(16, [0.0; 3], [1.0, 0.0, 0.0]);
-    let tiny = Capacities {
-        front: 8,
-        leaf: 4,
-        contact: 2,
-        unsure: 2,
-        tumbled: 4,
-    };
+    let tiny = common::TINY_CAPACITIES;
     let n = compare::<9>(&ctx, &a, &b, &poses, 1, Some(tiny), "tiny capacities");
     assert!(n > 0);
 }

@@ -1,0 +1,173 @@
+//! The arguments of `meshcollide query` and what its rigid (`query`) and deforming
+//! (`query_frames`) paths share, below both.
+
+use super::Failure;
+use super::inputs::{self, PoseRange};
+use super::{BackendArg, CoherenceArg, TumbleArg};
+use crate::dual::SlabOrder;
+use crate::rtree::RtreeCollide;
+use crate::{
+    boxtree::BoxTest, bv::BvKind, bvh::SplitPoint, bvh::SplitRule, kdop::Descent, scene::Mode,
+};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The largest `--gpu-memory`: 2^44 − 1 MiB (16 EiB in bytes, `MIB << 20`, without wrapping).
+const MAX_GPU_MEMORY_MIB: u64 = (1 << 44) - 1;
+/// The largest `--chunk-poses`: a chunk's results are allocated up front (Python's
+/// `chunk_poses` has the same bound).
+const MAX_CHUNK_POSES: u64 = 1 << 20;
+
+#[derive(clap::Args)]
+pub struct QueryArgs {
+    /// Mesh A, the environment (OBJ, STL, PLY; optionally .gz), or a saved hierarchy from
+    /// `meshcollide build` (recognized by its magic bytes, whatever the extension), loaded
+    /// instead of built. A saved hierarchy's --bv, --split, --split-point and leaf size must
+    /// equal the query's (a kdopK file also serves --bv dualK): a difference is an error
+    /// (exit 2) naming the file and the option.
+    pub a: PathBuf,
+    /// Mesh B, the flying object moved by the poses (or a saved hierarchy, as for A; its
+    /// leaf size is compared with --leaf-size-b).
+    pub b: PathBuf,
+    /// poses.csv: one rigid transform of B per row (optional with frames: identity poses).
+    #[arg(long, required_unless_present_any = ["frames_a", "frames_b"])]
+    pub poses: Option<PathBuf>,
+    /// Frame list of a deforming A: one mesh file per line (relative to the list's folder),
+    /// each with A's vertex count and faces; frame i goes with pose row i.
+    #[arg(long = "frames-a", value_name = "LIST")]
+    pub frames_a: Option<PathBuf>,
+    /// Frame list of a deforming B (as --frames-a).
+    #[arg(long = "frames-b", value_name = "LIST")]
+    pub frames_b: Option<PathBuf>,
+    /// With frames: how the hierarchies follow them (full refit, Larsson and
+    /// Akenine-Möller's hybrid update, or a rebuild per frame).
+    #[arg(long, value_enum, default_value = "hybrid")]
+    pub update: crate::deform::UpdateMethod,
+    /// With frames: rebuild a refitted hierarchy when its node volumes (summed down to half
+    /// its depth, over the root's) grew past this many times their value after the last
+    /// build; 0 never rebuilds.
+    #[arg(long = "rebuild-ratio", default_value_t = crate::deform::DEFAULT_REBUILD_RATIO)]
+    pub rebuild_ratio: f64,
+    /// Only the data rows START..END of poses.csv (0-based, END exclusive); pairs.csv keeps
+    /// the file's pose numbers, so the outputs of consecutive ranges concatenate (after the
+    /// header) to the whole run's.
+    #[arg(long = "pose-range", value_name = "START:END", value_parser = inputs::parse_pose_range)]
+    pub pose_range: Option<PoseRange>,
+    /// Bounding volume (`auto`: kdop18 where a k-DOP feature is asked for: frames,
+    /// --coherence, saved hierarchies).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub bv: BvKind,
+    /// Node-pair test of `--bv boxtree` (default: SAT lite, the fastest).
+    #[arg(long = "box-test", value_enum, default_value = "satlite")]
+    pub box_test: BoxTest,
+    /// Dual hierarchies: centrally symmetric k-DOPs (Fang, Jiang, Xu, III.A).
+    #[arg(long = "dual-symmetric")]
+    pub dual_symmetric: bool,
+    /// Dual hierarchies: order of the k-DOP slab tests after the sphere test.
+    #[arg(long = "dual-order", value_enum, default_value = "pair")]
+    pub dual_order: SlabOrder,
+    /// Splitting rule for the split axis (k-DOPs; the boxtree has its own criterion).
+    #[arg(long, value_enum, default_value = "splatter")]
+    pub split: SplitRule,
+    /// Split point along the chosen axis.
+    #[arg(long = "split-point", value_enum, default_value = "mean")]
+    pub split_point: SplitPoint,
+    /// Most triangles in a leaf of A's hierarchy (and of B's unless --leaf-size-b is given).
+    #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub leaf_size: u32,
+    /// Most triangles in a leaf of B's (flying) hierarchy.
+    #[arg(long = "leaf-size-b", value_parser = clap::value_parser!(u32).range(1..))]
+    pub leaf_size_b: Option<u32>,
+    /// All contacts, or stop each pose at its first.
+    #[arg(long, value_enum, default_value = "all")]
+    pub mode: Mode,
+    /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
+    /// the root, then only the nodes the traversal reaches, on both backends), an exact refit
+    /// of every node, or auto (approx).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub tumble: TumbleArg,
+    /// k-DOP traversal: `larger` (the default) or `env` (Klosowski et al.'s Algorithm 1), on
+    /// both backends.
+    #[arg(long, value_enum)]
+    pub descent: Option<Descent>,
+    /// All-contacts mode: start each pose where the previous pose's descent stopped (in
+    /// runs of 16 consecutive poses): the same pairs, fewer node tests when consecutive
+    /// poses are close (a motion path). The k-DOP trees on both backends (the GPU runs the
+    /// CPU's rule: the same Nv, Np, Nu), the OBB and sphere trees and `auto` on the CPU
+    /// (on the GPU `auto` is then kdop18); stats.json says whether it was used. `auto`
+    /// (the default): on the CPU for a motion path (consecutive poses of the first 64 move B
+    /// by at most 5 % of its size), else off. With frames: across frames, on both backends
+    /// (the GPU runs the CPU's rule frame for frame); `auto` is on for the CPU there.
+    #[arg(long, value_enum, value_name = "WHEN", num_args = 0..=1, default_value = "auto", default_missing_value = "on")]
+    pub coherence: CoherenceArg,
+    /// Execution backend.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendArg,
+    /// GPU: memory for one batch's buffers, in MiB (beyond the uploaded hierarchies);
+    /// batches hold as many poses as fit, so memory does not grow with the pose count.
+    #[arg(long = "gpu-memory", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=MAX_GPU_MEMORY_MIB))]
+    pub gpu_memory: Option<u64>,
+    /// `--bv rtree`: Figueiredo's Collide version 1 or 2.
+    #[arg(long = "rtree-collide", value_enum, default_value = "v2")]
+    pub rtree_collide: RtreeCollide,
+    /// `--bv rtree`: fewest children of a non-root node (m ≤ M/2).
+    #[arg(long = "rtree-min", default_value_t = 4)]
+    pub rtree_min: u32,
+    /// `--bv rtree`: most children of a node (M).
+    #[arg(long = "rtree-max", default_value_t = 8)]
+    pub rtree_max: u32,
+    /// Output pairs.csv, streamed pose by pose to a temporary file next to it and renamed
+    /// into place when complete: the path holds the whole file or is left as it was. If the
+    /// run fails midway, the poses finished are kept in `<OUT>.partial` (the error says
+    /// which: poses 0..n); a later complete run removes that file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Output statistics JSON (written, like --out, whole or not at all; not on failure).
+    #[arg(long)]
+    pub stats: Option<PathBuf>,
+    /// Replace an existing output file even if it is read-only. Without it such a file is
+    /// kept and the run refused (exit 2). An output that is one of the inputs, or another
+    /// output, is refused either way.
+    #[arg(long)]
+    pub force: bool,
+    /// Poses whose results are held at once (CPU chunk, most poses per GPU batch); for
+    /// tests, to cross chunk boundaries with few poses.
+    #[arg(long = "chunk-poses", hide = true, value_parser = clap::value_parser!(u64).range(1..=MAX_CHUNK_POSES))]
+    pub chunk_poses: Option<u64>,
+    /// For tests: fail at pose N as a write error would (the partial-output path).
+    #[arg(long = "fail-at-pose", hide = true)]
+    pub fail_at_pose: Option<usize>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+/// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
+pub(super) fn choose_backend(
+    backend: BackendArg,
+) -> Result<Option<crate::gpu::GpuContext>, Failure> {
+    if backend == BackendArg::Cpu {
+        return Ok(None);
+    }
+    match crate::gpu::GpuContext::new() {
+        Ok(ctx) if backend == BackendArg::Gpu => Ok(Some(ctx)),
+        Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok(Some(ctx)),
+        Ok(ctx) => {
+            eprintln!(
+                "note: only a software GPU adapter ({}) found; using the faster CPU path (--backend gpu forces it)",
+                ctx.info.name
+            );
+            Ok(None)
+        }
+        Err(e) if backend == BackendArg::Gpu => Err(Failure::Internal(e.to_string())),
+        Err(e) => {
+            eprintln!("note: {e}; falling back to the CPU");
+            Ok(None)
+        }
+    }
+}
+
+/// Milliseconds since `t`.
+pub fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

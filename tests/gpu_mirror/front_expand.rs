@@ -1,0 +1,354 @@
+//! `front_expand.wgsl` against `gpu::mirror::front_expand`: `expand` (both descent rules,
+//! tiny capacities, first-contact mode, each run ending with a `tri_test` of `tri_tri.wgsl`),
+//! `expand_dual` and `expand_record`, level by level from the roots. `expand_self` runs with
+//! `tri_test_self` in `tri_tri.rs`.
+
+use crate::{Gpu, dual_scene, kdop_scene, kdop_scene_with, poses, sorted, tri_tri::tri_test};
+use meshcollide::bv::Kdop;
+use meshcollide::dual::{DualOptions, SlabOrder};
+use meshcollide::gpu::collide::GpuHierarchies;
+use meshcollide::gpu::layout::{FrontPair, GpuCounters};
+use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings, RecordBindings};
+use meshcollide::tumble::PoseFrame;
+use meshcollide::{KdopOptions, Pose};
+
+/// What one `expand` (or `expand_dual`) dispatch wrote.
+#[derive(Debug, PartialEq)]
+struct Expanded {
+    counters: GpuCounters,
+    front_out: Vec<(u32, u32, u32, u32)>,
+    leaves: Vec<(u32, u32, u32, u32)>,
+    nv: Vec<u32>,
+    dual_counts: Vec<u32>,
+}
+
+/// Runs the front level by level on both sides (each level's input is the twin's output),
+/// comparing every `expand` dispatch, then one `tri_test` over all leaf pairs met. `caps`:
+/// `(front, leaf)` capacities, or `None` for enough room; with `first`, a third of the poses
+/// start done in first-contact mode.
+fn front_levels<const H: usize, S: GpuHierarchies<H>>(
+    gpu: &mut Gpu,
+    scene: &S,
+    poses: &[Pose],
+    caps: Option<(u32, u32)>,
+    first: bool,
+) -> Vec<FrontPair> {
+    let (env, fly) = (scene.env(), scene.fly().expect("a tumbling scene"));
+    let frames: Vec<PoseFrame<H>> = fly.pose_frames(env.frame(), poses);
+    let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
+    // Dense tumbled k-DOPs (`pose · n_fly + node`), by the traversal's formula.
+    let tumbled: Vec<Kdop<H>> = (0..p as usize * n_fly as usize)
+        .map(|i| {
+            let (pose, node) = (i / n_fly as usize, i % n_fly as usize);
+            if node == 0 {
+                frames[pose].root
+            } else {
+                fly.tumble_node(node, &frames[pose])
+            }
+        })
+        .collect();
+    let dual = scene.dual();
+    let dual_flags = dual.map_or(0, |(_, _, o)| {
+        (o.order == SlabOrder::PerPair) as u32 | (o.symmetric as u32) << 1
+    });
+    let done: Vec<u32> = (0..p).map(|i| (first && i % 3 == 1) as u32).collect();
+    let (env_nodes, fly_nodes, tumbled_b, done_b, frames_b) = (
+        gpu.buf(&env.nodes),
+        gpu.buf(&fly.bvh.nodes),
+        gpu.buf(&tumbled),
+        gpu.buf(&done),
+        gpu.buf(&frames),
+    );
+    let spheres = dual.map(|(e, f, _)| (gpu.buf(e), gpu.buf(f)));
+    let zero = FrontPair::new(0, 0, 0);
+    let mut front: Vec<FrontPair> = (0..p)
+        .map(|pose| FrontPair {
+            pose,
+            a: 0,
+            b: 0,
+            slot: pose * n_fly,
+        })
+        .collect();
+    let mut all_leaves = Vec::new();
+    let mut level = 0;
+    let mut overflowed = false;
+    while !front.is_empty() {
+        let (cap_front, cap_leaf) = caps.unwrap_or((2 * front.len() as u32, front.len() as u32));
+        let c0 = GpuCounters {
+            n_in: front.len() as u32,
+            cap_front,
+            cap_leaf,
+            n_fly,
+            mode_first: first as u32,
+            dual_flags,
+            descent_larger: scene.descent_larger() as u32,
+            ..Default::default()
+        };
+        let nv0: Vec<u32> = (0..p).map(|i| 3 * i).collect();
+        let dc0: Vec<u32> = (0..3 * p).collect();
+        let (front_in_b, front_out_b, leaves_b, c_b, nv_b, dc_b) = (
+            gpu.buf(&front),
+            gpu.buf(&vec![zero; cap_front as usize]),
+            gpu.buf(&vec![zero; cap_leaf as usize]),
+            gpu.buf(&[c0]),
+            gpu.buf(&nv0),
+            gpu.buf(&dc0),
+        );
+        let mut b: Vec<(u32, &wgpu::Buffer)> = vec![
+            (0, &env_nodes),
+            (1, &fly_nodes),
+            (2, &tumbled_b),
+            (3, &front_in_b),
+            (4, &front_out_b),
+            (5, &leaves_b),
+            (6, &c_b),
+            (7, &nv_b),
+            (8, &done_b),
+        ];
+        let (mut c, mut nv, mut dc) = (c0, nv0, dc0);
+        let mut front_out = vec![zero; cap_front as usize];
+        let mut leaves = vec![zero; cap_leaf as usize];
+        let mut e = ExpandBindings {
+            env_nodes: &env.nodes,
+            fly_nodes: &fly.bvh.nodes,
+            tumbled: &tumbled,
+            front_in: &front,
+            front_out: &mut front_out,
+            leaves: &mut leaves,
+            counters: &mut c,
+            nv: &mut nv,
+            done: &done,
+        };
+        let entry = match (dual, &spheres) {
+            (Some((env_s, fly_s, _)), Some((env_sb, fly_sb))) => {
+                b.extend([(9, env_sb), (10, fly_sb), (11, &frames_b), (12, &dc_b)]);
+                let mut d = DualBindings {
+                    env_spheres: env_s,
+                    fly_spheres: fly_s,
+                    frames: &frames,
+                    dual_counts: &mut dc,
+                };
+                front_expand::expand_dual(&mut e, &mut d);
+                "expand_dual"
+            }
+            _ => {
+                front_expand::expand(&mut e);
+                "expand"
+            }
+        };
+        gpu.run("front_expand.wgsl", entry, H, &b, front.len() as u64);
+        let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
+        let stored = |n: u32, cap: u32| n.min(cap) as usize;
+        let (n_out, n_leaf) = (stored(c.n_out, cap_front), stored(c.n_leaf, cap_leaf));
+        let got = Expanded {
+            counters: got_c,
+            front_out: sorted(gpu.read(&front_out_b, stored(got_c.n_out, cap_front))),
+            leaves: sorted(gpu.read(&leaves_b, stored(got_c.n_leaf, cap_leaf))),
+            nv: gpu.read(&nv_b, p as usize),
+            dual_counts: gpu.read(&dc_b, 3 * p as usize),
+        };
+        let mut want = Expanded {
+            counters: c,
+            front_out: sorted(front_out[..n_out].to_vec()),
+            leaves: sorted(leaves[..n_leaf].to_vec()),
+            nv,
+            dual_counts: dc,
+        };
+        if c.overflow != 0 {
+            // Which appends found room is the device's order: compare the counters only.
+            overflowed = true;
+            want.front_out.clone_from(&got.front_out);
+            want.leaves.clone_from(&got.leaves);
+        }
+        assert_eq!(got, want, "{entry} H={H} level {level}");
+        all_leaves.extend_from_slice(&leaves[..n_leaf]);
+        front_out.truncate(n_out);
+        front = front_out;
+        level += 1;
+    }
+    assert_eq!(
+        caps.is_some(),
+        overflowed,
+        "tiny capacities overflow, ample ones do not"
+    );
+    assert!(level < (env.depth + fly.bvh.depth) as usize, "levels H={H}");
+    if !all_leaves.is_empty() {
+        tri_test::<H, S>(gpu, scene, &frames, &all_leaves, first, &done);
+    }
+    all_leaves
+}
+
+#[test]
+fn expand_and_tri_test_match_their_twins() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    for first in [false, true] {
+        let leaves = front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, None, first);
+        assert!(!leaves.is_empty());
+        front_levels::<13, _>(&mut gpu, &kdop_scene::<13>(3), &poses, None, first);
+    }
+    front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, Some((8, 3)), false);
+    // The CPU's default descent (the larger k-DOP first).
+    let larger = kdop_scene_with::<9>(1, KdopOptions::default());
+    let leaves = front_levels::<9, _>(&mut gpu, &larger, &poses, None, false);
+    assert!(!leaves.is_empty());
+}
+
+/// `expand_record` (temporal coherence) against its twin, level by level from the roots:
+/// the expansion of `expand` and the recorded front (disjoint and leaf pairs), with a record
+/// buffer large enough and one of two pairs (the count still grows).
+#[test]
+fn expand_record_matches_its_twin() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    let scene = kdop_scene_with::<9>(1, KdopOptions::default());
+    let (env, fly) = (&scene.env, &scene.fly);
+    let frames: Vec<PoseFrame<9>> = fly.pose_frames(env.frame(), &poses);
+    let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
+    let tumbled: Vec<Kdop<9>> = (0..p as usize * n_fly as usize)
+        .map(|i| {
+            let (pose, node) = (i / n_fly as usize, i % n_fly as usize);
+            if node == 0 {
+                frames[pose].root
+            } else {
+                fly.tumble_node(node, &frames[pose])
+            }
+        })
+        .collect();
+    let done = vec![0u32; p as usize];
+    let (env_nodes, fly_nodes, tumbled_b, done_b) = (
+        gpu.buf(&env.nodes),
+        gpu.buf(&fly.bvh.nodes),
+        gpu.buf(&tumbled),
+        gpu.buf(&done),
+    );
+    let zero = FrontPair::new(0, 0, 0);
+    for record_cap in [1usize << 16, 2] {
+        let mut front: Vec<FrontPair> = (0..p)
+            .map(|pose| FrontPair {
+                pose,
+                a: 0,
+                b: 0,
+                slot: pose * n_fly,
+            })
+            .collect();
+        let mut level = 0;
+        let mut recorded = 0u32;
+        while !front.is_empty() {
+            let (cap_front, cap_leaf) = (2 * front.len() as u32, front.len() as u32);
+            let c0 = GpuCounters {
+                n_in: front.len() as u32,
+                cap_front,
+                cap_leaf,
+                n_fly,
+                descent_larger: 1,
+                ..Default::default()
+            };
+            let nv0 = vec![0u32; p as usize];
+            let (front_in_b, front_out_b, leaves_b, c_b, nv_b, rec_b, count_b) = (
+                gpu.buf(&front),
+                gpu.buf(&vec![zero; cap_front as usize]),
+                gpu.buf(&vec![zero; cap_leaf as usize]),
+                gpu.buf(&[c0]),
+                gpu.buf(&nv0),
+                gpu.buf(&vec![zero; record_cap]),
+                gpu.buf(&[recorded]),
+            );
+            let (mut c, mut nv) = (c0, nv0);
+            let mut front_out = vec![zero; cap_front as usize];
+            let mut leaves = vec![zero; cap_leaf as usize];
+            let mut records = vec![zero; record_cap];
+            let mut count = [recorded];
+            front_expand::expand_record(
+                &mut ExpandBindings {
+                    env_nodes: &env.nodes,
+                    fly_nodes: &fly.bvh.nodes,
+                    tumbled: &tumbled,
+                    front_in: &front,
+                    front_out: &mut front_out,
+                    leaves: &mut leaves,
+                    counters: &mut c,
+                    nv: &mut nv,
+                    done: &done,
+                },
+                &mut RecordBindings {
+                    front_record: &mut records,
+                    record_count: &mut count,
+                },
+            );
+            let b: Vec<(u32, &wgpu::Buffer)> = vec![
+                (0, &env_nodes),
+                (1, &fly_nodes),
+                (2, &tumbled_b),
+                (3, &front_in_b),
+                (4, &front_out_b),
+                (5, &leaves_b),
+                (6, &c_b),
+                (7, &nv_b),
+                (8, &done_b),
+                (16, &rec_b),
+                (17, &count_b),
+            ];
+            gpu.run(
+                "front_expand.wgsl",
+                "expand_record",
+                9,
+                &b,
+                front.len() as u64,
+            );
+            let label = format!("expand_record level {level}, record buffer {record_cap}");
+            let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
+            assert_eq!(got_c, c, "{label}: counters");
+            assert_eq!(c.overflow, 0, "{label}");
+            let (n_out, n_leaf) = (c.n_out as usize, c.n_leaf as usize);
+            assert_eq!(
+                sorted(gpu.read(&front_out_b, n_out)),
+                sorted(front_out[..n_out].to_vec()),
+                "{label}: front_out"
+            );
+            assert_eq!(
+                sorted(gpu.read(&leaves_b, n_leaf)),
+                sorted(leaves[..n_leaf].to_vec()),
+                "{label}: leaves"
+            );
+            assert_eq!(gpu.read::<u32>(&nv_b, p as usize), nv, "{label}: nv");
+            let got_count = gpu.read::<u32>(&count_b, 1)[0];
+            assert_eq!(got_count, count[0], "{label}: record_count");
+            let (from, to) = (recorded as usize, (count[0] as usize).min(record_cap));
+            if from < to && record_cap > 2 {
+                // Which appends found room is the device's order when the buffer is full.
+                assert_eq!(
+                    sorted(gpu.read::<FrontPair>(&rec_b, to)[from..].to_vec()),
+                    sorted(records[from..to].to_vec()),
+                    "{label}: front_record"
+                );
+            }
+            recorded = count[0];
+            front_out.truncate(n_out);
+            front = front_out;
+            level += 1;
+        }
+        assert!(recorded > 2, "fronts recorded");
+    }
+}
+
+#[test]
+fn expand_dual_matches_its_twin() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    for order in [SlabOrder::PerPair, SlabOrder::Fixed] {
+        for symmetric in [false, true] {
+            let options = DualOptions { symmetric, order };
+            front_levels::<9, _>(&mut gpu, &dual_scene::<9>(options), &poses, None, false);
+        }
+    }
+    let options = DualOptions::default();
+    front_levels::<7, _>(&mut gpu, &dual_scene::<7>(options), &poses, None, true);
+    front_levels::<9, _>(
+        &mut gpu,
+        &dual_scene::<9>(options),
+        &poses,
+        Some((8, 3)),
+        false,
+    );
+}
