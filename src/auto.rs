@@ -192,7 +192,7 @@ type Fronts = [Vec<(u32, u32)>; 4];
 
 /// Both trees' workspaces, the chunk's choice (bare scene) and the probe's fronts.
 #[derive(Debug)]
-pub struct Workspace {
+pub struct AutoWorkspace {
     k: Box<<KdopScene<9> as PairScene>::Workspace>,
     o: Box<<ObbScene as PairScene>::Workspace>,
     choice: Option<Choice>,
@@ -277,7 +277,7 @@ impl AutoScene {
                 None => Box::new(s.workspace()),
             }
         }
-        let mut ws = Workspace {
+        let mut ws = AutoWorkspace {
             k: take(&self.kdop),
             o: take(&self.obb),
             choice: None,
@@ -317,7 +317,7 @@ impl AutoScene {
         pose: &Pose,
         tally: Option<&mut Tally>,
         opts: &QueryOptions,
-        ws: &mut Workspace,
+        ws: &mut AutoWorkspace,
         out: &mut Vec<(u32, u32)>,
     ) -> (Counters<AutoCounters>, Option<Choice>) {
         let (k, o) = (&self.kdop, &self.obb);
@@ -452,7 +452,7 @@ impl AutoScene {
         &self,
         pose: &Pose,
         opts: &QueryOptions,
-        ws: &mut Workspace,
+        ws: &mut AutoWorkspace,
         budget: f64,
     ) -> (Counters, bool) {
         let k = &self.kdop;
@@ -498,11 +498,11 @@ pub fn answered(c: &Counters, choice: Choice) -> AutoCounters {
 }
 
 impl PairScene for AutoScene {
-    type Workspace = Workspace;
+    type Workspace = AutoWorkspace;
     type Sub = AutoCounters;
 
-    fn workspace(&self) -> Workspace {
-        Workspace {
+    fn workspace(&self) -> AutoWorkspace {
+        AutoWorkspace {
             k: Box::new(self.kdop.workspace()),
             o: Box::new(self.obb.workspace()),
             choice: None,
@@ -510,7 +510,7 @@ impl PairScene for AutoScene {
         }
     }
 
-    fn begin_chunk(&self, ws: &mut Workspace) {
+    fn begin_chunk(&self, ws: &mut AutoWorkspace) {
         self.kdop.begin_chunk(&mut ws.k);
         self.obb.begin_chunk(&mut ws.o);
         ws.choice = None;
@@ -520,7 +520,7 @@ impl PairScene for AutoScene {
         &self,
         pose: &Pose,
         opts: &QueryOptions,
-        ws: &mut Workspace,
+        ws: &mut AutoWorkspace,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters<AutoCounters> {
         let answered = |c: Counters, choice| {

@@ -186,6 +186,14 @@ impl LocalPose {
     }
 }
 
+impl crate::bv::Aabb {
+    /// Whether the real point that the local f64 `x` rounds certainly lies inside
+    /// ([`real_within`] per coordinate; for validators).
+    pub fn contains_real(&self, x: [f64; 3]) -> bool {
+        (0..3).all(|k| real_within(x[k], self.lo[k], self.hi[k]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

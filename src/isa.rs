@@ -37,7 +37,7 @@ pub fn v3() -> bool {
     false
 }
 
-/// [`v3`]'s first call, out of every twin's dispatch.
+/// [`v3`]'s first call, out of every variant's dispatch.
 #[cfg(target_arch = "x86_64")]
 #[cold]
 #[inline(never)]
@@ -57,7 +57,7 @@ pub fn set_baseline(on: bool) {
     let _ = on;
 }
 
-/// Whether the CPU has x86-64-v3's features (those the twins enable), whatever was asked.
+/// Whether the CPU has x86-64-v3's features (those the x86-64-v3 variants enable), whatever was asked.
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     return std::is_x86_feature_detected!("avx")
@@ -74,15 +74,15 @@ pub fn available() -> bool {
 
 /// Defines a function whose body is compiled twice, for x86-64-v3 and for the baseline,
 /// and runs the one [`v3`] picks (callees that must run in the same instruction set are
-/// `#[inline(always)]`; others are the baseline's, or twins themselves):
-/// `twin! { /// doc \n pub(crate) fn name[T: Bound](a: A, b: B) -> R { body } }`.
+/// `#[inline(always)]`; others are the baseline's, or variants themselves):
+/// `isa_variants! { /// doc \n pub(crate) fn name[T: Bound](a: A, b: B) -> R { body } }`.
 #[macro_export]
 #[doc(hidden)]
-macro_rules! twin {
+macro_rules! isa_variants {
     ($(#[$m:meta])* $vis:vis fn $name:ident [$($g:tt)*] ($($a:ident : $t:ty),* $(,)?) -> $r:ty $body:block) => {
         $(#[$m])*
         // The dispatch alone, inlined into callers in any codegen unit: with the baseline's
-        // body in it, whether a caller inlined it (one call to the twin) or not (two) moved
+        // body in it, whether a caller inlined it (one call to the variant) or not (two) moved
         // with how unrelated code fell into units, 5 % of a query of nested spheres whose
         // leaf pairs all take the triangle test
         // (`docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Batches of

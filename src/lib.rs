@@ -52,6 +52,7 @@ pub(crate) mod geom;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod kdop;
+pub mod kind;
 pub mod mesh;
 pub mod obb;
 pub mod pose;
@@ -60,6 +61,7 @@ pub mod rtree;
 pub mod saved;
 pub mod scene;
 pub mod self_collide;
+pub mod sphere;
 
 // Internals: public only for the integration tests, benches, examples and the command
 // line, not part of the API (hidden from the docs, no stability promise).
@@ -88,12 +90,12 @@ pub mod tri;
 pub mod tumble;
 
 pub use boxtree::{BoxTest, BoxtreeOptions};
-pub use bv::BvKind;
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts, WarmUp};
 pub use dual::{DualCounters, DualOptions, SlabOrder};
 pub use error::{Error, FrameError, Location, MeshError, PoseError, Result, SavedError};
 pub use kdop::{Descent, KdopOptions};
+pub use kind::BvKind;
 pub use mesh::Mesh;
 pub use pose::Pose;
 pub use rtree::{RtreeCollide, RtreeOptions};

@@ -94,8 +94,8 @@ macro_rules! option_names {
 
 #[cfg(test)]
 mod tests {
-    use crate::bv::BvKind;
     use crate::bvh::{SplitPoint, SplitRule};
+    use crate::kind::BvKind;
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_valid_ones() {

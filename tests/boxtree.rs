@@ -4,7 +4,7 @@
 
 mod common;
 
-use meshcollide::boxtree::overlap::{Frame, Iv, certainly_overlap};
+use meshcollide::boxtree::overlap::{Iv, PoseDirections, certainly_overlap};
 use meshcollide::boxtree::{Aabb, BoxTree};
 use meshcollide::frame::LocalPose;
 use meshcollide::mesh::generate;
@@ -167,7 +167,7 @@ fn check_tests_on_all_pairs<const N: usize>(
 ) -> (usize, usize) {
     // The trees' boxes are local: the tests and the oracle see the local pose.
     let lp = LocalPose::new(pose, a.frame(), b.frame());
-    let f = Frame::<N>::new(&lp, (&a.root, a.depth), (&b.root, b.depth));
+    let f = PoseDirections::<N>::new(&lp, (&a.root, a.depth), (&b.root, b.depth));
     let mut table = Vec::new();
     f.fill_lut(b, &mut table);
     // All nodes with their computed box and intervals.

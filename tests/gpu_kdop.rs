@@ -383,7 +383,10 @@ fn collider_keeps_its_gpu_scene_between_calls() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(12);
     let poses = tumbling_poses(40, [0.0; 3], [1.0, 0.0, 0.0]);
-    let mut c = Collider::builder(&a, &b).bv(BvKind::Kdop18).build().unwrap();
+    let mut c = Collider::builder(&a, &b)
+        .bv(BvKind::Kdop18)
+        .build()
+        .unwrap();
     let opts = QueryOptions::default();
     let static_bytes = match c.scene() {
         AnyScene::Kdop18(s) => GpuScene::new(&ctx, s).unwrap().static_bytes,
@@ -402,13 +405,28 @@ fn collider_keeps_its_gpu_scene_between_calls() {
         assert_eq!(f.counters.bv_tests, s.counters.bv_tests, "pose {i}: Nv");
         assert_eq!(f.counters.tri_tests, s.counters.tri_tests, "pose {i}: Np");
     }
-    assert!(cpu.iter().any(|r| !r.pairs.is_empty()), "no contact at all: a weak case");
-    assert_eq!(s1.bytes_uploaded, static_bytes + batch_bytes(&s1), "first call");
-    assert_eq!(s2.bytes_uploaded, batch_bytes(&s2), "second call: the static arrays again");
+    assert!(
+        cpu.iter().any(|r| !r.pairs.is_empty()),
+        "no contact at all: a weak case"
+    );
+    assert_eq!(
+        s1.bytes_uploaded,
+        static_bytes + batch_bytes(&s1),
+        "first call"
+    );
+    assert_eq!(
+        s2.bytes_uploaded,
+        batch_bytes(&s2),
+        "second call: the static arrays again"
+    );
     assert!(s2.submissions <= s1.submissions, "learned capacities lost");
     c.set_coherence(false);
     let (third, s3) = c.collide_batch_gpu(&ctx, &poses, &opts, None).unwrap();
-    assert_eq!(s3.bytes_uploaded, static_bytes + batch_bytes(&s3), "after set_coherence");
+    assert_eq!(
+        s3.bytes_uploaded,
+        static_bytes + batch_bytes(&s3),
+        "after set_coherence"
+    );
     for (i, (t, r)) in third.iter().zip(&cpu).enumerate() {
         assert_eq!(t.pairs, r.pairs, "pose {i}: third call");
     }

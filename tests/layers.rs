@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const LAYERS: &[&[&str]] = &[
     &["isa"],
     &["geom", "rng", "option_names", "tri", "error", "prefetch"],
+    &["kind"],
     &["mesh"],
     &["pose"],
     &["scene"],
@@ -44,6 +45,7 @@ const LAYERS: &[&[&str]] = &[
     &["kdop"],
     &["dual", "boxtree", "rtree", "deform"],
     &["obb"],
+    &["sphere"],
     &["auto"],
     &["gpu"],
     &["collider"],

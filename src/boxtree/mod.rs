@@ -40,7 +40,7 @@ pub fn check_leaf_sizes(a: u32, b: u32) -> crate::error::Result<()> {
     }
     Ok(())
 }
-pub use traverse::{BoxtreeScene, Workspace};
+pub use traverse::{BoxtreeScene, BoxtreeWorkspace};
 
 /// Entries per axis of the lookup tables of 3.2.2 (the paper used 1000).
 pub const LUT_SIZE: usize = 1024;
@@ -127,7 +127,7 @@ impl BoxTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bv::BvKind;
+    use crate::kind::BvKind;
 
     #[test]
     fn names_round_trip() {

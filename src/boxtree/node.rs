@@ -2,7 +2,7 @@
 //! from its parent's (Zachmann, *Minimal Hierarchical Collision Detection*, 2002,
 //! section 3.1 and Figure 1).
 
-use crate::frame::real_within;
+pub use crate::bv::Aabb;
 
 /// One node: the box of its parent with one side moved inwards by `c` along `axis`.
 ///
@@ -87,15 +87,7 @@ impl Node {
     }
 }
 
-/// An axis-aligned box in f64 (local coordinates of its tree).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Aabb {
-    /// Lower corner.
-    pub lo: [f64; 3],
-    /// Upper corner.
-    pub hi: [f64; 3],
-}
-
+/// The boxtree's one formula on the shared box ([`crate::bv::Aabb`]).
 impl Aabb {
     /// The box of `node` given its parent's box. This rounding (one f64 subtraction or
     /// addition, to nearest) *defines* the boxes: the builder picks `c` so that the box
@@ -113,29 +105,6 @@ impl Aabb {
             }
         }
         self
-    }
-
-    /// Whether the f64 point lies inside (closed).
-    pub fn contains_point(&self, p: [f64; 3]) -> bool {
-        (0..3).all(|k| self.lo[k] <= p[k] && p[k] <= self.hi[k])
-    }
-
-    /// Whether the real point that the local f64 `x` rounds certainly lies inside
-    /// ([`real_within`] per coordinate).
-    pub fn contains_real(&self, x: [f64; 3]) -> bool {
-        (0..3).all(|k| real_within(x[k], self.lo[k], self.hi[k]))
-    }
-
-    /// Whether `o` lies inside `self`.
-    pub fn contains(&self, o: &Aabb) -> bool {
-        (0..3).all(|k| self.lo[k] <= o.lo[k] && o.hi[k] <= self.hi[k])
-    }
-
-    /// Largest absolute coordinate (for error bounds).
-    pub fn max_abs(&self) -> f64 {
-        (0..3).fold(0.0, |m: f64, k| {
-            m.max(self.lo[k].abs()).max(self.hi[k].abs())
-        })
     }
 }
 

@@ -69,7 +69,7 @@ impl<const N: usize> Iv<N> {
 
 /// The per-pose constants of a test with `N` directions.
 #[derive(Debug, Clone)]
-pub struct Frame<const N: usize> {
+pub struct PoseDirections<const N: usize> {
     /// `s_j · e_a`: the directions in A's frame.
     pub sa: [[f64; 3]; N],
     /// `s_j · b^i`, `b^i` = column i of `r` (B's axes in A's frame).
@@ -102,17 +102,17 @@ fn direction(r: &[[f64; 3]; 3], j: usize) -> [f64; 3] {
     }
 }
 
-impl<const N: usize> Frame<N> {
+impl<const N: usize> PoseDirections<N> {
     /// The constants for the local pose `lp` (B's frame into A's, see
     /// [`LocalPose::new`]), given both trees' local root boxes and depths.
-    pub fn new(lp: &LocalPose, a: (&Aabb, u32), b: (&Aabb, u32)) -> Frame<N> {
+    pub fn new(lp: &LocalPose, a: (&Aabb, u32), b: (&Aabb, u32)) -> PoseDirections<N> {
         let pose = &lp.pose;
         let r = &pose.r;
         let s: [[f64; 3]; N] = std::array::from_fn(|j| direction(r, j));
         let col = |i: usize| [r[0][i], r[1][i], r[2][i]];
         let sb: [[f64; 3]; N] = std::array::from_fn(|j| std::array::from_fn(|i| dot(s[j], col(i))));
         let st: [f64; N] = std::array::from_fn(|j| dot(s[j], pose.t));
-        let (sa_max, sb_max) = (a.0.max_abs(), b.0.max_abs());
+        let (sa_max, sb_max) = (a.0.magnitude(), b.0.magnitude());
         let t_max = pose.t.iter().fold(0.0, |m: f64, x| m.max(x.abs()));
         let r1 = r
             .iter()
@@ -130,7 +130,7 @@ impl<const N: usize> Frame<N> {
                 .filter(|&j| tab[j][i] != 0.0)
                 .fold(0u16, |m, j| m | 1 << j)
         };
-        Frame {
+        PoseDirections {
             sa: s,
             sb,
             st,
@@ -290,7 +290,7 @@ pub fn certainly_overlap(a: &Aabb, b: &Aabb, pose: &Pose) -> bool {
             pose.apply(p)
         })
         .collect();
-    let scale = a.max_abs() + b.max_abs() * 2.0 + pose.t.iter().map(|x| x.abs()).sum::<f64>();
+    let scale = a.magnitude() + b.magnitude() * 2.0 + pose.t.iter().map(|x| x.abs()).sum::<f64>();
     axes.iter().all(|s| {
         let mut la = 0.0;
         let mut ha = 0.0;
@@ -314,9 +314,9 @@ mod tests {
 
     fn verdicts(a: &Aabb, b: &Aabb, pose: &Pose) -> [bool; 3] {
         let lp = LocalPose::exact(pose);
-        let f3 = Frame::<3>::new(&lp, (a, 1), (b, 1));
-        let f6 = Frame::<6>::new(&lp, (a, 1), (b, 1));
-        let f15 = Frame::<15>::new(&lp, (a, 1), (b, 1));
+        let f3 = PoseDirections::<3>::new(&lp, (a, 1), (b, 1));
+        let f6 = PoseDirections::<6>::new(&lp, (a, 1), (b, 1));
+        let f15 = PoseDirections::<15>::new(&lp, (a, 1), (b, 1));
         [
             f3.overlap_full(&f3.root_a(a), &f3.root_b(b)),
             f6.overlap_full(&f6.root_a(a), &f6.root_b(b)),

@@ -17,7 +17,7 @@
 
 use super::BoxTree;
 use super::node::Node;
-use super::overlap::{Frame, Iv};
+use super::overlap::{Iv, PoseDirections};
 use super::{BoxTest, BoxtreeOptions};
 use crate::bvh::BuildOptions;
 use crate::frame::LocalPose;
@@ -36,7 +36,7 @@ pub struct BoxtreeScene {
     /// The node-pair test.
     pub options: BoxtreeOptions,
     /// Workspaces kept between single-pose calls (they hold per-triangle arrays of B).
-    pool: WorkspacePool<Workspace>,
+    pool: WorkspacePool<BoxtreeWorkspace>,
 }
 
 impl BoxtreeScene {
@@ -65,7 +65,7 @@ impl BoxtreeScene {
 /// Per-thread scratch state: B's triangles in A's frame (filled lazily per pose), stamps
 /// for Nu, and the lookup tables.
 #[derive(Debug)]
-pub struct Workspace {
+pub struct BoxtreeWorkspace {
     pose: u32,
     tri_stamp: Vec<u32>,
     tris: Vec<[[f64; 3]; 3]>,
@@ -76,10 +76,10 @@ pub struct Workspace {
 struct Run<'a, const N: usize, const LUT: bool> {
     env: &'a BoxTree,
     fly: &'a BoxTree,
-    frame: &'a Frame<N>,
+    frame: &'a PoseDirections<N>,
     pose: &'a Pose,
     mode: Mode,
-    ws: &'a mut Workspace,
+    ws: &'a mut BoxtreeWorkspace,
     c: Counters,
     out: &'a mut Vec<(u32, u32)>,
 }
@@ -164,11 +164,12 @@ fn run<const N: usize, const LUT: bool>(
     s: &BoxtreeScene,
     pose: &Pose,
     mode: Mode,
-    ws: &mut Workspace,
+    ws: &mut BoxtreeWorkspace,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters {
     let lp = LocalPose::new(pose, s.env.frame(), s.fly.frame());
-    let frame = Frame::<N>::new(&lp, (&s.env.root, s.env.depth), (&s.fly.root, s.fly.depth));
+    let frame =
+        PoseDirections::<N>::new(&lp, (&s.env.root, s.env.depth), (&s.fly.root, s.fly.depth));
     if LUT {
         frame.fill_lut(&s.fly, &mut ws.lut);
     }
@@ -203,10 +204,10 @@ fn run<const N: usize, const LUT: bool>(
 }
 
 impl PairScene for BoxtreeScene {
-    type Workspace = Workspace;
+    type Workspace = BoxtreeWorkspace;
     type Sub = NoSub;
 
-    fn prefault(&self, ws: &mut Workspace) {
+    fn prefault(&self, ws: &mut BoxtreeWorkspace) {
         use crate::tumble::touch_pages;
         touch_pages(&mut ws.tri_stamp);
         touch_pages(&mut ws.tris);
@@ -214,9 +215,9 @@ impl PairScene for BoxtreeScene {
         touch_pages(&mut ws.lut);
     }
 
-    fn workspace(&self) -> Workspace {
+    fn workspace(&self) -> BoxtreeWorkspace {
         let (nt, nn) = (self.fly.tri_index.len(), self.fly.nodes.len());
-        Workspace {
+        BoxtreeWorkspace {
             pose: 0,
             tri_stamp: vec![0; nt],
             tris: vec![[[0.0; 3]; 3]; nt],
@@ -229,7 +230,7 @@ impl PairScene for BoxtreeScene {
         &self,
         pose: &Pose,
         opts: &QueryOptions,
-        ws: &mut Workspace,
+        ws: &mut BoxtreeWorkspace,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         match self.options.test {

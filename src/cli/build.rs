@@ -5,7 +5,7 @@ use super::Failure;
 use super::output::{AtomicFile, Out, Outputs};
 use super::query_args::ms;
 use crate::saved::SavedHierarchy;
-use crate::{bv::BvKind, bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule};
+use crate::{bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, kind::BvKind};
 use std::path::PathBuf;
 use std::time::Instant;
 

@@ -7,7 +7,7 @@ use crate::formats::{total_counters, write_pairs};
 use crate::mesh::generate;
 use crate::pose::tumbling_poses;
 use crate::{
-    bv::BvKind, bvh::BuildOptions, collider::Collider, mesh::Mesh, scene::QueryOptions,
+    bvh::BuildOptions, collider::Collider, kind::BvKind, mesh::Mesh, scene::QueryOptions,
     scene::brute_force,
 };
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 
 use super::Failure;
 use crate::saved::{KdopHierarchy, LoadedInput, SavedHierarchy, load_mesh_or_saved};
-use crate::{bv::BvKind, bvh::BuildOptions, mesh::Mesh};
+use crate::{bvh::BuildOptions, kind::BvKind, mesh::Mesh};
 use std::path::Path;
 
 /// One side of the query after the first pass: a mesh, or a `.mch` file with the time its

@@ -14,7 +14,7 @@ mod report;
 mod runtime_dir;
 mod self_query;
 
-use crate::{bv::BvKind, tumble::TumbleMethod};
+use crate::{kind::BvKind, tumble::TumbleMethod};
 use clap::builder::PossibleValue;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

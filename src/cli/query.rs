@@ -8,7 +8,7 @@ use super::{BackendArg, CoherenceArg, Failure};
 use crate::formats::{Stats, Totals};
 use crate::pose::{COHERENT_PROBE, PoseReader};
 use crate::{
-    bv::BvKind, bvh::BuildOptions, collider::Collider, collider::Contacts, scene::QueryOptions,
+    bvh::BuildOptions, collider::Collider, collider::Contacts, kind::BvKind, scene::QueryOptions,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::Cell;

@@ -7,7 +7,7 @@ use super::{BackendArg, CoherenceArg, TumbleArg};
 use crate::dual::SlabOrder;
 use crate::rtree::RtreeCollide;
 use crate::{
-    boxtree::BoxTest, bv::BvKind, bvh::SplitPoint, bvh::SplitRule, kdop::Descent, scene::Mode,
+    boxtree::BoxTest, bvh::SplitPoint, bvh::SplitRule, kdop::Descent, kind::BvKind, scene::Mode,
 };
 use std::path::PathBuf;
 use std::time::Instant;

@@ -8,7 +8,7 @@ use super::{BackendArg, Failure};
 use crate::formats::SelfStats;
 use crate::mesh::frames::FrameList;
 use crate::{
-    bv::BvKind, bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, mesh::Mesh, scene::Counters,
+    bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, kind::BvKind, mesh::Mesh, scene::Counters,
     scene::Mode, self_collide::SelfCollider,
 };
 use std::path::{Path, PathBuf};

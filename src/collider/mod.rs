@@ -25,18 +25,19 @@ pub use warm::WarmUp;
 use crate::auto::Choice;
 use crate::auto::{AutoCounters, AutoScene};
 use crate::boxtree::{BoxtreeOptions, BoxtreeScene};
-use crate::bv::BvKind;
 use crate::bvh::BuildOptions;
 use crate::dual::{DualCounters, DualOptions, DualScene};
 use crate::kdop::{KdopOptions, KdopScene};
+use crate::kind::{BvKind, for_each_k};
 use crate::mesh::Mesh;
-use crate::obb::{ObbScene, SphereScene};
+use crate::obb::ObbScene;
 use crate::pose::Pose;
 use crate::rtree::{RtreeOptions, RtreeScene};
 use crate::saved::KdopHierarchy;
 use crate::scene::{
     Counters, NoSub, PairScene, PoseResult, Progress, QueryOptions, STREAM_CHUNK, SubCounters,
 };
+use crate::sphere::SphereScene;
 
 /// The sub-counters of whichever hierarchy a [`Collider`] runs: none, or the dual
 /// hierarchy's [`DualCounters`].
@@ -141,11 +142,7 @@ pub enum AnyScene {
 /// Runs `$body` with `$s` bound to the scene, whatever its kind.
 macro_rules! with_scene {
     ($c:expr, $s:ident => $body:expr) => {
-        match $c {
-            AnyScene::Kdop6($s) => $body,
-            AnyScene::Kdop14($s) => $body,
-            AnyScene::Kdop18($s) => $body,
-            AnyScene::Kdop26($s) => $body,
+        for_each_k!($c, AnyScene($s) => $body,
             AnyScene::Boxtree($s) => $body,
             AnyScene::Rtree($s) => $body,
             AnyScene::Dual6($s) => $body,
@@ -158,7 +155,7 @@ macro_rules! with_scene {
                 let $s: &AutoScene = $s;
                 $body
             }
-        }
+        )
     };
 }
 
@@ -167,11 +164,7 @@ macro_rules! with_scene {
 #[cfg(feature = "gpu")]
 macro_rules! with_gpu_scene {
     ($c:expr, $s:ident => $body:expr, $o:ident => $other:expr) => {
-        match $c {
-            AnyScene::Kdop6($s) => $body,
-            AnyScene::Kdop14($s) => $body,
-            AnyScene::Kdop18($s) => $body,
-            AnyScene::Kdop26($s) => $body,
+        for_each_k!($c, AnyScene($s) => $body,
             AnyScene::Dual6($s) => $body,
             AnyScene::Dual14($s) => $body,
             AnyScene::Dual18($s) => $body,
@@ -179,7 +172,7 @@ macro_rules! with_gpu_scene {
             AnyScene::Obb($s) => $body,
             AnyScene::Sphere($s) => $body,
             $o => $other,
-        }
+        )
     };
 }
 
@@ -561,16 +554,12 @@ impl Collider {
     /// Whether later calls run with temporal coherence ([`KdopOptions::coherence`]; the
     /// hierarchies without it: false).
     pub fn coherence(&self) -> bool {
-        match &self.scene {
-            AnyScene::Kdop6(s) => s.options.coherence,
-            AnyScene::Kdop14(s) => s.options.coherence,
-            AnyScene::Kdop18(s) => s.options.coherence,
-            AnyScene::Kdop26(s) => s.options.coherence,
+        for_each_k!(&self.scene, AnyScene(s) => s.options.coherence,
             AnyScene::Obb(s) => s.coherence,
             AnyScene::Sphere(s) => s.coherence,
             AnyScene::Auto(s) => s.kdop.options.coherence,
             _ => false,
-        }
+        )
     }
 
     /// Turns temporal coherence on or off for later calls, on every tree that has it
@@ -579,11 +568,7 @@ impl Collider {
     pub fn set_coherence(&mut self, on: bool) {
         #[cfg(feature = "gpu")]
         self.gpu.clear();
-        match &mut self.scene {
-            AnyScene::Kdop6(s) => s.options.coherence = on,
-            AnyScene::Kdop14(s) => s.options.coherence = on,
-            AnyScene::Kdop18(s) => s.options.coherence = on,
-            AnyScene::Kdop26(s) => s.options.coherence = on,
+        for_each_k!(&mut self.scene, AnyScene(s) => s.options.coherence = on,
             AnyScene::Obb(s) => s.coherence = on,
             AnyScene::Sphere(s) => s.coherence = on,
             AnyScene::Auto(s) => {
@@ -591,7 +576,7 @@ impl Collider {
                 s.obb.coherence = on;
             }
             _ => {}
-        }
+        )
     }
 
     /// Sets the query options of later calls.

@@ -33,7 +33,7 @@
 //! ([`ColliderBuilder::warm_up`]).
 
 use super::{AnyScene, Collider, ColliderBuilder};
-use crate::bv::BvKind;
+use crate::kind::{BvKind, for_each_k};
 use crate::mesh::{Mesh, generate};
 use crate::pose::Pose;
 use crate::scene::QueryOptions;
@@ -246,16 +246,12 @@ impl Collider {
         }
         let own = self.own;
         if let Some(p) = own.centred {
-            match &self.scene {
-                AnyScene::Kdop6(s) => descend_top(s, &p, &self.query),
-                AnyScene::Kdop14(s) => descend_top(s, &p, &self.query),
-                AnyScene::Kdop18(s) => descend_top(s, &p, &self.query),
-                AnyScene::Kdop26(s) => descend_top(s, &p, &self.query),
+            for_each_k!(&self.scene, AnyScene(s) => descend_top(s, &p, &self.query),
                 AnyScene::Obb(s) => descend_top(s, &p, &self.query),
                 AnyScene::Sphere(s) => descend_top(s, &p, &self.query),
                 AnyScene::Auto(s) => descend_top(&s.obb, &p, &self.query),
                 _ => {}
-            }
+            )
         }
         if let Some(p) = own.apart {
             std::hint::black_box(self.collide_with(&p, &self.query));

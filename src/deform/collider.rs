@@ -2,6 +2,7 @@
 //! [`DeformingCollider`], the API that the command line and the Python package drive.
 
 use super::*;
+use crate::kind::for_each_k;
 
 /// A deforming scene for a k-DOP hierarchy chosen at run time.
 #[derive(Debug)]
@@ -14,17 +15,6 @@ pub enum AnyDeforming {
     Kdop18(DeformingScene<9>),
     /// `kdop26`.
     Kdop26(DeformingScene<13>),
-}
-
-macro_rules! each {
-    ($self:expr, $s:ident => $body:expr) => {
-        match $self {
-            AnyDeforming::Kdop6($s) => $body,
-            AnyDeforming::Kdop14($s) => $body,
-            AnyDeforming::Kdop18($s) => $body,
-            AnyDeforming::Kdop26($s) => $body,
-        }
-    };
 }
 
 /// Collision queries between two deforming meshes (either may also stay rigid): the k-DOP
@@ -99,12 +89,12 @@ impl DeformingCollider {
         pose: &Pose,
         opts: &QueryOptions,
     ) -> Result<FrameResult, Error> {
-        each!(&mut self.scene, s => s.query_frame(frame_a, frame_b, pose, opts))
+        for_each_k!(&mut self.scene, AnyDeforming(s) => s.query_frame(frame_a, frame_b, pose, opts))
     }
 
     /// Brings every node volume up to date and runs the hierarchy validator on A and B.
     pub fn validate(&mut self) -> Result<(), Error> {
-        each!(&mut self.scene, s => {
+        for_each_k!(&mut self.scene, AnyDeforming(s) => {
             s.complete()?;
             s.env.validate().map_err(|e| Error::InvalidOption(format!("A's hierarchy: {e}")))?;
             s.fly.bvh.validate().map_err(|e| Error::InvalidOption(format!("B's hierarchy: {e}")))
@@ -113,12 +103,12 @@ impl DeformingCollider {
 
     /// Node counts and bytes of A's and B's hierarchies.
     pub fn hierarchy_sizes(&self) -> [(usize, usize); 2] {
-        each!(&self.scene, s => s.hierarchy_sizes())
+        for_each_k!(&self.scene, AnyDeforming(s) => s.hierarchy_sizes())
     }
 
     /// Depths of A's and B's hierarchies.
     pub fn depths(&self) -> [u32; 2] {
-        each!(&self.scene, s => s.depths())
+        for_each_k!(&self.scene, AnyDeforming(s) => s.depths())
     }
 }
 

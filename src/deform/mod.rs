@@ -65,13 +65,13 @@
 use crate::bv::Kdop;
 use crate::bvh::{BuildOptions, Bvh};
 use crate::kdop::pretest::BoxPretest;
-use crate::kdop::{Descent, KdopOptions, Workspace};
+use crate::kdop::{Descent, KdopOptions, KdopWorkspace};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, POSE_CHUNK, QueryOptions};
 use crate::traverse::{NodeTest, descend, descend_from};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
-use crate::{bv::BvKind, error::Error};
+use crate::{error::Error, kind::BvKind};
 use std::time::Instant;
 
 mod collider;
@@ -370,7 +370,7 @@ pub struct DeformingScene<const H: usize> {
     /// A's volumes are those of the lazy update (hybrid, after a frame of A).
     lazy_a: bool,
     boxes: Option<BoxPretest>,
-    ws: Workspace<H>,
+    ws: KdopWorkspace<H>,
     degradation: [Option<f64>; 2],
     /// Frames queried (coherence starts again at the roots every [`POSE_CHUNK`] frames,
     /// as a batch's chunks of poses do).
@@ -390,7 +390,7 @@ impl<const H: usize> DeformingScene<H> {
             || Bvh::<H>::build(a, &build[0]),
             || FlyingHierarchy::new(Bvh::<H>::build(b, &build[1])),
         );
-        let ws = Workspace::new(&fly);
+        let ws = KdopWorkspace::new(&fly);
         let mut shape_a = Shape::of(&env);
         shape_a.fresh = Some(shape_a.measure(|i| env.nodes[i].bv));
         DeformingScene {
@@ -688,7 +688,7 @@ impl<const H: usize> DeformingScene<H> {
             triangles: self.tri_b.clone(),
         };
         self.fly = FlyingHierarchy::deforming(Bvh::build(&mesh, &self.build[1]));
-        self.ws = Workspace::new(&self.fly);
+        self.ws = KdopWorkspace::new(&self.fly);
         self.shape_b = Shape::of(&self.fly.bvh);
         up.rebuilds += 1;
     }

@@ -8,7 +8,7 @@
 
 use crate::mesh::{Mesh, generate};
 use crate::rng::Rng;
-use crate::{bv::BvKind, collider::Collider, pose::Pose, scene::Mode, scene::QueryOptions};
+use crate::{collider::Collider, kind::BvKind, pose::Pose, scene::Mode, scene::QueryOptions};
 
 /// `m` scaled uniformly so its bounding box fits a cube of side 2 centred at the origin
 /// (its longest side becomes 2), as Zachmann's protocol asks.

@@ -3,8 +3,8 @@
 
 use super::{AutoStatsJson, DualStatsJson, GpuStatsJson, Stats};
 use crate::{
-    boxtree::BoxTest, bv::BvKind, bvh::BuildOptions, collider::AnySub, collider::Collider,
-    collider::Contacts, dual::DualOptions, kdop::Descent, scene::Counters, scene::Mode,
+    boxtree::BoxTest, bvh::BuildOptions, collider::AnySub, collider::Collider, collider::Contacts,
+    dual::DualOptions, kdop::Descent, kind::BvKind, scene::Counters, scene::Mode,
     tumble::TumbleMethod,
 };
 

@@ -55,6 +55,7 @@ use crate::bv::Kdop;
 use crate::bvh::Bvh;
 use crate::deform::{AnyDeforming, DeformingCollider, DeformingScene, FrameResult, Prepared};
 use crate::kdop::Descent;
+use crate::kind::for_each_k;
 use crate::scene::{Mode, NoSub, QueryOptions};
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 use crate::{error::Error, pose::Pose};
@@ -310,6 +311,11 @@ fn absorb(total: &mut GpuStats, s: GpuStats) {
     total.batches.extend(s.batches);
 }
 
+/// The device's k differs from the host's (a side built for another collider).
+fn mismatch() -> Error {
+    GpuError::InvalidInput("the device scene's k differs from the host's".into()).into()
+}
+
 enum AnySide {
     Kdop6(Side<3>),
     Kdop14(Side<7>),
@@ -350,21 +356,6 @@ impl std::fmt::Debug for GpuDeformingCollider {
     }
 }
 
-macro_rules! each_side {
-    ($self:expr, $s:ident, $d:ident => $body:expr) => {
-        match ($self.cpu.scene_mut(), &mut $self.side) {
-            (AnyDeforming::Kdop6($s), AnySide::Kdop6($d)) => $body,
-            (AnyDeforming::Kdop14($s), AnySide::Kdop14($d)) => $body,
-            (AnyDeforming::Kdop18($s), AnySide::Kdop18($d)) => $body,
-            (AnyDeforming::Kdop26($s), AnySide::Kdop26($d)) => $body,
-            _ => Err(
-                GpuError::InvalidInput("the device scene's k differs from the host's".into())
-                    .into(),
-            ),
-        }
-    };
-}
-
 impl GpuDeformingCollider {
     /// Uploads `cpu`'s hierarchies (its current state) and compiles the pipelines.
     pub fn new(ctx: &GpuContext, cpu: DeformingCollider) -> Result<Self, Error> {
@@ -382,12 +373,8 @@ impl GpuDeformingCollider {
                 frames: FrameChunk::default(),
             })
         }
-        let side = match cpu.scene() {
-            AnyDeforming::Kdop6(s) => AnySide::Kdop6(side(ctx, s, &mut stats)?),
-            AnyDeforming::Kdop14(s) => AnySide::Kdop14(side(ctx, s, &mut stats)?),
-            AnyDeforming::Kdop18(s) => AnySide::Kdop18(side(ctx, s, &mut stats)?),
-            AnyDeforming::Kdop26(s) => AnySide::Kdop26(side(ctx, s, &mut stats)?),
-        };
+        let side =
+            for_each_k!(map cpu.scene(), AnyDeforming(s) => AnySide(side(ctx, s, &mut stats)?));
         Ok(GpuDeformingCollider { cpu, side, stats })
     }
 
@@ -403,7 +390,10 @@ impl GpuDeformingCollider {
         opts: &QueryOptions,
     ) -> Result<(FrameResult, GpuStats), Error> {
         let frames = [frame_a, frame_b];
-        let (r, s) = each_side!(self, s, d => d.query(ctx, s, frames, pose, opts))?;
+        let (r, s) = for_each_k!((self.cpu.scene_mut(), &mut self.side),
+            (AnyDeforming(s), AnySide(d)) => d.query(ctx, s, frames, pose, opts),
+            _ => Err(mismatch()),
+        )?;
         absorb(&mut self.stats, s.clone());
         Ok((r, s))
     }
@@ -416,12 +406,7 @@ impl GpuDeformingCollider {
                 d.scene.capacities = caps;
             }
         }
-        match &mut self.side {
-            AnySide::Kdop6(d) => set(d, caps),
-            AnySide::Kdop14(d) => set(d, caps),
-            AnySide::Kdop18(d) => set(d, caps),
-            AnySide::Kdop26(d) => set(d, caps),
-        }
+        for_each_k!(&mut self.side, AnySide(d) => set(d, caps))
     }
 
     /// The device's work so far (the first upload and every frame).
@@ -438,7 +423,10 @@ impl GpuDeformingCollider {
     /// check for tests against [`crate::Bvh::refit`], costs a readback.
     pub fn read_env_nodes(&mut self, ctx: &GpuContext) -> Result<Vec<u8>, Error> {
         let stats = &mut self.stats;
-        each_side!(self, s, d => d.read_env_nodes(ctx, s, stats).map_err(Error::from))
+        for_each_k!((self.cpu.scene_mut(), &mut self.side),
+            (AnyDeforming(s), AnySide(d)) => d.read_env_nodes(ctx, s, stats).map_err(Error::from),
+            _ => Err(mismatch()),
+        )
     }
 
     /// Brings the host's node volumes up to date and runs the hierarchy validator

@@ -37,6 +37,7 @@ use super::layout::{FrontPair, GpuCounters, NO_SLOT};
 use super::paged::{PagedArray, Paging};
 use super::shader;
 use crate::bvh::Bvh;
+use crate::kind::for_each_k;
 use crate::scene::{Counters, Mode, PoseResult};
 use crate::self_collide::adjacency::self_pair_intersects;
 use crate::self_collide::{SelfCollider, SelfHierarchy};
@@ -517,24 +518,16 @@ pub enum GpuSelf {
 impl GpuSelf {
     /// Uploads `collider`'s hierarchy and compiles the pipelines.
     pub fn new(ctx: &GpuContext, collider: &SelfCollider) -> Result<GpuSelf, GpuError> {
-        Ok(match collider.hierarchy() {
-            SelfHierarchy::Kdop6(h) => GpuSelf::Kdop6(GpuSelfScene::new(ctx, h)?),
-            SelfHierarchy::Kdop14(h) => GpuSelf::Kdop14(GpuSelfScene::new(ctx, h)?),
-            SelfHierarchy::Kdop18(h) => GpuSelf::Kdop18(GpuSelfScene::new(ctx, h)?),
-            SelfHierarchy::Kdop26(h) => GpuSelf::Kdop26(GpuSelfScene::new(ctx, h)?),
-        })
+        Ok(for_each_k!(map collider.hierarchy(),
+            SelfHierarchy(h) => GpuSelf(GpuSelfScene::new(ctx, h)?)))
     }
 
     /// After [`SelfCollider::refit`]: writes the refitted hierarchy over the uploaded one.
     /// [`GpuError::InvalidInput`] for another collider's hierarchy.
     pub fn refit(&mut self, ctx: &GpuContext, collider: &SelfCollider) -> Result<(), GpuError> {
-        match (self, collider.hierarchy()) {
-            (GpuSelf::Kdop6(g), SelfHierarchy::Kdop6(h)) => g.refit(ctx, h),
-            (GpuSelf::Kdop14(g), SelfHierarchy::Kdop14(h)) => g.refit(ctx, h),
-            (GpuSelf::Kdop18(g), SelfHierarchy::Kdop18(h)) => g.refit(ctx, h),
-            (GpuSelf::Kdop26(g), SelfHierarchy::Kdop26(h)) => g.refit(ctx, h),
+        for_each_k!((self, collider.hierarchy()), (GpuSelf(g), SelfHierarchy(h)) => g.refit(ctx, h),
             _ => Err(mismatch()),
-        }
+        )
     }
 
     /// [`SelfCollider::collide_with`] on the GPU: the same pairs, and in [`Mode::All`] the
@@ -545,23 +538,14 @@ impl GpuSelf {
         collider: &SelfCollider,
         mode: Mode,
     ) -> Result<(PoseResult, GpuSelfStats), GpuError> {
-        match (self, collider.hierarchy()) {
-            (GpuSelf::Kdop6(g), SelfHierarchy::Kdop6(h)) => g.collide(ctx, h, mode),
-            (GpuSelf::Kdop14(g), SelfHierarchy::Kdop14(h)) => g.collide(ctx, h, mode),
-            (GpuSelf::Kdop18(g), SelfHierarchy::Kdop18(h)) => g.collide(ctx, h, mode),
-            (GpuSelf::Kdop26(g), SelfHierarchy::Kdop26(h)) => g.collide(ctx, h, mode),
+        for_each_k!((self, collider.hierarchy()), (GpuSelf(g), SelfHierarchy(h)) => g.collide(ctx, h, mode),
             _ => Err(mismatch()),
-        }
+        )
     }
 
     /// The capacities of the next run (tests shrink them to force reruns).
     pub fn capacities_mut(&mut self) -> &mut Capacities {
-        match self {
-            GpuSelf::Kdop6(g) => &mut g.capacities,
-            GpuSelf::Kdop14(g) => &mut g.capacities,
-            GpuSelf::Kdop18(g) => &mut g.capacities,
-            GpuSelf::Kdop26(g) => &mut g.capacities,
-        }
+        for_each_k!(self, GpuSelf(g) => &mut g.capacities)
     }
 }
 

@@ -91,7 +91,7 @@ impl KdopOptions {
 
 /// Per-thread scratch state of the traversal.
 #[derive(Debug)]
-pub struct Workspace<const H: usize> {
+pub struct KdopWorkspace<const H: usize> {
     /// B's k-DOPs tumbled for the current pose.
     pub tumble: TumbleWorkspace<H>,
     pub(crate) stack: Vec<(u32, u32)>,
@@ -99,10 +99,10 @@ pub struct Workspace<const H: usize> {
     pub(crate) track: FrontTrack,
 }
 
-impl<const H: usize> Workspace<H> {
+impl<const H: usize> KdopWorkspace<H> {
     /// A workspace for B's hierarchy.
     pub fn new(fly: &FlyingHierarchy<H>) -> Self {
-        Workspace {
+        KdopWorkspace {
             tumble: TumbleWorkspace::new(fly),
             stack: Vec::with_capacity(256),
             track: FrontTrack::default(),
@@ -142,7 +142,7 @@ pub fn collide_pose<const H: usize>(
     mode: Mode,
     method: TumbleMethod,
     descent: Descent,
-    ws: &mut Workspace<H>,
+    ws: &mut KdopWorkspace<H>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters {
     ws.tumble
@@ -173,7 +173,7 @@ pub struct KdopScene<const H: usize> {
     pub options: KdopOptions,
     /// B's and A's boxes ([`KdopOptions::pretest`]); `None` for an empty mesh.
     pub boxes: Option<BoxPretest>,
-    pool: WorkspacePool<Workspace<H>>,
+    pool: WorkspacePool<KdopWorkspace<H>>,
 }
 
 impl<const H: usize> KdopScene<H> {
@@ -222,7 +222,7 @@ impl<const H: usize> KdopScene<H> {
         &self,
         pose: &Pose,
         method: TumbleMethod,
-        ws: &mut Workspace<H>,
+        ws: &mut KdopWorkspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         let (env, fly) = (&self.env, &self.fly);
@@ -248,18 +248,18 @@ impl<const H: usize> KdopScene<H> {
 }
 
 impl<const H: usize> PairScene for KdopScene<H> {
-    type Workspace = Workspace<H>;
+    type Workspace = KdopWorkspace<H>;
     type Sub = NoSub;
 
-    fn workspace(&self) -> Workspace<H> {
-        Workspace::new(&self.fly)
+    fn workspace(&self) -> KdopWorkspace<H> {
+        KdopWorkspace::new(&self.fly)
     }
 
-    fn prefault(&self, ws: &mut Workspace<H>) {
+    fn prefault(&self, ws: &mut KdopWorkspace<H>) {
         ws.tumble.prefault();
     }
 
-    fn begin_chunk(&self, ws: &mut Workspace<H>) {
+    fn begin_chunk(&self, ws: &mut KdopWorkspace<H>) {
         // Hill climbing starts where a fresh workspace would, the descent at the roots.
         ws.tumble.restart();
         ws.track.restart();
@@ -269,7 +269,7 @@ impl<const H: usize> PairScene for KdopScene<H> {
         &self,
         pose: &Pose,
         opts: &QueryOptions,
-        ws: &mut Workspace<H>,
+        ws: &mut KdopWorkspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         let pretest = self.pretest();
@@ -316,7 +316,7 @@ impl<const H: usize> PairScene for KdopScene<H> {
 }
 
 impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
-    fn level_begin(&self, pose: &Pose, opts: &QueryOptions, ws: &mut Workspace<H>) -> bool {
+    fn level_begin(&self, pose: &Pose, opts: &QueryOptions, ws: &mut KdopWorkspace<H>) -> bool {
         if self.pretest().is_some_and(|t| t.separated(pose)) {
             return false;
         }
@@ -329,7 +329,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
     fn level_expand(
         &self,
         _pose: &Pose,
-        ws: &mut Workspace<H>,
+        ws: &mut KdopWorkspace<H>,
         front: &[(u32, u32)],
         next: &mut Vec<(u32, u32)>,
         leaves: &mut Vec<(u32, u32)>,
@@ -353,7 +353,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
         &self,
         pose: &Pose,
         mode: Mode,
-        ws: &mut Workspace<H>,
+        ws: &mut KdopWorkspace<H>,
         leaves: &[(u32, u32)],
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
@@ -383,7 +383,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
         &self,
         pose: &Pose,
         mode: Mode,
-        ws: &mut Workspace<H>,
+        ws: &mut KdopWorkspace<H>,
         start: &[(u32, u32)],
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {

@@ -6,11 +6,11 @@
 //! Unlike `crate::traverse` nothing is tumbled: B's volume is posed (moved rigidly, in
 //! f64) on its first test in a pose and kept for the pose's later tests.
 //!
-//! The loops ([`descend_from`], [`expand_level`]) are [`crate::twin!`]s, run compiled for
+//! The loops ([`descend_from`], [`expand_level`]) are [`crate::isa_variants!`]s, run compiled for
 //! x86-64-v3 where the CPU has it, each with the node test inlined (`#[inline(always)]`
 //! down to `sat_lanes`): faster than the baseline's code on the side-by-side's near-miss
 //! bunny (`benches/peers`) and on single queries of nested spheres, where one shared
-//! out-of-line twin of the node test was slower than the inlined loops (measured in
+//! out-of-line variant of the node test was slower than the inlined loops (measured in
 //! `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Every pose posed on lanes,
 //! the hot loops in x86-64-v3").
 
@@ -79,7 +79,7 @@ pub(crate) trait PairTest {
 /// Per-thread scratch state: the stack, B's volumes posed for the current pose and B's
 /// triangles moved for it (each valid while its node's stamp is the pose's).
 #[derive(Debug)]
-pub struct Workspace<P> {
+pub struct VolumeWorkspace<P> {
     stack: Vec<(u32, u32)>,
     stamp: u32,
     leaf_stamp: Vec<u32>,
@@ -95,10 +95,10 @@ pub struct Workspace<P> {
     pub(crate) check: Option<Box<(Pose, PoseCheck)>>,
 }
 
-impl<P: Copy + Default> Workspace<P> {
+impl<P: Copy + Default> VolumeWorkspace<P> {
     /// A workspace for B's tree.
     pub fn new<const H: usize>(fly: &Bvh<H>) -> Self {
-        Workspace {
+        VolumeWorkspace {
             stack: Vec::with_capacity(256),
             stamp: 0,
             leaf_stamp: vec![0; fly.nodes.len()],
@@ -139,7 +139,7 @@ pub(crate) fn descend<T: PairTest>(
     pose: &Pose,
     mode: Mode,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<NoSub> {
     ws.begin();
@@ -175,7 +175,7 @@ pub(crate) fn descend_levels<T: PairTest>(
     fly: Tree,
     pose: &Pose,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     start: &[(u32, u32)],
     limit: usize,
     out: &mut Vec<(u32, u32)>,
@@ -219,7 +219,7 @@ pub(crate) fn descend_coherent<T: PairTest>(
     fly: Tree,
     pose: &Pose,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<NoSub> {
     ws.begin();
@@ -234,7 +234,7 @@ pub(crate) fn descend_coherent<T: PairTest>(
 #[inline(always)]
 fn disjoint<T: PairTest>(
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     e: usize,
     f: usize,
     c: &mut Counters<NoSub>,
@@ -250,7 +250,7 @@ fn disjoint<T: PairTest>(
 
 /// Starts a pose for [`expand_level`] and [`descend_from`] (B's posed volumes of an
 /// earlier pose are stale from here on).
-pub(crate) fn begin_pose<P: Copy + Default>(ws: &mut Workspace<P>) {
+pub(crate) fn begin_pose<P: Copy + Default>(ws: &mut VolumeWorkspace<P>) {
     ws.begin();
 }
 
@@ -260,7 +260,7 @@ fn prefetch_pair<T: PairTest>(
     env: Tree,
     fly: Tree,
     test: &T,
-    ws: &Workspace<T::Posed>,
+    ws: &VolumeWorkspace<T::Posed>,
     e: usize,
     f: usize,
 ) {
@@ -281,7 +281,7 @@ fn level<T: PairTest>(
     env: Tree,
     fly: Tree,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     front: &[(u32, u32)],
     next: &mut Vec<(u32, u32)>,
     leaves: &mut Vec<(u32, u32)>,
@@ -309,13 +309,13 @@ fn level<T: PairTest>(
     c
 }
 
-crate::twin! {
+crate::isa_variants! {
 /// One [`level`], for [`descend_levels`] and the level calls of `crate::auto`'s probe.
 pub(crate) fn expand_level[T: PairTest](
     env: Tree,
     fly: Tree,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     front: &[(u32, u32)],
     next: &mut Vec<(u32, u32)>,
     leaves: &mut Vec<(u32, u32)>,
@@ -324,7 +324,7 @@ pub(crate) fn expand_level[T: PairTest](
 }
 }
 
-crate::twin! {
+crate::isa_variants! {
 /// [`level`] after level while `front` is not empty and holds, with `leaves`, fewer than
 /// `limit` pairs; `front` ends as the last level's (`next` is scratch): the first levels of
 /// `crate::auto`'s probe in one call, where a call per level cost a near miss (about 90
@@ -336,7 +336,7 @@ pub(crate) fn expand_levels_below[T: PairTest](
     env: Tree,
     fly: Tree,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     front: &mut Vec<(u32, u32)>,
     next: &mut Vec<(u32, u32)>,
     leaves: &mut Vec<(u32, u32)>,
@@ -352,7 +352,7 @@ pub(crate) fn expand_levels_below[T: PairTest](
 }
 }
 
-crate::twin! {
+crate::isa_variants! {
 /// [`descend`] from the pairs already on the workspace's stack (after [`begin_pose`]),
 /// without starting a new pose: any start that partitions the triangle pairs gives the
 /// same contacts (`crate::traverse::descend_from`'s argument). With `record`, the pairs
@@ -364,7 +364,7 @@ pub(crate) fn descend_from[T: PairTest](
     pose: &Pose,
     mode: Mode,
     test: &T,
-    ws: &mut Workspace<T::Posed>,
+    ws: &mut VolumeWorkspace<T::Posed>,
     out: &mut Vec<(u32, u32)>,
     record: bool,
 ) -> Counters<NoSub> {
@@ -408,7 +408,7 @@ pub(crate) fn leaf_pair<P>(
     fly: Tree,
     pose: &Pose,
     mode: Mode,
-    ws: &mut Workspace<P>,
+    ws: &mut VolumeWorkspace<P>,
     e: usize,
     f: usize,
     out: &mut Vec<(u32, u32)>,
@@ -438,7 +438,7 @@ pub(crate) fn leaf_pair<P>(
 }
 
 /// Sets the stack to `start`, popped in its order.
-pub(crate) fn set_stack<P>(ws: &mut Workspace<P>, start: &[(u32, u32)]) {
+pub(crate) fn set_stack<P>(ws: &mut VolumeWorkspace<P>, start: &[(u32, u32)]) {
     ws.stack.clear();
     ws.stack.extend(start.iter().rev());
 }

@@ -1,6 +1,7 @@
 //! The lecture's remaining volumes (the University of Freiburg's slides *Collision
 //! Detection*, "Bounding Volumes"): the OBB tree of Gottschalk, Lin and Manocha
-//! (`--bv obb`) and the sphere tree (`--bv sphere`), on the CPU and the GPU.
+//! (`--bv obb`), and the volume-tree machinery the sphere tree (`--bv sphere`,
+//! [`crate::sphere`]) shares with it, on the CPU and the GPU.
 //!
 //! Both reuse the k-DOP builder's topology: a [`Bvh<3>`] (the kdop6 tree; with the default
 //! splatter rule the splits read only the triangles' centroids, so it is the kdop18 tree's
@@ -13,10 +14,7 @@
 //! decisions bit for bit:
 //! - [`Obb32`]: principal axes of the area-weighted covariance ([`fit`]), the 15-axis
 //!   separating axis test with proved slack ([`sat::obb_disjoint`]);
-//! - [`Sphere`]: the smallest enclosing sphere of the dual hierarchy
-//!   ([`crate::dual::node_spheres`], radius proved to contain the real corners), posed by
-//!   [`Sphere::posed_f32`] and tested by [`crate::dual::sphere::disjoint_f32`] (both proved
-//!   there), the dual hierarchy's GPU test.
+//! - the sphere tree's spheres: [`crate::sphere`] (only its [`Volume`] is its own).
 //!
 //! Each pose first runs the k-DOP scene's posed-box pretest ([`BoxPretest`]: B's f64 box,
 //! posed, against A's box; proved there), so a pose that misses by a box costs what it
@@ -34,14 +32,12 @@ mod sat_lanes;
 mod sat_ops;
 
 use crate::bvh::{BuildOptions, Bvh};
-use crate::dual::node_spheres;
-use crate::dual::sphere::{self, Sphere};
 use crate::frame::LocalPose;
 use crate::kdop::pretest::BoxPretest;
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, NoSub, PairScene, QueryOptions, WorkspacePool};
-pub use descend::Workspace;
+pub use descend::VolumeWorkspace;
 pub use descend::{LEVEL_FRONT, LEVELS_ABOVE_BYTES, Link};
 use descend::{PairTest, Tree, descend};
 pub use fit::{Obb, Obb32};
@@ -104,33 +100,6 @@ impl Volume for Obb32 {
     }
 }
 
-impl Volume for Sphere {
-    fn fit_nodes(bvh: &Bvh<3>) -> Vec<Sphere> {
-        node_spheres(bvh)
-    }
-
-    /// The dual hierarchy's f32 sphere test, the one its GPU path makes: B's sphere posed
-    /// with the f32 pose's error ([`Sphere::posed_f32`]), then [`sphere::disjoint_f32`]
-    /// (both proved there, for a rotation; [`PoseCheck`] widens every sphere past any
-    /// model when the matrix is not one).
-    type Posed = Sphere;
-
-    #[inline]
-    fn pose(b: &Sphere, pose: &PoseCheck) -> Sphere {
-        b.posed_f32(&pose.r, &pose.t, pose.t_err)
-    }
-
-    #[inline]
-    fn disjoint(a: &Sphere, b: &Sphere, _: &PoseCheck) -> bool {
-        sphere::disjoint_f32(a, b)
-    }
-
-    #[inline]
-    fn size(&self) -> f64 {
-        self.r as f64
-    }
-}
-
 /// Both volume trees of a scene: A's and B's topology and triangles, and their volumes.
 #[derive(Debug)]
 pub struct VolumeScene<V: Volume> {
@@ -146,7 +115,7 @@ pub struct VolumeScene<V: Volume> {
     links: [Vec<Link>; 2],
     /// The pose-level box test run before the roots.
     boxes: Option<BoxPretest>,
-    pool: WorkspacePool<Workspace<V::Posed>>,
+    pool: WorkspacePool<VolumeWorkspace<V::Posed>>,
     /// Temporal coherence in all-contacts mode (`crate::traverse::FrontTrack`, the
     /// k-DOPs' rule; CPU only: the GPU runs these trees from the roots). Off by default.
     pub coherence: bool,
@@ -154,8 +123,6 @@ pub struct VolumeScene<V: Volume> {
 
 /// The OBB tree scene (`--bv obb`).
 pub type ObbScene = VolumeScene<Obb32>;
-/// The sphere tree scene (`--bv sphere`).
-pub type SphereScene = VolumeScene<Sphere>;
 
 impl<V: Volume> VolumeScene<V> {
     /// Builds both trees and their volumes (in parallel).
@@ -227,18 +194,18 @@ impl<V: Volume> PairTest for Test<'_, V> {
 }
 
 impl<V: Volume> PairScene for VolumeScene<V> {
-    type Workspace = Workspace<V::Posed>;
+    type Workspace = VolumeWorkspace<V::Posed>;
     type Sub = NoSub;
 
-    fn workspace(&self) -> Workspace<V::Posed> {
-        Workspace::new(&self.fly)
+    fn workspace(&self) -> VolumeWorkspace<V::Posed> {
+        VolumeWorkspace::new(&self.fly)
     }
 
-    fn prefault(&self, ws: &mut Workspace<V::Posed>) {
+    fn prefault(&self, ws: &mut VolumeWorkspace<V::Posed>) {
         ws.prefault();
     }
 
-    fn begin_chunk(&self, ws: &mut Workspace<V::Posed>) {
+    fn begin_chunk(&self, ws: &mut VolumeWorkspace<V::Posed>) {
         ws.track.restart();
     }
 
@@ -246,7 +213,7 @@ impl<V: Volume> PairScene for VolumeScene<V> {
         &self,
         pose: &Pose,
         opts: &QueryOptions,
-        ws: &mut Workspace<V::Posed>,
+        ws: &mut VolumeWorkspace<V::Posed>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         // By reference: `is_some_and` on the `Option<BoxPretest>` itself copied its 96
@@ -283,7 +250,7 @@ impl<V: Volume> PairScene for VolumeScene<V> {
         [self.env.depth, self.fly.depth]
     }
 
-    fn pool(&self) -> Option<&WorkspacePool<Workspace<V::Posed>>> {
+    fn pool(&self) -> Option<&WorkspacePool<VolumeWorkspace<V::Posed>>> {
         Some(&self.pool)
     }
 }
@@ -315,7 +282,7 @@ impl<V: Volume> VolumeScene<V> {
     /// for each level was 5 % of a near miss's call (interlocked tori, about 80 node tests
     /// in a dozen levels). The same pose is the same bits, so the set-up is the same. Give
     /// it back with `ws.check = Some(..)`.
-    fn check_in(&self, pose: &Pose, ws: &mut Workspace<V::Posed>) -> Box<(Pose, PoseCheck)> {
+    fn check_in(&self, pose: &Pose, ws: &mut VolumeWorkspace<V::Posed>) -> Box<(Pose, PoseCheck)> {
         let bits = |p: &Pose| (p.q.map(f64::to_bits), p.t.map(f64::to_bits));
         match ws.check.take() {
             Some(kept) if bits(&kept.0) == bits(pose) => kept,
@@ -332,8 +299,8 @@ impl<V: Volume> VolumeScene<V> {
     fn with_test<R>(
         &self,
         pose: &Pose,
-        ws: &mut Workspace<V::Posed>,
-        f: impl FnOnce(&Test<'_, V>, &mut Workspace<V::Posed>) -> R,
+        ws: &mut VolumeWorkspace<V::Posed>,
+        f: impl FnOnce(&Test<'_, V>, &mut VolumeWorkspace<V::Posed>) -> R,
     ) -> R {
         let check = self.check_in(pose, ws);
         let test = Test {
@@ -353,7 +320,7 @@ impl<V: Volume> VolumeScene<V> {
     pub(crate) fn level_expand_below(
         &self,
         pose: &Pose,
-        ws: &mut Workspace<V::Posed>,
+        ws: &mut VolumeWorkspace<V::Posed>,
         front: &mut Vec<(u32, u32)>,
         next: &mut Vec<(u32, u32)>,
         leaves: &mut Vec<(u32, u32)>,
@@ -527,7 +494,7 @@ mod tests {
         let mut deepest = 0;
         for (k, pose) in poses.iter().enumerate() {
             for limit in (1..400).chain([usize::MAX]) {
-                let run = |one_call: bool, ws: &mut Workspace<_>| {
+                let run = |one_call: bool, ws: &mut VolumeWorkspace<_>| {
                     assert!(s.level_begin(pose, &opts, ws));
                     let (mut front, mut next, mut leaves) = (vec![(0, 0)], vec![], vec![]);
                     let (mut c, mut levels) = (Counters::default(), 0);

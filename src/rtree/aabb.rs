@@ -2,40 +2,12 @@
 //! Collision Detection Algorithm for Polygonal Models*, 2009: the box of a box's eight
 //! corners after a rigid map), rounded outward so no contact is lost.
 
+pub use crate::bv::Aabb;
 use crate::frame::LocalPose;
 use crate::pose::Pose;
 
-/// A closed axis-aligned box `lo..=hi`; empty when some `lo[k] > hi[k]`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Aabb {
-    /// Lower corner.
-    pub lo: [f64; 3],
-    /// Upper corner.
-    pub hi: [f64; 3],
-}
-
+/// The R-tree's boxes in local frames (the shared box is [`crate::bv::Aabb`]).
 impl Aabb {
-    /// The box of f32 points, exact (f32 → f64 widening is exact).
-    pub fn of_f32(lo: [f32; 3], hi: [f32; 3]) -> Aabb {
-        Aabb {
-            lo: lo.map(f64::from),
-            hi: hi.map(f64::from),
-        }
-    }
-
-    /// The optimal box of a triangle (paper, Figure 3 line 3): exact min and max.
-    #[inline]
-    pub fn of_triangle(t: &[[f64; 3]; 3]) -> Aabb {
-        let mut b = Aabb { lo: t[0], hi: t[0] };
-        for p in &t[1..] {
-            for (k, &x) in p.iter().enumerate() {
-                b.lo[k] = b.lo[k].min(x);
-                b.hi[k] = b.hi[k].max(x);
-            }
-        }
-        b
-    }
-
     /// The box, in the local frame of `origin`, of the real points `x − origin` for the
     /// corners `x` of a triangle given in global f64: the exact box of the corners, its
     /// sides less the origin, widened by `2⁻⁵¹` of their magnitude plus `2⁻¹⁰²²`.
@@ -56,71 +28,6 @@ impl Aabb {
             b.hi[k] = hi + (hi.abs() * REL + f64::MIN_POSITIVE);
         }
         b
-    }
-
-    /// Whether the real point that the local f64 `x` rounds certainly lies inside
-    /// ([`crate::frame::real_within`] per coordinate; for validators).
-    pub fn contains_real(&self, x: [f64; 3]) -> bool {
-        (0..3).all(|k| crate::frame::real_within(x[k], self.lo[k], self.hi[k]))
-    }
-
-    /// Whether the closed boxes share a point (touching counts).
-    #[inline]
-    pub fn overlaps(&self, o: &Aabb) -> bool {
-        (0..3).all(|k| self.lo[k] <= o.hi[k] && o.lo[k] <= self.hi[k])
-    }
-
-    /// Whether the box holds a point (`lo ≤ hi` on every axis).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        (0..3).any(|k| self.lo[k] > self.hi[k])
-    }
-
-    /// The common part of two boxes (the paper's OAABB); empty when they are disjoint.
-    #[inline]
-    pub fn intersect(&self, o: &Aabb) -> Aabb {
-        Aabb {
-            lo: [0, 1, 2].map(|k| self.lo[k].max(o.lo[k])),
-            hi: [0, 1, 2].map(|k| self.hi[k].min(o.hi[k])),
-        }
-    }
-
-    /// The box grown by `d` on every side.
-    pub fn widen(&self, d: f64) -> Aabb {
-        Aabb {
-            lo: self.lo.map(|x| x - d),
-            hi: self.hi.map(|x| x + d),
-        }
-    }
-
-    /// The largest coordinate magnitude (scale of the rounding errors).
-    pub fn magnitude(&self) -> f64 {
-        self.lo
-            .iter()
-            .chain(&self.hi)
-            .fold(0.0_f64, |m, x| m.max(x.abs()))
-    }
-
-    /// The cover box of the eight corners mapped by `f`, grown by `margin`.
-    pub fn cover(&self, margin: f64, f: impl Fn([f64; 3]) -> [f64; 3]) -> Aabb {
-        let mut out = Aabb {
-            lo: [f64::INFINITY; 3],
-            hi: [f64::NEG_INFINITY; 3],
-        };
-        for c in 0..8 {
-            let p = f([0, 1, 2].map(|k| {
-                if c >> k & 1 == 0 {
-                    self.lo[k]
-                } else {
-                    self.hi[k]
-                }
-            }));
-            for (k, &x) in p.iter().enumerate() {
-                out.lo[k] = out.lo[k].min(x);
-                out.hi[k] = out.hi[k].max(x);
-            }
-        }
-        out.widen(margin)
     }
 }
 

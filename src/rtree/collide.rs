@@ -80,7 +80,7 @@ struct Candidate {
 
 /// Per-thread scratch arrays, reused across poses.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct RtreeWorkspace {
     stack: Vec<u32>,
     entries_a: Vec<u32>,
     entries_b: Vec<u32>,
@@ -98,7 +98,7 @@ pub fn collide_pose(
     pose: &Pose,
     mode: Mode,
     version: RtreeCollide,
-    s: &mut Scratch,
+    s: &mut RtreeWorkspace,
     out: &mut Vec<(u32, u32)>,
     visit: &mut impl FnMut(usize),
 ) -> RtreeCounters {
@@ -212,7 +212,7 @@ fn version1(
     mode: Mode,
     oaabb_a: &Aabb,
     entries_b: &[u32],
-    s: &mut Scratch,
+    s: &mut RtreeWorkspace,
     out: &mut Vec<(u32, u32)>,
     c: &mut RtreeCounters,
     visit: &mut impl FnMut(usize),
@@ -264,7 +264,7 @@ fn version2(
     mode: Mode,
     oaabb_a: &Aabb,
     entries_b: &[u32],
-    s: &mut Scratch,
+    s: &mut RtreeWorkspace,
     out: &mut Vec<(u32, u32)>,
     c: &mut RtreeCounters,
     visit: &mut impl FnMut(usize),

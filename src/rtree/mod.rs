@@ -33,7 +33,8 @@ mod validate;
 pub use aabb::Aabb;
 pub use build::{RNode, Rtree};
 pub use collide::RtreeCounters;
-pub use scene::{RtreeScene, RtreeWorkspace};
+pub use collide::RtreeWorkspace;
+pub use scene::RtreeScene;
 pub use validate::validate;
 
 /// Which traversal of the paper (`--rtree-collide`).

@@ -2,7 +2,7 @@
 
 use super::RtreeOptions;
 use super::build::Rtree;
-use super::collide::{RtreeCounters, Scratch, collide_pose};
+use super::collide::{RtreeCounters, RtreeWorkspace, collide_pose};
 use crate::mesh::Mesh;
 use crate::pose::Pose;
 use crate::scene::{Counters, NoSub, PairScene, PoseResult, QueryOptions};
@@ -17,9 +17,6 @@ pub struct RtreeScene {
     /// The fan-out both were built with and the traversal.
     pub options: RtreeOptions,
 }
-
-/// Per-thread scratch arrays of [`RtreeScene`].
-pub type RtreeWorkspace = Scratch;
 
 impl RtreeScene {
     /// Builds both R-trees (in parallel) with the same fan-out.
@@ -47,7 +44,7 @@ impl RtreeScene {
             pose,
             opts.mode,
             self.options.collide,
-            &mut Scratch::default(),
+            &mut RtreeWorkspace::default(),
             &mut pairs,
             &mut |i| visits[i] += 1,
         );
@@ -62,18 +59,18 @@ impl RtreeScene {
 }
 
 impl PairScene for RtreeScene {
-    type Workspace = Scratch;
+    type Workspace = RtreeWorkspace;
     type Sub = NoSub;
 
-    fn workspace(&self) -> Scratch {
-        Scratch::default()
+    fn workspace(&self) -> RtreeWorkspace {
+        RtreeWorkspace::default()
     }
 
     fn collide_into(
         &self,
         pose: &Pose,
         opts: &QueryOptions,
-        ws: &mut Scratch,
+        ws: &mut RtreeWorkspace,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
         collide_pose(

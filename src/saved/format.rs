@@ -23,10 +23,11 @@
 //! [`SavedError::Invariant`].
 
 use super::verify::{self, Violation};
-use super::{KdopHierarchy, SavedHierarchy, invariants as inv, with_bvh};
+use super::{KdopHierarchy, SavedHierarchy, invariants as inv};
 use crate::bv::KdopNode;
 use crate::bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 use crate::error::SavedError;
+use crate::kind::for_each_k;
 use crate::mesh::Mesh;
 use crate::ordered::OrderedTriangles;
 use crate::tumble::BoundingPoints;
@@ -54,7 +55,7 @@ fn crc(parts: &[&[u8]]) -> u32 {
 pub(super) fn encode(s: &SavedHierarchy) -> Vec<u8> {
     let h = &s.hierarchy;
     let o = h.options();
-    let k = 2 * with_bvh!(h, b => b.nodes[0].bv.min.len()) as u32;
+    let k = 2 * for_each_k!(h, KdopHierarchy(b, _) => b.nodes[0].bv.min.len()) as u32;
     let rule = SplitRule::ALL
         .iter()
         .position(|&r| r == o.rule)
@@ -63,7 +64,7 @@ pub(super) fn encode(s: &SavedHierarchy) -> Vec<u8> {
         .iter()
         .position(|&p| p == o.point)
         .unwrap_or(0) as u32;
-    let (depth, n_nodes) = with_bvh!(h, b => (b.depth, b.nodes.len()));
+    let (depth, n_nodes) = for_each_k!(h, KdopHierarchy(b, _) => (b.depth, b.nodes.len()));
     let bp = h.points();
     let mut out = Vec::with_capacity(HEADER);
     out.extend_from_slice(&MAGIC);
@@ -86,7 +87,7 @@ pub(super) fn encode(s: &SavedHierarchy) -> Vec<u8> {
         out.extend_from_slice(&v.to_le_bytes());
     }
     let mesh_end = out.len();
-    with_bvh!(h, b => {
+    for_each_k!(h, KdopHierarchy(b, _) => {
         for t in &b.tri_index {
             out.extend_from_slice(&t.to_le_bytes());
         }

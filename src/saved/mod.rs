@@ -21,9 +21,9 @@ pub mod invariants;
 mod read;
 mod verify;
 
-use crate::bv::BvKind;
 use crate::bvh::{BuildOptions, Bvh};
 use crate::error::SavedError;
+use crate::kind::{BvKind, for_each_k};
 use crate::mesh::Mesh;
 use crate::tumble::BoundingPoints;
 use std::path::Path;
@@ -41,19 +41,6 @@ pub enum KdopHierarchy {
     Kdop18(Bvh<9>, BoundingPoints),
     Kdop26(Bvh<13>, BoundingPoints),
 }
-
-/// Runs `$body` with `$b` bound to the `Bvh`, whatever its k.
-macro_rules! with_bvh {
-    ($h:expr, $b:ident => $body:expr) => {
-        match $h {
-            KdopHierarchy::Kdop6($b, _) => $body,
-            KdopHierarchy::Kdop14($b, _) => $body,
-            KdopHierarchy::Kdop18($b, _) => $body,
-            KdopHierarchy::Kdop26($b, _) => $body,
-        }
-    };
-}
-pub(crate) use with_bvh;
 
 impl KdopHierarchy {
     /// Builds the hierarchy of `mesh` for a k-DOP `bv` and its bounding points; `None` for
@@ -95,7 +82,7 @@ impl KdopHierarchy {
 
     /// The options it was built with.
     pub fn options(&self) -> BuildOptions {
-        with_bvh!(self, b => b.options)
+        for_each_k!(self, KdopHierarchy(b, _) => b.options)
     }
 
     /// The `Bvh` of `H` slabs and its bounding points, or `None` if it has another k.
@@ -113,7 +100,7 @@ impl KdopHierarchy {
     /// corners of the mesh triangle it names (a hierarchy of another mesh would answer
     /// wrongly, so [`crate::Collider`] checks this before using one). `Err` says what differs.
     pub fn check_mesh(&self, mesh: &Mesh) -> Result<(), String> {
-        with_bvh!(self, b => {
+        for_each_k!(self, KdopHierarchy(b, _) => {
             if b.tri_index.len() != mesh.triangle_count() || b.tris.len() != b.tri_index.len() {
                 return Err(format!(
                     "the hierarchy has {} triangles, the mesh {}",

@@ -25,8 +25,8 @@
 
 pub mod adjacency;
 
-use crate::bv::BvKind;
 use crate::bvh::{BuildOptions, Bvh};
+use crate::kind::{BvKind, for_each_k};
 use crate::mesh::Mesh;
 use crate::ordered::OrderedTriangles;
 use crate::scene::{Counters, Mode, PoseResult};
@@ -214,18 +214,6 @@ pub enum SelfHierarchy {
     Kdop26(Bvh<13>),
 }
 
-/// Runs `$body` with `$h` bound to the hierarchy, whatever its k.
-macro_rules! with_bvh {
-    ($c:expr, $h:ident => $body:expr) => {
-        match $c {
-            SelfHierarchy::Kdop6($h) => $body,
-            SelfHierarchy::Kdop14($h) => $body,
-            SelfHierarchy::Kdop18($h) => $body,
-            SelfHierarchy::Kdop26($h) => $body,
-        }
-    };
-}
-
 /// Builds a [`SelfCollider`]: kdop18, splatter at the mean, leaf size 1 and all pairs by
 /// default, like [`crate::Collider::builder`].
 #[derive(Debug, Clone)]
@@ -314,7 +302,7 @@ impl SelfCollider {
 
     /// [`SelfCollider::collide`] in another mode.
     pub fn collide_with(&self, mode: Mode) -> PoseResult {
-        with_bvh!(&self.bvh, h => collide_bvh(h, mode))
+        for_each_k!(&self.bvh, SelfHierarchy(h) => collide_bvh(h, mode))
     }
 
     /// Takes new vertex positions of the same mesh (a frame of a deforming mesh): the
@@ -325,7 +313,7 @@ impl SelfCollider {
     /// unchanged.
     pub fn refit(&mut self, positions: &[[f64; 3]]) -> crate::error::Result<()> {
         let t = &self.triangles;
-        with_bvh!(&mut self.bvh, h => h.refit(positions, t))
+        for_each_k!(&mut self.bvh, SelfHierarchy(h) => h.refit(positions, t))
     }
 
     /// The bounding volume.
@@ -345,16 +333,16 @@ impl SelfCollider {
 
     /// `(nodes, bytes)` of the node array.
     pub fn hierarchy_size(&self) -> (usize, usize) {
-        with_bvh!(&self.bvh, h => (h.nodes.len(), h.node_bytes()))
+        for_each_k!(&self.bvh, SelfHierarchy(h) => (h.nodes.len(), h.node_bytes()))
     }
 
     /// Depth of the hierarchy (a single leaf has depth 1).
     pub fn depth(&self) -> u32 {
-        with_bvh!(&self.bvh, h => h.depth)
+        for_each_k!(&self.bvh, SelfHierarchy(h) => h.depth)
     }
 
     /// The build options of the hierarchy.
     pub fn build_options(&self) -> BuildOptions {
-        with_bvh!(&self.bvh, h => h.options)
+        for_each_k!(&self.bvh, SelfHierarchy(h) => h.options)
     }
 }

@@ -40,7 +40,7 @@ pub mod oracle;
 /// A point in 3D.
 pub type P3 = [f64; 3];
 
-crate::twin! {
+crate::isa_variants! {
 /// Exact test whether two closed triangles intersect (touching counts; zero-area
 /// triangles are treated as the segment or point they are).
 ///
@@ -124,7 +124,7 @@ fn plane_signs(t: &[P3; 3], p: &[P3; 3]) -> [f64; 3] {
         xy.abs() + yx.abs(),
     ];
     // Spelled out, not `p.map(..)`: the array's `map` stayed out of line, so the
-    // triangle test's x86-64-v3 twin ran its hottest part in the baseline's code.
+    // triangle test's x86-64-v3 variant ran its hottest part in the baseline's code.
     let sign = |q: &P3| {
         let w = [q[0] - o[0], q[1] - o[1], q[2] - o[2]];
         let s = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
@@ -396,7 +396,7 @@ fn in_box_2d(p: Coord<f64>, a: Coord<f64>, b: Coord<f64>) -> bool {
 /// otherwise the whole predicate. Out of line, the call was a tenth of a query where half
 /// the pairs tested intersect (nested 2k spheres turned, α = 0.001;
 /// `docs/notebook/cpu-speed-2-lanes-isa-node-order-batches.md`, "Batches of distinct
-/// poses"), and ran in the baseline's code under the x86-64-v3 twin.
+/// poses"), and ran in the baseline's code under the x86-64-v3 variant.
 #[inline(always)]
 fn o3_inline(a: &P3, b: &P3, c: &P3, d: &P3) -> f64 {
     const O3D_ERRBOUND_A: f64 = (7.0 + 56.0 * EPS) * EPS;

@@ -7,7 +7,7 @@
 //! Left out, as not code the library runs: items under `#[cfg(test)]` or `#[cfg(doc)]`
 //! (test modules, doc-link imports) and `src/main.rs` (a separate crate that only calls
 //! `meshcollide::cli::run`). Macros reached by textual scope (`#[macro_use]`) have no path
-//! and make no arrow; `crate::twin!` and `$crate::…` do.
+//! and make no arrow; `crate::isa_variants!` and `$crate::…` do.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -537,7 +537,7 @@ impl Crate {
             }
             match &tok.tok {
                 Tok::Punct('{') if i > 0 && is_punct(&t[i - 1], '!') => {
-                    // A macro called where items go (`crate::twin! { … }`): its items.
+                    // A macro called where items go (`crate::isa_variants! { … }`): its items.
                     let end = item_end(&t, i);
                     self.scan(src, fi, m, i + 1, end - 1, dir, child_dir);
                     i = end;

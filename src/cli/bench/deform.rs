@@ -11,7 +11,7 @@ use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::deform::{DEFAULT_REBUILD_RATIO, DeformOptions, DeformingCollider, UpdateMethod};
 use crate::mesh::generate;
 use crate::{
-    bv::BvKind, bvh::BuildOptions, kdop::KdopOptions, mesh::Mesh, pose::Pose, scene::QueryOptions,
+    bvh::BuildOptions, kdop::KdopOptions, kind::BvKind, mesh::Mesh, pose::Pose, scene::QueryOptions,
 };
 use std::path::Path;
 use std::time::Instant;

@@ -4,7 +4,7 @@ use super::{Common, Run, bar, f, load_or, timed, warm};
 use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
-use crate::{bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::QueryOptions};
+use crate::{bvh::BuildOptions, collider::Collider, kind::BvKind, pose::Pose, scene::QueryOptions};
 use std::path::PathBuf;
 use std::time::Instant;
 

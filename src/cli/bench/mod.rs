@@ -17,7 +17,7 @@ mod tumble;
 use super::Failure;
 use crate::experiments as ex;
 use crate::{
-    bv::BvKind, collider::Collider, mesh::Mesh, pose::Pose, scene::Counters, scene::QueryOptions,
+    collider::Collider, kind::BvKind, mesh::Mesh, pose::Pose, scene::Counters, scene::QueryOptions,
 };
 use clap::Subcommand;
 use indicatif::{ProgressBar, ProgressStyle};

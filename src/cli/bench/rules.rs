@@ -5,8 +5,8 @@ use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
 use crate::{
-    bv::BvKind, bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, collider::Collider, pose::Pose,
-    scene::QueryOptions,
+    bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, collider::Collider, kind::BvKind,
+    pose::Pose, scene::QueryOptions,
 };
 use std::path::PathBuf;
 use std::time::Instant;

@@ -5,7 +5,7 @@ use crate::cli::Failure;
 use crate::cli::report::{Panel, Series, Table, write_plot, write_report};
 use crate::experiments as ex;
 use crate::{
-    bv::BvKind, bvh::BuildOptions, collider::Collider, pose::Pose, scene::Mode,
+    bvh::BuildOptions, collider::Collider, kind::BvKind, pose::Pose, scene::Mode,
     scene::QueryOptions, scene::brute_force,
 };
 use std::path::PathBuf;
