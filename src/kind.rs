@@ -1,6 +1,6 @@
 //! The hierarchy a user picks (`--bv`, `bv=` in Python, [`crate::ColliderBuilder::bv`]):
 //! every bounding volume family of the papers, and what each one supports (the GPU,
-//! coherence, the k-DOP features). The slab directions of the k-DOPs are [`crate::bv::axes`].
+//! coherence, the k-DOP features). The slab directions of the k-DOPs are `bv::axes`.
 
 /// The bounding volume families behind `--bv`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -30,37 +30,75 @@
 //! # Ok::<(), meshcollide::Error>(())
 //! ```
 //!
+//! # Where things are
+//!
+//! - Two rigid meshes, many poses: [`Collider`] (built by [`ColliderBuilder`]), the options
+//!   re-exported here ([`BvKind`], [`BuildOptions`], [`QueryOptions`], [`KdopOptions`], …),
+//!   the results ([`Contacts`], [`Counters`], [`PoseResult`]).
+//! - Inputs: [`Mesh`] and [`mod@mesh`] (files, generated meshes, frame lists), [`Pose`] and
+//!   [`mod@pose`] (pose files, tumbling and coherent paths).
+//! - Deforming meshes: [`deform`]; one mesh against itself: [`self_collide`]; hierarchies
+//!   saved to `.mch` files: [`saved`].
+//! - The GPU (feature `gpu`): [`gpu::GpuContext`], then the `_gpu` methods of the colliders;
+//!   [`gpu::GpuStats`] says what the device did.
+//! - Errors: [`Error`] and its parts in [`error`], each naming the file, line, frame or pose.
+//!
+//! The hierarchies' own modules (k-DOP, dual, boxtree, R-tree, OBB and sphere trees, the
+//! scene contract) are public for the tests, benches and the command line, but hidden here:
+//! a user reaches them through [`BvKind`] and the options above.
+//!
 //! Features: `gpu` (wgpu, naga, pollster) and `cli` (the `meshcollide` command line: clap,
 //! indicatif, plotters), both on by default; `--no-default-features` builds the CPU library
 //! alone.
 
 #![warn(missing_docs)]
 
+// Textual macro scope: declared before every module that names its options.
 #[macro_use]
+#[doc(hidden)]
 pub mod option_names;
 
-// The API: hierarchies, their scenes and options, meshes, poses, the GPU pipeline.
-pub mod auto;
-pub mod boxtree;
-pub mod bv;
-pub mod bvh;
-mod collider;
+// The API a user reads: meshes, poses, errors, and the colliders (rigid pairs at the root,
+// deforming meshes, self-collision, saved hierarchies), and the GPU's context and stats.
 pub mod deform;
-pub mod dual;
 pub mod error;
-pub(crate) mod geom;
 #[cfg(feature = "gpu")]
 pub mod gpu;
-pub mod kdop;
-pub mod kind;
 pub mod mesh;
-pub mod obb;
 pub mod pose;
-pub(crate) mod prefetch;
-pub mod rtree;
 pub mod saved;
-pub mod scene;
 pub mod self_collide;
+
+mod collider;
+pub(crate) mod geom;
+pub(crate) mod prefetch;
+
+// The hierarchies' own modules: their options, counters and the choice between them are
+// re-exported below (`BvKind`, `KdopOptions`, `DualCounters`, …), and a user never names
+// these modules. They stay public, hidden from the docs with no stability promise, because
+// the integration tests, benches, examples, the command line and the Python package drive
+// the scenes directly (a scene against brute force, node layouts against WGSL).
+#[doc(hidden)]
+pub mod auto;
+#[doc(hidden)]
+pub mod boxtree;
+#[doc(hidden)]
+pub mod bv;
+#[doc(hidden)]
+pub mod bvh;
+#[doc(hidden)]
+pub mod dual;
+#[doc(hidden)]
+pub mod kdop;
+#[doc(hidden)]
+pub mod kind;
+#[doc(hidden)]
+pub mod obb;
+#[doc(hidden)]
+pub mod rtree;
+#[doc(hidden)]
+pub mod scene;
+#[doc(hidden)]
 pub mod sphere;
 
 // Internals: public only for the integration tests, benches, examples and the command
@@ -89,6 +127,7 @@ pub mod tri;
 #[doc(hidden)]
 pub mod tumble;
 
+pub use auto::AutoCounters;
 pub use boxtree::{BoxTest, BoxtreeOptions};
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts, WarmUp};
@@ -98,7 +137,7 @@ pub use kdop::{Descent, KdopOptions};
 pub use kind::BvKind;
 pub use mesh::Mesh;
 pub use pose::Pose;
-pub use rtree::{RtreeCollide, RtreeOptions};
+pub use rtree::{RtreeCollide, RtreeCounters, RtreeOptions};
 pub use saved::{KdopHierarchy, SavedHierarchy};
 pub use scene::{Counters, Mode, PoseResult, QueryOptions, TumbleMethod, brute_force};
 pub use self_collide::{SelfCollider, SelfColliderBuilder, brute_force_self};

@@ -6,10 +6,19 @@
 //! and entry point has a CPU twin of its name in [`mirror`] (`shaders/<stem>.wgsl` ↔
 //! `src/gpu/mirror/<stem>.rs`), which a test checks.
 
-pub mod collide;
-pub mod context;
 pub mod deform;
+
+// The pipeline's parts: what a user calls is re-exported below (the context, the stats of
+// a batch, the self-collision and refit scenes); the modules stay public, hidden from the
+// docs with no stability promise, for the integration tests (a kernel against its CPU
+// twin, tiny capacities), the benches and the command line.
+#[doc(hidden)]
+pub mod collide;
+#[doc(hidden)]
+pub mod context;
+#[doc(hidden)]
 pub mod refit;
+#[doc(hidden)]
 pub mod self_collide;
 
 // Internals: the buffer layouts shared with WGSL, the shader sources and the kernels' CPU
@@ -23,6 +32,7 @@ pub mod paged;
 #[doc(hidden)]
 pub mod shader;
 
+pub use collide::{BatchWork, GpuStats};
 pub use context::{GpuContext, GpuError, adapters};
 pub use refit::GpuRefit;
 pub use self_collide::{GpuSelf, GpuSelfStats};

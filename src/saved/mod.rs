@@ -17,6 +17,8 @@
 
 mod format;
 mod input;
+// The checks behind `SavedError::Invariant`, public for the fuzz tests that break each one.
+#[doc(hidden)]
 pub mod invariants;
 mod read;
 mod verify;

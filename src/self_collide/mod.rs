@@ -23,6 +23,8 @@
 //! # Ok::<(), meshcollide::Error>(())
 //! ```
 
+// The exact neighbour rule, public for the self-collision oracle tests and the GPU's host side.
+#[doc(hidden)]
 pub mod adjacency;
 
 use crate::bvh::{BuildOptions, Bvh};
