@@ -381,3 +381,34 @@ fn checker_sees_planted_circle_facade_and_unknown_name() {
         "crate::Missing not reported: {unresolved:?}"
     );
 }
+
+/// Small modules: no file of `src/` is over 600 lines unless its module docs say why in a
+/// line that starts with "Over 600 lines:".
+#[test]
+fn no_source_file_is_over_600_lines_without_a_reason() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&src_dir(), &mut files);
+    assert!(files.len() > 100, "read only {} files", files.len());
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            let n = text.lines().count();
+            let why = text
+                .lines()
+                .any(|l| l.trim_start().starts_with("//! Over 600 lines:"));
+            (n > 600 && !why).then(|| format!("{} ({n} lines)", p.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these, or say why: {long:?}");
+}

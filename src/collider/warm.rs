@@ -32,7 +32,8 @@
 //! [`Collider::warm_up`] again just before it; a build that needs none turns it off
 //! ([`ColliderBuilder::warm_up`]).
 
-use super::{AnyScene, Collider, ColliderBuilder};
+use super::builder::ColliderBuilder;
+use super::{AnyScene, Collider};
 use crate::kind::{BvKind, for_each_k};
 use crate::mesh::{Mesh, generate};
 use crate::pose::Pose;
