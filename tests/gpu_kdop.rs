@@ -431,3 +431,33 @@ fn collider_keeps_its_gpu_scene_between_calls() {
         assert_eq!(t.pairs, r.pairs, "pose {i}: third call");
     }
 }
+
+/// `GpuContext::shared` opens one device per process: every call after the first gets the
+/// same device (the same id, no probe), so a collider keeps its uploaded scene across them.
+#[test]
+fn the_shared_context_is_one_device() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let (first, _) = GpuContext::shared_probe();
+    let (again, took) = GpuContext::shared_probe();
+    let (first, again) = (first.unwrap(), again.unwrap());
+    assert_eq!(first.id(), again.id());
+    assert!(took.is_none(), "the second call probed again");
+    let (a, b) = common::tori(8);
+    let poses = tumbling_poses(8, [0.0; 3], [1.0, 0.0, 0.0]);
+    let c = Collider::builder(&a, &b)
+        .bv(BvKind::Kdop18)
+        .build()
+        .unwrap();
+    let opts = QueryOptions::default();
+    let (r1, _) = c.collide_batch_gpu(&first, &poses, &opts, None).unwrap();
+    let (r2, s2) = c
+        .collide_batch_gpu(&GpuContext::shared().unwrap(), &poses, &opts, None)
+        .unwrap();
+    let batches: u64 = s2.batches.iter().map(|b| b.bytes_uploaded).sum();
+    assert_eq!(s2.bytes_uploaded, batches, "the scene was uploaded again");
+    for (x, y) in r1.iter().zip(&r2) {
+        assert_eq!(x.pairs, y.pairs);
+    }
+}

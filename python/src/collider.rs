@@ -58,23 +58,35 @@ pub(crate) fn backend(s: &str) -> PyResult<Backend> {
 /// The GPU context for `backend`, or `None` for the CPU, as `meshcollide query` chooses:
 /// `auto` takes a hardware adapter only (a software one such as lavapipe is slower than
 /// the CPU path) and falls back to the CPU without one; `gpu` takes any adapter or fails.
-/// The second value says why `auto` chose the CPU.
-pub(crate) fn choose_backend(b: Backend) -> Result<(Option<GpuContext>, Option<String>), GpuError> {
+/// The second value says why `auto` chose the CPU; the third, the milliseconds this call
+/// spent probing the adapter: the process probes once (`GpuContext::shared_probe`), so
+/// later calls report `None` and cost nothing, and a `Collider` finds its uploaded scene.
+#[allow(clippy::type_complexity)]
+pub(crate) fn choose_backend(
+    b: Backend,
+) -> Result<(Option<GpuContext>, Option<String>, Option<f64>), GpuError> {
     if b == Backend::Cpu {
-        return Ok((None, None));
+        return Ok((None, None, None));
     }
-    match GpuContext::new() {
-        Ok(ctx) if b == Backend::Gpu => Ok((Some(ctx), None)),
-        Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok((Some(ctx), None)),
+    let (found, took) = GpuContext::shared_probe();
+    let probe_ms = took.map(|d| d.as_secs_f64() * 1e3);
+    match found {
+        Ok(ctx) if b == Backend::Gpu => Ok((Some(ctx), None, probe_ms)),
+        Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok((Some(ctx), None, probe_ms)),
         Ok(ctx) => Ok((
             None,
             Some(format!(
                 "only a software GPU adapter ({}) found; using the faster CPU path (backend=\"gpu\" forces it)",
                 ctx.info.name
             )),
+            probe_ms,
         )),
         Err(e) if b == Backend::Gpu => Err(e),
-        Err(e) => Ok((None, Some(format!("{e}; falling back to the CPU")))),
+        Err(e) => Ok((
+            None,
+            Some(format!("{e}; falling back to the CPU")),
+            probe_ms,
+        )),
     }
 }
 
@@ -130,7 +142,7 @@ impl Collider {
             }
             b => b,
         };
-        let (gpu, note) = choose_backend(b)?;
+        let (gpu, note, probe_ms) = choose_backend(b)?;
         let gpu = gpu.map(|ctx| match self.options.gpu_memory {
             Some(mib) => ctx.with_batch_memory(mib << 20),
             None => ctx,
@@ -171,6 +183,7 @@ impl Collider {
                 None => "cpu".into(),
             },
             note,
+            probe_ms,
             mode,
             tumble: opts.tumble,
             query_ms: t.elapsed().as_secs_f64() * 1e3,

@@ -62,7 +62,7 @@ pub fn self_collide<'py>(
     // The GPU context and the hierarchy on it, for `backend` (as `meshcollide self`).
     let gpu = py
         .detach(|| {
-            let (ctx, _) = crate::collider::choose_backend(backend)?;
+            let (ctx, _, _) = crate::collider::choose_backend(backend)?;
             ctx.map(|ctx| GpuSelf::new(&ctx, &c).map(|g| (ctx, g)))
                 .transpose()
         })

@@ -11,6 +11,9 @@ pub struct Run {
     pub backend: String,
     /// Why `backend="auto"` chose the CPU, if it did for want of a hardware GPU.
     pub note: Option<String>,
+    /// Milliseconds this call spent probing the GPU adapter (`None`: the process's device was
+    /// kept from an earlier call, or the CPU was asked for).
+    pub probe_ms: Option<f64>,
     pub mode: Mode,
     pub tumble: TumbleMethod,
     pub query_ms: f64,
@@ -48,8 +51,14 @@ impl Run {
         };
         let stats = Stats::new(collider, facts, &self.totals);
         let mut v = serde_json::to_value(&stats).unwrap_or_default();
-        if let (Some(note), Some(m)) = (self.note, v.as_object_mut()) {
-            m.insert("note".into(), note.into());
+        if let Some(m) = v.as_object_mut() {
+            if let Some(note) = self.note {
+                m.insert("note".into(), note.into());
+            }
+            // Apart from `build_ms`: the adapter probe, once per process.
+            if let Some(ms) = self.probe_ms {
+                m.insert("gpu_probe_ms".into(), ms.into());
+            }
         }
         v.to_string()
     }

@@ -52,3 +52,24 @@ def test_gpu_volume_trees_equal_cpu(scene, bv):
     for k in ["poses", "pairs", "bv_tests", "tri_tests"]:
         assert s_gpu.get(k) == s_cpu.get(k), k
     assert s_gpu["bv_updates"] >= s_cpu["bv_updates"]
+
+
+def test_gpu_is_probed_once_and_the_scene_kept(scene):
+    # The process opens its device once (`gpu_probe_ms` only where a call did), and a
+    # collider uploads its trees once per device: a later call's uploads are its batches'.
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv="kdop18")
+    first = gpu_or_skip(c, poses)
+    s1 = c.last_stats
+    second = c.query(poses, backend="gpu")
+    s2 = c.last_stats
+    np.testing.assert_array_equal(first, second)
+    assert "gpu_probe_ms" not in s2
+    batches = lambda s: sum(b["bytes_uploaded"] for b in s["gpu"]["batches"])
+    assert s2["gpu"]["bytes_uploaded"] == batches(s2)
+    assert s1["gpu"]["bytes_uploaded"] >= batches(s1)
+    for k in ["pairs", "bv_tests", "tri_tests"]:
+        assert s1[k] == s2[k], k
+    # `auto` asks the same process-wide probe: no second probe either.
+    c.query(poses, backend="auto")
+    assert "gpu_probe_ms" not in c.last_stats

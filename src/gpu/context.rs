@@ -33,6 +33,23 @@ pub struct GpuContext {
     id: u64,
 }
 
+/// The same device and queue (wgpu's handles are shared references), its limits and the
+/// same error slot: a clone is the same device, with the same [`GpuContext::id`].
+impl Clone for GpuContext {
+    fn clone(&self) -> GpuContext {
+        GpuContext {
+            adapter: self.adapter.clone(),
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            info: self.info.clone(),
+            batch_memory: self.batch_memory,
+            binding_limit: self.binding_limit,
+            errors: self.errors.clone(),
+            id: self.id,
+        }
+    }
+}
+
 impl std::fmt::Debug for GpuContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GpuContext")
@@ -52,6 +69,9 @@ pub fn adapters() -> Vec<wgpu::AdapterInfo> {
         .map(|a| a.get_info())
         .collect()
 }
+
+/// Set by [`GpuContext::forget_shared`].
+static FORGET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The next [`GpuContext::id`].
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -117,6 +137,55 @@ impl GpuContext {
         })
     }
 
+    /// The process's own context: the adapter probed and the device opened on the first
+    /// call (tens of milliseconds, more on a software adapter), the same device handed out
+    /// to every later call at no cost, so that a caller that picks a backend per call (the
+    /// Python package's `backend="auto"`) pays the probe once, and a [`crate::Collider`]
+    /// finds the scene it uploaded to that device. "No adapter" is kept too (there is none
+    /// the next time either); another failure is not, so a later call tries again. A
+    /// device lost since is dropped by [`GpuContext::forget_shared`].
+    pub fn shared() -> Result<GpuContext, GpuError> {
+        GpuContext::shared_probe().0
+    }
+
+    /// [`GpuContext::shared`], and how long this call spent probing: `Some` only for the
+    /// call that opened the device (or found no adapter), `None` when it was kept.
+    pub fn shared_probe() -> (Result<GpuContext, GpuError>, Option<std::time::Duration>) {
+        static SHARED: std::sync::Mutex<Option<Result<GpuContext, String>>> =
+            std::sync::Mutex::new(None);
+        let mut slot = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        if FORGET.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            *slot = None;
+        }
+        match &*slot {
+            Some(Ok(ctx)) => return (Ok(ctx.clone()), None),
+            Some(Err(backends)) => {
+                let backends = backends.clone();
+                return (Err(GpuError::NoAdapter { backends }), None);
+            }
+            None => {}
+        }
+        let t = std::time::Instant::now();
+        let opened = GpuContext::new();
+        let took = Some(t.elapsed());
+        match opened {
+            Ok(ctx) => {
+                *slot = Some(Ok(ctx.clone()));
+                (Ok(ctx), took)
+            }
+            Err(GpuError::NoAdapter { backends }) => {
+                *slot = Some(Err(backends.clone()));
+                (Err(GpuError::NoAdapter { backends }), took)
+            }
+            Err(e) => (Err(e), took),
+        }
+    }
+
+    /// Makes the next [`GpuContext::shared`] probe again (after a device loss).
+    pub fn forget_shared() {
+        FORGET.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A number no other device opened by this process has: what a device's buffers and
     /// pipelines are kept under (a `Collider` keeps its uploaded scene per device). The
     /// `with_*` variants keep it: they are the same device.
@@ -128,7 +197,15 @@ impl GpuContext {
     /// memory, device loss), as a typed error; `Ok` if none.
     pub fn check(&self) -> Result<(), GpuError> {
         match self.errors.lock() {
-            Ok(mut first) => first.take().map_or(Ok(()), Err),
+            Ok(mut first) => match first.take() {
+                None => Ok(()),
+                Some(e) => {
+                    if matches!(e, GpuError::DeviceLost(_)) {
+                        GpuContext::forget_shared();
+                    }
+                    Err(e)
+                }
+            },
             Err(_) => Err(GpuError::DeviceLost("error sink poisoned".into())),
         }
     }
