@@ -76,7 +76,7 @@ pub fn pose_f32(lp: &LocalPose) -> ([f32; 9], [f32; 3], f32) {
 }
 
 /// Everything a tumbling kernel needs of one pose, computed once on the host and uploaded
-/// as is. WGSL twin: `struct PoseFrame` in `shaders/front.wgsl` (layout test in `gpu::layout`).
+/// as is. WGSL twin: `struct PoseFrame` in `shaders/shared/front.wgsl` (layout test in `gpu::layout`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PoseFrame<const H: usize> {
