@@ -25,7 +25,7 @@ struct RefitRange {
 @group(0) @binding(3) var<storage, read> node_list: array<u32>;
 @group(0) @binding(4) var<uniform> range: RefitRange;
 
-// ftz, slab_bounds and their constants live in kdop.wgsl (shared with kdop_tumble.wgsl).
+// ftz, slab_bounds and their constants live in shared/kdop.wgsl (shared with kdop_tumble.wgsl).
 
 // 1-D index over a possibly 2-D grid (more than max_compute_workgroups_per_dimension groups).
 fn thread_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {

@@ -1,5 +1,5 @@
 // Triangle tests of one level's leaf pairs. B's corners are moved into A's frame in f32 and
-// the certified filter (tri_filter.wgsl) decides HIT or MISS when the f32 error bound
+// the certified filter (shared/tri_filter.wgsl) decides HIT or MISS when the f32 error bound
 // allows; UNSURE pairs go to a list the host decides with the exact f64 test, so the result
 // equals the CPU reference exactly. Contacts carry the meshes' own triangle numbers (file
 // order); UNSURE pairs carry positions in the reordered arrays, for the host's exact test.

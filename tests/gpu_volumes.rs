@@ -1,5 +1,5 @@
 //! The OBB tree and the sphere tree on the GPU (`expand_obb`, `expand_sphere` in
-//! `shaders/front_expand.wgsl`, the node tests of `shaders/obb.wgsl` and `shaders/dual.wgsl`)
+//! `shaders/front_expand.wgsl`, the node tests of `shaders/shared/obb.wgsl` and `shaders/shared/dual.wgsl`)
 //! against their CPU reference (`obb::VolumeScene`, depth first): in all-contacts mode the
 //! same pairs and the same Nv and Np at every pose (the same node tests: both sides run the
 //! same flushed f32 arithmetic); in first-contact mode a true contact exactly where the

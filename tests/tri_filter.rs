@@ -1,5 +1,5 @@
 //! The f32 triangle–triangle filter (`meshcollide::tri::filter`, twin of
-//! `shaders/tri_filter.wgsl`) against the exact truth.
+//! `shaders/shared/tri_filter.wgsl`) against the exact truth.
 //!
 //! The truth of every case is `tri_tri_intersect` on A's corners as written (f64) and
 //! `Pose::apply` of B's corners as written (f64). The filter only gets what the GPU gets:

@@ -7,7 +7,7 @@ use super::axes::{axes, project};
 use bytemuck::{Pod, Zeroable};
 
 /// A k-DOP with `H = k/2` slabs: `min[i] ≤ axes(H)[i]·p ≤ max[i]` for every point `p` inside.
-/// WGSL twin: `struct Kdop { min: array<f32, H>, max: array<f32, H> }` in `shaders/kdop.wgsl`.
+/// WGSL twin: `struct Kdop { min: array<f32, H>, max: array<f32, H> }` in `shaders/shared/kdop.wgsl`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Kdop<const H: usize> {
@@ -24,7 +24,7 @@ unsafe impl<const H: usize> Pod for Kdop<H> {}
 /// One node of a flattened hierarchy. `count == 0`: internal node whose children are
 /// `first` and `first + 1`; `count > 0`: leaf holding triangles `first .. first + count` of
 /// the hierarchy's reordered triangle array. WGSL twin: `struct KdopNode { bv: Kdop, first:
-/// u32, count: u32 }` in `shaders/kdop.wgsl` (no padding: every field is 4 bytes).
+/// u32, count: u32 }` in `shaders/shared/kdop.wgsl` (no padding: every field is 4 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KdopNode<const H: usize> {
@@ -139,7 +139,7 @@ impl<const H: usize> Kdop<H> {
         (0..H).any(|i| self.min[i] > self.max[i])
     }
 
-    /// Union bound of two k-DOPs. WGSL twin: `kdop_merge` in `shaders/kdop.wgsl`.
+    /// Union bound of two k-DOPs. WGSL twin: `kdop_merge` in `shaders/shared/kdop.wgsl`.
     #[inline]
     pub fn merge(&self, o: &Kdop<H>) -> Kdop<H> {
         let mut k = *self;
@@ -151,7 +151,7 @@ impl<const H: usize> Kdop<H> {
     }
 
     /// Sum of the slab widths in f32, slab by slab from 0.0: the size the descent rule
-    /// `Descent::Larger` compares. WGSL twin: `kdop_size` in `shaders/kdop.wgsl`, the same
+    /// `Descent::Larger` compares. WGSL twin: `kdop_size` in `shaders/shared/kdop.wgsl`, the same
     /// additions in the same order (no multiplication, so no contraction can change it).
     #[inline]
     pub fn size(&self) -> f32 {
@@ -166,7 +166,7 @@ impl<const H: usize> Kdop<H> {
     /// Bounding Volume Hierarchies of k-DOPs* (1998), section 4.4: the k-DOPs are disjoint
     /// if one of the H closed intervals is disjoint, tested in [`super::axes()`] order.
     /// Touching intervals overlap (closed sets: touching triangles must reach the leaf
-    /// test). WGSL twin: `kdop_overlaps` in `shaders/kdop.wgsl`.
+    /// test). WGSL twin: `kdop_overlaps` in `shaders/shared/kdop.wgsl`.
     #[inline(always)]
     pub fn overlaps(&self, o: &Kdop<H>) -> bool {
         for i in 0..H {

@@ -1,4 +1,4 @@
-//! Slab primitives shared by every k-DOP stage, twins of `shaders/kdop.wgsl` (indexed under
+//! Slab primitives shared by every k-DOP stage, twins of `shaders/shared/kdop.wgsl` (indexed under
 //! their WGSL names in `src/gpu/mirror/kdop.rs`): the flush to zero and the conservative f32 bounds of one corner's projection on a slab
 //! direction. The refit (`bvh::refit`), tumbling, the dual hierarchy and the GPU all build
 //! their k-DOPs from [`slab_bounds_f32`], so CPU and GPU bounds agree bit for bit.
@@ -16,7 +16,7 @@ pub const SLAB_ABS_MARGIN: f32 = f32::from_bits((127 - 100) << 23);
 /// Inputs are scaled by 1/4 so no intermediate can overflow; the bounds are scaled back.
 const SCALE: f32 = 0.25;
 
-/// Flush to zero: subnormals (and -0) become +0 (WGSL twin: `ftz` in `shaders/kdop.wgsl`). GPUs may flush subnormal inputs and results
+/// Flush to zero: subnormals (and -0) become +0 (WGSL twin: `ftz` in `shaders/shared/kdop.wgsl`). GPUs may flush subnormal inputs and results
 /// or keep them; flushing explicitly after every operation makes both modes give the CPU's
 /// bits. Each flush moves a value by less than 2^-126 (covered by `SLAB_ABS_MARGIN`).
 #[inline]
@@ -28,7 +28,7 @@ pub fn ftz(x: f32) -> f32 {
 /// only, containing the exact real projection of `p` and of every point within
 /// [`crate::frame::INPUT_REL`]` = 2u` (relative, per coordinate) of it: `p` may be the f32
 /// rounding of a local coordinate ([`crate::frame`]), and the real corner is what counts. The
-/// WGSL twin is `slab_bounds` in `shaders/kdop.wgsl`; the two must stay operation for
+/// WGSL twin is `slab_bounds` in `shaders/shared/kdop.wgsl`; the two must stay operation for
 /// operation identical.
 ///
 /// With `X = ftz(p.x · (axis.x/4))` (likewise `Y`, `Z`; the products are exact: the factor is

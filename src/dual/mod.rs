@@ -13,7 +13,7 @@
 //! pose, so Nu counts the B nodes whose dual volume (sphere, and k-DOP when the sphere test
 //! passed) was moved for the pose; with exact tumbling every node is refit, so Nu is the
 //! node count. The sphere test is [`sphere::disjoint_f32`]. These f32 twins are what the
-//! GPU pipeline computes (`shaders/dual.wgsl`), so the CPU and GPU test the same node pairs
+//! GPU pipeline computes (`shaders/shared/dual.wgsl`), so the CPU and GPU test the same node pairs
 //! and count the same sub-tests.
 //!
 //! The descent rule and the leaf test are those of `traverse` (Algorithm 1 of Klosowski et

@@ -135,7 +135,7 @@ pub fn symmetrize<const H: usize>(k: &Kdop<H>) -> Kdop<H> {
 }
 
 /// [`symmetrize`] in f32 only, for B's k-DOPs after tumbling on the CPU and the GPU (WGSL
-/// twin: `kdop_symmetrize` in `shaders/dual.wgsl`, operation for operation, every result
+/// twin: `kdop_symmetrize` in `shaders/shared/dual.wgsl`, operation for operation, every result
 /// flushed like [`crate::bv::slab::ftz`]). The rounding only moves the common centre by a
 /// few ulps; the final `min`/`max` with the original bounds make the result contain `k`
 /// whatever the rounding did, so it stays conservative. Empty k-DOPs are not expected (tumbled k-DOPs

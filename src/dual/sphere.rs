@@ -76,7 +76,7 @@ impl Sphere {
     /// The sphere of B's node at a pose, in f32 only: the local pose as the GPU has it (`r`,
     /// `t`, `t_err`: [`crate::tumble::PoseFrame`]'s f32 rotation and translation and the
     /// local pose's error bound). WGSL twin:
-    /// `sphere_posed` in `shaders/dual.wgsl`; the CPU traversal uses this one too, so both
+    /// `sphere_posed` in `shaders/shared/dual.wgsl`; the CPU traversal uses this one too, so both
     /// make the same decisions (the GPU parity tests compare their counters).
     ///
     /// The centre is `q = transform_f32(r, t, c)`, the triangle filter's transform, whose
@@ -129,7 +129,7 @@ pub const SPHERE_GROW: f32 = 1.0 + 1.0 / (1u32 << 20) as f32;
 pub const SPHERE_TEST_GROW: f32 = 1.0 + 1.0 / (1u32 << 18) as f32;
 
 /// [`disjoint`] in f32 only, the test both the CPU traversal and the GPU make (WGSL twin:
-/// `sphere_disjoint` in `shaders/dual.wgsl`). With the centres' differences, squares and sums
+/// `sphere_disjoint` in `shaders/shared/dual.wgsl`). With the centres' differences, squares and sums
 /// each rounded (relative error of `d²` at most ≈ 6·2⁻²⁴, of `(ra + rb)²` at most
 /// ≈ 3·2⁻²⁴), `d² > (ra + rb)²·(1 + 2⁻¹⁸)` proves the exact balls disjoint with a wide
 /// margin. Flushing subnormals only lowers `d²` (safe) or `(ra + rb)²`, whose floor 2⁻¹⁰⁰

@@ -313,26 +313,6 @@ impl GpuContext {
         Ok(data)
     }
 
-    /// A bind group of `pipe`'s group 0 with each `(binding, buffer)` bound whole.
-    pub fn bind_group(
-        &self,
-        pipe: &wgpu::ComputePipeline,
-        bufs: &[(u32, &wgpu::Buffer)],
-    ) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = bufs
-            .iter()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: *i,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipe.get_bind_group_layout(0),
-            entries: &entries,
-        })
-    }
-
     /// The first `na` bytes of `a` and the first `nb` bytes of `b` as Pod values, through one
     /// staging buffer and one wait (one readback); nothing is read when both are 0.
     pub fn read_two<T: bytemuck::Pod>(

@@ -81,7 +81,7 @@ mod tests {
 }
 
 /// A node pair (or triangle-position pair) of one pose. WGSL twin: `FrontPair` in
-/// `shaders/front.wgsl`.
+/// `shaders/shared/front.wgsl`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FrontPair {
@@ -93,7 +93,7 @@ pub struct FrontPair {
     pub slot: u32,
 }
 
-/// `NO_SLOT` of `shaders/front.wgsl`: a front pair whose B node is not tumbled yet.
+/// `NO_SLOT` of `shaders/shared/front.wgsl`: a front pair whose B node is not tumbled yet.
 pub const NO_SLOT: u32 = u32::MAX;
 
 impl FrontPair {
@@ -116,7 +116,7 @@ pub const RESUMED_TRI: u32 = 2;
 pub const OVERFLOW_TABLE: u32 = 16;
 
 /// Append counters, capacities and flags of the batch pipeline. WGSL twin: `Counters` in
-/// `shaders/front.wgsl` (atomics there are plain u32 here).
+/// `shaders/shared/front.wgsl` (atomics there are plain u32 here).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuCounters {

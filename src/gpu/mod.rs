@@ -2,9 +2,11 @@
 //! bytes as the CPU arrays), and the compute kernels of `shaders/`.
 //!
 //! Every struct shared with WGSL has a layout test against its WGSL twin in [`layout`] (where
-//! the GPU-only ones live); every shader is validated by naga in the tests; every shader file
-//! and entry point has a CPU twin of its name in [`mirror`] (`shaders/<stem>.wgsl` ↔
-//! `src/gpu/mirror/<stem>.rs`), which a test checks.
+//! the GPU-only ones live); every shader is validated by naga in the tests; every entry point
+//! is declared once, with its bindings by name, in [`kernels`] (checked against the WGSL by
+//! naga), which compiles it and binds its buffers; every shader file and entry point has a
+//! CPU twin of its name in [`mirror`] (`shaders/<stem>.wgsl` ↔ `src/gpu/mirror/<stem>.rs`,
+//! `shaders/shared/<stem>.wgsl` ↔ the same), which a test checks.
 
 pub mod deform;
 
@@ -21,8 +23,10 @@ pub mod refit;
 #[doc(hidden)]
 pub mod self_collide;
 
-// Internals: the buffer layouts shared with WGSL, the shader sources and the kernels' CPU
-// twins; public for the integration tests, not part of the API.
+// Internals: the kernel registry, the buffer layouts shared with WGSL, the shader sources
+// and the kernels' CPU twins; public for the integration tests, not part of the API.
+#[doc(hidden)]
+pub mod kernels;
 #[doc(hidden)]
 pub mod layout;
 #[doc(hidden)]

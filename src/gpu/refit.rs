@@ -9,38 +9,18 @@
 //! per-dispatch CPU twins are in [`super::mirror::kdop_refit`].
 
 use super::context::{GpuContext, GpuError};
-use super::shader::{WORKGROUP_SIZE, source};
+use super::kernels::{self, Bound, Named, Pipeline, pipeline};
+use super::paged::Paging;
+use super::shader::WORKGROUP_SIZE;
 use crate::bv::KdopNode;
 use crate::bvh::Bvh;
 use crate::mesh::Mesh;
 
 pub use super::layout::RefitRange;
 
-#[derive(Clone, Copy)]
-enum Slot {
-    StorageRw,
-    StorageRo,
-    UniformDynamic,
-}
-
-/// Binding lists of the two kernels (binding, kind), the single source of the bind group
-/// layouts; they must match the `@binding`s the entry points use in `kdop_refit.wgsl`.
-const REFIT_LEAVES_BINDINGS: &[(u32, Slot)] = &[
-    (0, Slot::StorageRw),
-    (1, Slot::StorageRo),
-    (2, Slot::StorageRo),
-    (3, Slot::StorageRo),
-    (4, Slot::UniformDynamic),
-];
-const REFIT_INTERNAL_BINDINGS: &[(u32, Slot)] = &[
-    (0, Slot::StorageRw),
-    (3, Slot::StorageRo),
-    (4, Slot::UniformDynamic),
-];
-
-struct Kernel {
-    pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
+/// A refit kernel compiled, and bound to this hierarchy's buffers.
+struct BoundKernel {
+    pipeline: Pipeline,
     bind_group: wgpu::BindGroup,
 }
 
@@ -50,8 +30,8 @@ struct Kernel {
 pub struct GpuRefit<const H: usize> {
     nodes: wgpu::Buffer,
     positions: wgpu::Buffer,
-    leaves: Kernel,
-    internal: Kernel,
+    leaves: BoundKernel,
+    internal: BoundKernel,
     /// Ranges in dispatch order: the leaves, then the levels deepest first.
     dispatches: Vec<RefitRange>,
     range_stride: u32,
@@ -82,98 +62,24 @@ fn check_size(ctx: &GpuContext, bytes: usize) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// The kernel `entry` over `buffers`: compiled from `module`, or `old`'s pipeline bound anew
-/// (a rebuilt hierarchy's refit keeps the compiled pipelines).
-fn kernel(
+/// `kernel` bound to `buffers`: compiled, or `old`'s pipeline bound anew (a rebuilt
+/// hierarchy's refit keeps the compiled pipelines).
+fn bound(
     ctx: &GpuContext,
-    module: &dyn Fn() -> wgpu::ShaderModule,
-    entry: &str,
-    slots: &[(u32, Slot)],
-    buffers: &[(u32, &wgpu::Buffer)],
-    old: Option<Kernel>,
-) -> Kernel {
-    let (pipeline, layout) = match old {
-        Some(k) => (k.pipeline, k.layout),
-        None => compile(ctx, &module(), entry, slots),
+    kernel: &'static kernels::Kernel,
+    h: usize,
+    buffers: &Named<'_>,
+    old: Option<BoundKernel>,
+) -> BoundKernel {
+    let pipeline = match old {
+        Some(k) => k.pipeline,
+        None => pipeline(ctx, kernel, h, &Paging::default()),
     };
-    let bind_entries: Vec<wgpu::BindGroupEntry> = slots
-        .iter()
-        .map(|&(binding, slot)| {
-            let buffer = buffers
-                .iter()
-                .find(|(b, _)| *b == binding)
-                .map(|(_, buf)| *buf)
-                .unwrap_or_else(|| panic!("{entry}: no buffer for binding {binding}"));
-            let resource = match slot {
-                Slot::UniformDynamic => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset: 0,
-                    size: wgpu::BufferSize::new(std::mem::size_of::<RefitRange>() as u64),
-                }),
-                _ => buffer.as_entire_binding(),
-            };
-            wgpu::BindGroupEntry { binding, resource }
-        })
-        .collect();
-    let bind_group = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(entry),
-        layout: &layout,
-        entries: &bind_entries,
-    });
-    Kernel {
+    let bind_group = pipeline.bind(ctx, buffers);
+    BoundKernel {
         pipeline,
-        layout,
         bind_group,
     }
-}
-
-fn compile(
-    ctx: &GpuContext,
-    module: &wgpu::ShaderModule,
-    entry: &str,
-    slots: &[(u32, Slot)],
-) -> (wgpu::ComputePipeline, wgpu::BindGroupLayout) {
-    let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
-        .iter()
-        .map(|&(binding, slot)| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: match slot {
-                    Slot::StorageRw => wgpu::BufferBindingType::Storage { read_only: false },
-                    Slot::StorageRo => wgpu::BufferBindingType::Storage { read_only: true },
-                    Slot::UniformDynamic => wgpu::BufferBindingType::Uniform,
-                },
-                has_dynamic_offset: matches!(slot, Slot::UniformDynamic),
-                min_binding_size: None,
-            },
-            count: None,
-        })
-        .collect();
-    let layout = ctx
-        .device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(entry),
-            entries: &entries,
-        });
-    let pipeline_layout = ctx
-        .device
-        .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some(entry),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-    let pipeline = ctx
-        .device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: Some(&pipeline_layout),
-            module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-    (pipeline, layout)
 }
 
 impl<const H: usize> GpuRefit<H> {
@@ -281,37 +187,38 @@ impl<const H: usize> GpuRefit<H> {
         );
         let ranges = ctx.storage("refit ranges", &range_bytes, wgpu::BufferUsages::UNIFORM);
 
-        let module = || {
-            ctx.device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("kdop_refit.wgsl"),
-                    source: wgpu::ShaderSource::Wgsl(source("kdop_refit.wgsl", H).into()),
-                })
-        };
         let (old_leaves, old_internal) = match old {
             Some(o) => (Some(o.leaves), Some(o.internal)),
             None => (None, None),
         };
-        let leaves = kernel(
+        // One slot of `ranges` per dispatch, chosen by its dynamic offset.
+        let range = Bound::Range {
+            buffer: &ranges,
+            offset: 0,
+            size: std::mem::size_of::<RefitRange>() as u64,
+        };
+        let leaves = bound(
             ctx,
-            &module,
-            "refit_leaves",
-            REFIT_LEAVES_BINDINGS,
+            &kernels::REFIT_LEAVES,
+            H,
             &[
-                (0, &nodes),
-                (1, &positions),
-                (2, &tri_verts),
-                (3, &node_list),
-                (4, &ranges),
+                ("nodes", &nodes),
+                ("positions", &positions),
+                ("tri_verts", &tri_verts),
+                ("node_list", &node_list),
+                ("range", &range),
             ],
             old_leaves,
         );
-        let internal = kernel(
+        let internal = bound(
             ctx,
-            &module,
-            "refit_internal",
-            REFIT_INTERNAL_BINDINGS,
-            &[(0, &nodes), (3, &node_list), (4, &ranges)],
+            &kernels::REFIT_INTERNAL,
+            H,
+            &[
+                ("nodes", &nodes),
+                ("node_list", &node_list),
+                ("range", &range),
+            ],
             old_internal,
         );
         Ok(GpuRefit {
@@ -400,7 +307,7 @@ mod tests {
     /// The WGSL constants of the slab formula are the Rust ones, bit for bit.
     #[test]
     fn wgsl_constants_match_rust() {
-        let src = include_str!("../../shaders/kdop.wgsl");
+        let src = include_str!("../../shaders/shared/kdop.wgsl");
         for (name, want) in [
             ("SLAB_REL_MARGIN", SLAB_REL_MARGIN),
             ("SLAB_ABS_MARGIN", SLAB_ABS_MARGIN),
@@ -412,39 +319,6 @@ mod tests {
             let lit = &src[at..at + src[at..].find(';').unwrap()];
             let got = lit.parse::<f64>().unwrap() as f32;
             assert_eq!(got.to_bits(), want.to_bits(), "{name} = {lit}");
-        }
-    }
-
-    #[test]
-    fn binding_tables_cover_the_kernels() {
-        use super::*;
-        let src = source("kdop_refit.wgsl", 3);
-        let module = naga::front::wgsl::parse_str(&src).unwrap();
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .unwrap();
-        for (entry, table) in [
-            ("refit_leaves", REFIT_LEAVES_BINDINGS),
-            ("refit_internal", REFIT_INTERNAL_BINDINGS),
-        ] {
-            let idx = module
-                .entry_points
-                .iter()
-                .position(|e| e.name == entry)
-                .unwrap();
-            let ep = info.get_entry_point(idx);
-            let mut used: Vec<u32> = module
-                .global_variables
-                .iter()
-                .filter(|(h, _)| !ep[*h].is_empty())
-                .filter_map(|(_, g)| g.binding.as_ref().map(|b| b.binding))
-                .collect();
-            used.sort();
-            let declared: Vec<u32> = table.iter().map(|(b, _)| *b).collect();
-            assert_eq!(used, declared, "{entry}");
         }
     }
 }

@@ -33,9 +33,9 @@
 
 use super::collide::Capacities;
 use super::context::{GpuContext, GpuError};
+use super::kernels::{self, Pipeline, pipeline};
 use super::layout::{FrontPair, GpuCounters, NO_SLOT};
 use super::paged::{PagedArray, Paging};
-use super::shader;
 use crate::bvh::Bvh;
 use crate::kind::for_each_k;
 use crate::scene::{Counters, Mode, PoseResult};
@@ -62,10 +62,10 @@ pub struct GpuSelfStats {
 
 /// The pipelines of the traversal.
 struct Pipelines {
-    expand: wgpu::ComputePipeline,
-    prepare_tri: wgpu::ComputePipeline,
-    prepare_next: wgpu::ComputePipeline,
-    tri_test: wgpu::ComputePipeline,
+    expand: Pipeline,
+    prepare_tri: Pipeline,
+    prepare_next: Pipeline,
+    tri_test: Pipeline,
 }
 
 /// The buffers of one run, kept while the capacities do not change.
@@ -151,28 +151,12 @@ impl<const H: usize> GpuSelfScene<H> {
         for a in [&nodes, &tris, &tri_index, &slots] {
             paging.arrays[a.id()] = a.layout();
         }
-        let pipeline = |file: &str, entry: &str| {
-            let module = ctx
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(file),
-                    source: wgpu::ShaderSource::Wgsl(shader::source_paged(file, H, &paging).into()),
-                });
-            ctx.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-        };
+        let pipeline = |kernel: &'static kernels::Kernel| pipeline(ctx, kernel, H, &paging);
         let pipelines = Pipelines {
-            expand: pipeline("front_expand.wgsl", "expand_self"),
-            prepare_tri: pipeline("front_prepare.wgsl", "prepare_tri"),
-            prepare_next: pipeline("front_prepare.wgsl", "prepare_next"),
-            tri_test: pipeline("tri_tri.wgsl", "tri_test_self"),
+            expand: pipeline(&kernels::EXPAND_SELF),
+            prepare_tri: pipeline(&kernels::PREPARE_TRI),
+            prepare_next: pipeline(&kernels::PREPARE_NEXT),
+            tri_test: pipeline(&kernels::TRI_TEST_SELF),
         };
         ctx.check()?;
         Ok(GpuSelfScene {
@@ -282,47 +266,50 @@ impl<const H: usize> GpuSelfScene<H> {
         let caps = self.capacities;
         let bb = self.buffers.as_ref().expect("made above");
         let pl = &self.pipelines;
-        let bind = |pipe: &wgpu::ComputePipeline, bufs: &[(u32, &wgpu::Buffer)]| {
-            ctx.bind_group(pipe, bufs)
-        };
-        let expand = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
-            let mut bufs = vec![
-                (3, fin),
-                (4, fout),
-                (5, &bb.leaves),
-                (6, &bb.counters),
-                (7, &bb.nv),
-                (8, &bb.done),
-            ];
-            bufs.extend(self.nodes.entries(0));
-            bind(&pl.expand, &bufs)
+        let expand = |front_in: &wgpu::Buffer, front_out: &wgpu::Buffer| {
+            pl.expand.bind(
+                ctx,
+                &[
+                    ("env_nodes", &self.nodes),
+                    ("front_in", front_in),
+                    ("front_out", front_out),
+                    ("leaves", &bb.leaves),
+                    ("counters", &bb.counters),
+                    ("nv", &bb.nv),
+                    ("done", &bb.done),
+                ],
+            )
         };
         let bg_expand = [
             expand(&bb.front_a, &bb.front_b),
             expand(&bb.front_b, &bb.front_a),
         ];
-        let bg_prep_tri = bind(&pl.prepare_tri, &[(0, &bb.counters), (1, &bb.args)]);
-        let bg_prep_next = bind(
-            &pl.prepare_next,
-            &[(0, &bb.counters), (1, &bb.args), (2, &bb.level_sizes)],
+        let bg_prep_tri = pl
+            .prepare_tri
+            .bind(ctx, &[("counters", &bb.counters), ("args", &bb.args)]);
+        let bg_prep_next = pl.prepare_next.bind(
+            ctx,
+            &[
+                ("counters", &bb.counters),
+                ("args", &bb.args),
+                ("level_sizes", &bb.level_sizes),
+            ],
         );
-        let mut tri_bufs = vec![
-            (5, &bb.leaves),
-            (6, &bb.counters),
-            (7, &bb.np),
-            (8, &bb.done),
-            (9, &bb.contacts),
-            (10, &bb.unsure),
-        ];
-        for (at, array) in [
-            (0, &self.nodes),
-            (2, &self.tris),
-            (11, &self.tri_index),
-            (13, &self.slots),
-        ] {
-            tri_bufs.extend(array.entries(at));
-        }
-        let bg_tri = bind(&pl.tri_test, &tri_bufs);
+        let bg_tri = pl.tri_test.bind(
+            ctx,
+            &[
+                ("env_nodes", &self.nodes),
+                ("env_tris", &self.tris),
+                ("leaves", &bb.leaves),
+                ("counters", &bb.counters),
+                ("np", &bb.np),
+                ("done", &bb.done),
+                ("contacts", &bb.contacts),
+                ("unsure", &bb.unsure),
+                ("env_tri_index", &self.tri_index),
+                ("env_slots", &self.slots),
+            ],
+        );
 
         let counters0 = GpuCounters {
             n_in: 1,

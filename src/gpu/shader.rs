@@ -1,25 +1,30 @@
 //! WGSL sources: every kernel file of `shaders/` is assembled with a generated preamble of
-//! constants (defined once, in Rust) and the shared pieces it includes.
+//! constants (defined once, in Rust) and the shared pieces of `shaders/shared/` (libraries:
+//! structs and functions, no entry point, no binding). What each kernel file's entry points
+//! bind is declared in [`super::kernels`], which compiles them.
 
 use super::paged::Paging;
 
 /// Workgroup size of every 1-D kernel.
 pub const WORKGROUP_SIZE: u32 = 64;
 
-/// Shared WGSL pieces, by file name.
+/// Shared WGSL pieces (`shaders/shared/`), by file name, in the order they are included.
 pub const SHARED: &[(&str, &str)] = &[
-    ("kdop.wgsl", include_str!("../../shaders/kdop.wgsl")),
-    ("front.wgsl", include_str!("../../shaders/front.wgsl")),
+    ("kdop.wgsl", include_str!("../../shaders/shared/kdop.wgsl")),
+    (
+        "front.wgsl",
+        include_str!("../../shaders/shared/front.wgsl"),
+    ),
     (
         "tri_filter.wgsl",
-        include_str!("../../shaders/tri_filter.wgsl"),
+        include_str!("../../shaders/shared/tri_filter.wgsl"),
     ),
-    ("dual.wgsl", include_str!("../../shaders/dual.wgsl")),
-    ("obb.wgsl", include_str!("../../shaders/obb.wgsl")),
+    ("dual.wgsl", include_str!("../../shaders/shared/dual.wgsl")),
+    ("obb.wgsl", include_str!("../../shaders/shared/obb.wgsl")),
 ];
 
-/// Kernel files, by file name.
-pub const KERNELS: &[(&str, &str)] = &[
+/// Kernel files (`shaders/`), by file name.
+pub const KERNEL_FILES: &[(&str, &str)] = &[
     (
         "kdop_refit.wgsl",
         include_str!("../../shaders/kdop_refit.wgsl"),
@@ -83,7 +88,7 @@ pub fn source(name: &str, h: usize) -> String {
 /// [`source`] with the static arrays split into pages as `paging` says
 /// ([`super::paged::rewrite`]).
 pub fn source_paged(name: &str, h: usize, paging: &Paging) -> String {
-    let kernel = KERNELS
+    let kernel = KERNEL_FILES
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, s)| *s)
@@ -105,7 +110,7 @@ mod tests {
     #[test]
     fn every_shader_validates_with_naga() {
         for h in [3, 7, 9, 13] {
-            for (name, _) in KERNELS {
+            for (name, _) in KERNEL_FILES {
                 let src = source(name, h);
                 let module = naga::front::wgsl::parse_str(&src)
                     .unwrap_or_else(|e| panic!("{name} (H={h}): {}", e.emit_to_string(&src)));
@@ -126,7 +131,7 @@ mod tests {
         for (i, a) in paging.arrays.iter_mut().enumerate() {
             *a = (2 + i % 7, 12);
         }
-        for (name, _) in KERNELS {
+        for (name, _) in KERNEL_FILES {
             let src = source_paged(name, 9, &paging);
             let module = naga::front::wgsl::parse_str(&src)
                 .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&src)));

@@ -131,7 +131,7 @@ impl Obb {
 }
 
 /// The stored box of a node, in f32 (what the CPU traversal and the GPU test; WGSL twin
-/// `struct Obb32` in `shaders/obb.wgsl`): the points `x` with `|aᵢ·(x − c)| ≤ h[i]` for the
+/// `struct Obb32` in `shaders/shared/obb.wgsl`): the points `x` with `|aᵢ·(x − c)| ≤ h[i]` for the
 /// stored numbers exactly, `aᵢ = e[3i..3i + 3]`, whose Gram matrix is within
 /// [`AXES_TOLERANCE_F32`] of the identity entry by entry. `size` is the descent rule's
 /// (`(h₀ + h₁) + h₂` in f32). 64 bytes, local coordinates of the hierarchy's frame; a

@@ -5,7 +5,7 @@
 //! local frame), nothing is tumbled.
 //!
 //! In f32 only, every product and sum flushed ([`ftz`]), so that the CPU traversal and the
-//! GPU (`shaders/obb.wgsl`, whose functions are the twins of [`obb_posed`] and
+//! GPU (`shaders/shared/obb.wgsl`, whose functions are the twins of [`obb_posed`] and
 //! [`obb_disjoint`]) make the same decisions bit for bit, whether or not a device fuses a
 //! product into a sum or flushes subnormals. The pose comes as the GPU has it
 //! ([`crate::tumble::pose_f32`]: `r = fl32(R)`, `t = fl32(t_L)`, `t_err ≥ 2·abs_err`).
@@ -110,7 +110,7 @@ fn coarse(xs: &[f32]) -> bool {
 /// two, exact) exceeds that after `σ`'s own three roundings; flushes add below `6·2⁻¹²⁶`,
 /// under the floor. `t_err` is not needed for the centre; it is there so that
 /// [`NOT_A_ROTATION`] reaches the slack of every axis.
-/// CPU twin of `obb_posed` in `shaders/obb.wgsl`.
+/// CPU twin of `obb_posed` in `shaders/shared/obb.wgsl`.
 #[inline]
 pub fn obb_posed(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> PosedObb {
     let mut f = [0.0f32; 9];
@@ -187,7 +187,7 @@ pub fn obb_posed(b: &Obb32, r: &[f32; 9], t: &[f32; 3], t_err: f32) -> PosedObb 
 /// even at [`NOT_A_ROTATION`]. So `|left| > fl(rad + slack)` implies the ideal
 /// inequality: A* and B* are disjoint, hence A's triangles and B's true triangles.
 /// Touching boxes satisfy no ideal inequality strictly, so they are never separated.
-/// CPU twin of `obb_disjoint` in `shaders/obb.wgsl`.
+/// CPU twin of `obb_disjoint` in `shaders/shared/obb.wgsl`.
 #[inline]
 pub fn obb_disjoint(a: &Obb32, b: &PosedObb) -> bool {
     disjoint_flushed(a, b)

@@ -1,5 +1,5 @@
 //! What the scalar OBB test (`sat`) and its lanes (`sat_lanes`) share: the flushed f32
-//! operations (twins of `shaders/obb.wgsl`), B's posed box, and the constants of the slack
+//! operations (twins of `shaders/shared/obb.wgsl`), B's posed box, and the constants of the slack
 //! and of the screen. Below both, so that neither reaches into the other for them.
 
 use crate::bv::slab::ftz;
@@ -28,20 +28,20 @@ pub struct PosedObb {
     pub e: f32,
 }
 
-/// `x·y` flushed. CPU twin of `obb_mul` in `shaders/obb.wgsl`.
+/// `x·y` flushed. CPU twin of `obb_mul` in `shaders/shared/obb.wgsl`.
 #[inline(always)]
 pub fn obb_mul(x: f32, y: f32) -> f32 {
     ftz(x * y)
 }
 
-/// `x + y` flushed. CPU twin of `obb_add` in `shaders/obb.wgsl`.
+/// `x + y` flushed. CPU twin of `obb_add` in `shaders/shared/obb.wgsl`.
 #[inline(always)]
 pub fn obb_add(x: f32, y: f32) -> f32 {
     ftz(x + y)
 }
 
 /// `(x₀y₀ + x₁y₁) + x₂y₂`, every operation flushed. CPU twin of `obb_dot3` in
-/// `shaders/obb.wgsl`.
+/// `shaders/shared/obb.wgsl`.
 #[inline(always)]
 pub fn obb_dot3(x0: f32, x1: f32, x2: f32, y0: f32, y1: f32, y2: f32) -> f32 {
     obb_add(obb_add(obb_mul(x0, y0), obb_mul(x1, y1)), obb_mul(x2, y2))

@@ -2,7 +2,7 @@
 //! [`MISS`] or [`HIT`] only when the exact answer ([`super::tri_tri_intersect`] on the f64
 //! truth) is certain, and [`UNSURE`] otherwise (those pairs go to the CPU's exact test).
 //!
-//! This file is the literal Rust twin of `shaders/tri_filter.wgsl` ([`TRI_FILTER_WGSL`]):
+//! This file is the literal Rust twin of `shaders/shared/tri_filter.wgsl` ([`TRI_FILTER_WGSL`]):
 //! every function below except the three scalar primitives (`tf_abs`, `tf_max`, `tf_min`)
 //! and the public wrapper [`tri_tri_filter`] has the same name, the same statements in the
 //! same order and the same text as its WGSL twin (`tests/tri_filter.rs` checks this). A
@@ -87,7 +87,7 @@
 )]
 
 /// The WGSL twin of this module, to be concatenated textually with a kernel's source.
-pub const TRI_FILTER_WGSL: &str = include_str!("../../shaders/tri_filter.wgsl");
+pub const TRI_FILTER_WGSL: &str = include_str!("../../shaders/shared/tri_filter.wgsl");
 
 /// Certainly disjoint.
 pub const MISS: u32 = 0;

@@ -6,7 +6,7 @@
 use super::*;
 
 /// Everything a tumbling kernel needs of one pose, computed once on the host and uploaded
-/// as is. WGSL twin: `struct PoseFrame` in `shaders/front.wgsl` (layout test in `gpu::layout`).
+/// as is. WGSL twin: `struct PoseFrame` in `shaders/shared/front.wgsl` (layout test in `gpu::layout`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PoseFrame<const H: usize> {

@@ -2,6 +2,7 @@
 //! device hand-over (`record_counts`, `gather_seeds`).
 
 use crate::{Gpu, sorted};
+use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::{FrontPair, HandOver, HandOverParams, LaneRecord, NO_LANE};
 use meshcollide::gpu::mirror::front_coherent;
 
@@ -34,14 +35,12 @@ fn hand_over_kernels_match_their_twins() {
             gpu.buf(&[params]),
             gpu.buf(&vec![zero; lanes as usize]),
         );
-        let b = [(0, &rec_b), (1, &params_b), (2, &lanes_b)];
-        gpu.run(
-            "front_coherent.wgsl",
-            "record_counts",
-            9,
-            &b,
-            n_record as u64,
-        );
+        let b = [
+            ("front_record", &rec_b),
+            ("params", &params_b),
+            ("lanes", &lanes_b),
+        ];
+        gpu.run(&kernels::RECORD_COUNTS, 9, &b, n_record as u64);
         let mut counts = vec![zero; lanes as usize];
         front_coherent::record_counts(&record, &params, &mut counts);
         let got: Vec<LaneRecord> = gpu.read(&lanes_b, lanes as usize);
@@ -97,19 +96,13 @@ fn hand_over_kernels_match_their_twins() {
                 gpu.buf(&vec![filler; total as usize]),
             );
             let b = [
-                (0, &rec_b),
-                (1, &params_b),
-                (3, &hand_b),
-                (4, &cursor_b),
-                (5, &seeds_b),
+                ("front_record", &rec_b),
+                ("params", &params_b),
+                ("hand", &hand_b),
+                ("cursor", &cursor_b),
+                ("seeds", &seeds_b),
             ];
-            gpu.run(
-                "front_coherent.wgsl",
-                "gather_seeds",
-                9,
-                &b,
-                n_record as u64 + 4,
-            );
+            gpu.run(&kernels::GATHER_SEEDS, 9, &b, n_record as u64 + 4);
             let mut cursor = vec![0u32; next as usize];
             let mut seeds = vec![filler; total as usize];
             front_coherent::gather_seeds(&record, &params, &hand, &mut cursor, &mut seeds);

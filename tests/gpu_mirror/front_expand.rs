@@ -7,6 +7,7 @@ use crate::{Gpu, dual_scene, kdop_scene, kdop_scene_with, poses, sorted, tri_tri
 use meshcollide::bv::Kdop;
 use meshcollide::dual::{DualOptions, SlabOrder};
 use meshcollide::gpu::collide::GpuHierarchies;
+use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::{FrontPair, GpuCounters};
 use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings, RecordBindings};
 use meshcollide::tumble::PoseFrame;
@@ -94,16 +95,16 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
             gpu.buf(&nv0),
             gpu.buf(&dc0),
         );
-        let mut b: Vec<(u32, &wgpu::Buffer)> = vec![
-            (0, &env_nodes),
-            (1, &fly_nodes),
-            (2, &tumbled_b),
-            (3, &front_in_b),
-            (4, &front_out_b),
-            (5, &leaves_b),
-            (6, &c_b),
-            (7, &nv_b),
-            (8, &done_b),
+        let mut b: Vec<(&str, &wgpu::Buffer)> = vec![
+            ("env_nodes", &env_nodes),
+            ("fly_nodes", &fly_nodes),
+            ("tumbled", &tumbled_b),
+            ("front_in", &front_in_b),
+            ("front_out", &front_out_b),
+            ("leaves", &leaves_b),
+            ("counters", &c_b),
+            ("nv", &nv_b),
+            ("done", &done_b),
         ];
         let (mut c, mut nv, mut dc) = (c0, nv0, dc0);
         let mut front_out = vec![zero; cap_front as usize];
@@ -119,9 +120,14 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
             nv: &mut nv,
             done: &done,
         };
-        let entry = match (dual, &spheres) {
+        let kernel = match (dual, &spheres) {
             (Some((env_s, fly_s, _)), Some((env_sb, fly_sb))) => {
-                b.extend([(9, env_sb), (10, fly_sb), (11, &frames_b), (12, &dc_b)]);
+                b.extend([
+                    ("env_spheres", env_sb),
+                    ("fly_spheres", fly_sb),
+                    ("frames", &frames_b),
+                    ("dual_counts", &dc_b),
+                ]);
                 let mut d = DualBindings {
                     env_spheres: env_s,
                     fly_spheres: fly_s,
@@ -129,14 +135,15 @@ fn front_levels<const H: usize, S: GpuHierarchies<H>>(
                     dual_counts: &mut dc,
                 };
                 front_expand::expand_dual(&mut e, &mut d);
-                "expand_dual"
+                &kernels::EXPAND_DUAL
             }
             _ => {
                 front_expand::expand(&mut e);
-                "expand"
+                &kernels::EXPAND
             }
         };
-        gpu.run("front_expand.wgsl", entry, H, &b, front.len() as u64);
+        gpu.run(kernel, H, &b, front.len() as u64);
+        let entry = kernel.entry;
         let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
         let stored = |n: u32, cap: u32| n.min(cap) as usize;
         let (n_out, n_leaf) = (stored(c.n_out, cap_front), stored(c.n_leaf, cap_leaf));
@@ -276,26 +283,20 @@ fn expand_record_matches_its_twin() {
                     record_count: &mut count,
                 },
             );
-            let b: Vec<(u32, &wgpu::Buffer)> = vec![
-                (0, &env_nodes),
-                (1, &fly_nodes),
-                (2, &tumbled_b),
-                (3, &front_in_b),
-                (4, &front_out_b),
-                (5, &leaves_b),
-                (6, &c_b),
-                (7, &nv_b),
-                (8, &done_b),
-                (16, &rec_b),
-                (17, &count_b),
+            let b: Vec<(&str, &wgpu::Buffer)> = vec![
+                ("env_nodes", &env_nodes),
+                ("fly_nodes", &fly_nodes),
+                ("tumbled", &tumbled_b),
+                ("front_in", &front_in_b),
+                ("front_out", &front_out_b),
+                ("leaves", &leaves_b),
+                ("counters", &c_b),
+                ("nv", &nv_b),
+                ("done", &done_b),
+                ("front_record", &rec_b),
+                ("record_count", &count_b),
             ];
-            gpu.run(
-                "front_expand.wgsl",
-                "expand_record",
-                9,
-                &b,
-                front.len() as u64,
-            );
+            gpu.run(&kernels::EXPAND_RECORD, 9, &b, front.len() as u64);
             let label = format!("expand_record level {level}, record buffer {record_cap}");
             let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
             assert_eq!(got_c, c, "{label}: counters");

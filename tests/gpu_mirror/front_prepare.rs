@@ -2,6 +2,7 @@
 //! the levels (`prepare_tri`, `prepare_next`, `prepare_tumble`).
 
 use crate::Gpu;
+use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::GpuCounters;
 use meshcollide::gpu::mirror::front_prepare;
 use meshcollide::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE};
@@ -47,17 +48,20 @@ fn prepare_kernels_match_their_twins() {
         let (c_b, args_b, sizes_b) = (gpu.buf(&[c0]), gpu.buf(&args0), gpu.buf(&sizes0));
         let (mut c, mut args, mut sizes) = (c0, args0, sizes0);
         gpu.run(
-            "front_prepare.wgsl",
-            "prepare_tri",
+            &kernels::PREPARE_TRI,
             9,
-            &[(0, &c_b), (1, &args_b)],
+            &[("counters", &c_b), ("args", &args_b)],
             1,
         );
         front_prepare::prepare_tri(&mut c, &mut args);
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_tri {i}");
         assert_eq!(gpu.read::<u32>(&args_b, 9), args, "prepare_tri {i}");
-        let b = [(0, &c_b), (1, &args_b), (2, &sizes_b)];
-        gpu.run("front_prepare.wgsl", "prepare_next", 9, &b, 1);
+        let b = [
+            ("counters", &c_b),
+            ("args", &args_b),
+            ("level_sizes", &sizes_b),
+        ];
+        gpu.run(&kernels::PREPARE_NEXT, 9, &b, 1);
         front_prepare::prepare_next(&mut c, &mut args, &mut sizes);
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "prepare_next {i}");
         assert_eq!(gpu.read::<u32>(&args_b, 9), args, "prepare_next {i}");
@@ -70,10 +74,9 @@ fn prepare_kernels_match_their_twins() {
         let (c_t, mut args_t) = (c, args0);
         let (c_b, args_b) = (gpu.buf(&[c_t]), gpu.buf(&args_t));
         gpu.run(
-            "front_prepare.wgsl",
-            "prepare_tumble",
+            &kernels::PREPARE_TUMBLE,
             9,
-            &[(0, &c_b), (1, &args_b)],
+            &[("counters", &c_b), ("args", &args_b)],
             1,
         );
         let mut c_t = c_t;

@@ -3,6 +3,7 @@
 
 use crate::{Gpu, bits, common};
 use meshcollide::bv::KdopNode;
+use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::RefitRange;
 use meshcollide::gpu::mirror::{kdop_refit, kdop_tumble};
 use meshcollide::{BuildOptions, Bvh, Mesh};
@@ -42,17 +43,21 @@ fn refit<const H: usize>(gpu: &mut Gpu, mesh: &Mesh) {
         let range_b = gpu.uniform(&range);
         if k == 0 {
             let b = [
-                (0, &nodes_b),
-                (1, &pos_b),
-                (2, &verts_b),
-                (3, &list_b),
-                (4, &range_b),
+                ("nodes", &nodes_b),
+                ("positions", &pos_b),
+                ("tri_verts", &verts_b),
+                ("node_list", &list_b),
+                ("range", &range_b),
             ];
-            gpu.run("kdop_refit.wgsl", "refit_leaves", H, &b, count as u64);
+            gpu.run(&kernels::REFIT_LEAVES, H, &b, count as u64);
             kdop_refit::refit_leaves(&mut cpu, &positions, &tri_verts, &node_list, &range);
         } else {
-            let b = [(0, &nodes_b), (3, &list_b), (4, &range_b)];
-            gpu.run("kdop_refit.wgsl", "refit_internal", H, &b, count as u64);
+            let b = [
+                ("nodes", &nodes_b),
+                ("node_list", &list_b),
+                ("range", &range_b),
+            ];
+            gpu.run(&kernels::REFIT_INTERNAL, H, &b, count as u64);
             kdop_refit::refit_internal(&mut cpu, &node_list, &range);
         }
         let got = gpu.read::<KdopNode<H>>(&nodes_b, cpu.len());

@@ -6,6 +6,7 @@
 use crate::{Gpu, bits, kdop_scene, poses};
 use meshcollide::Pose;
 use meshcollide::bv::Kdop;
+use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use meshcollide::gpu::mirror::{front_prepare, kdop_tumble};
 use meshcollide::kdop::KdopScene as Scene;
@@ -36,15 +37,19 @@ fn grow_table<const H: usize>(
         gpu.buf(&[c1]),
     );
     let b = [
-        (3, &new_t),
-        (10, &c1_b),
-        (11, &new_k),
-        (13, keys_b),
-        (14, tumbled_b),
+        ("tumbled", &new_t),
+        ("counters", &c1_b),
+        ("hash_keys", &new_k),
+        ("old_keys", keys_b),
+        ("old_tumbled", tumbled_b),
     ];
-    gpu.run("kdop_tumble.wgsl", "rehash", H, &b, table as u64);
-    let b = [(9, front_b), (10, &c1_b), (11, &new_k)];
-    gpu.run("kdop_tumble.wgsl", "reslot", H, &b, front.len() as u64);
+    gpu.run(&kernels::REHASH, H, &b, table as u64);
+    let b = [
+        ("front", front_b),
+        ("counters", &c1_b),
+        ("hash_keys", &new_k),
+    ];
+    gpu.run(&kernels::RESLOT, H, &b, front.len() as u64);
     let (mut m_t, mut m_k, mut m_c) = (
         vec![Kdop::<H>::EMPTY; big as usize],
         vec![0u32; big as usize],
@@ -136,36 +141,29 @@ fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
             gpu.buf(&[0u32; 9]),
         );
         let b = [
-            (9, &front_b),
-            (10, &c_b),
-            (11, &keys_b),
-            (12, &nu_b),
-            (15, &fresh_b),
+            ("front", &front_b),
+            ("counters", &c_b),
+            ("hash_keys", &keys_b),
+            ("nu", &nu_b),
+            ("fresh", &fresh_b),
         ];
+        gpu.run(&kernels::TUMBLE_FRONT, H, &b, front.len() as u64);
         gpu.run(
-            "kdop_tumble.wgsl",
-            "tumble_front",
+            &kernels::PREPARE_TUMBLE,
             H,
-            &b,
-            front.len() as u64,
-        );
-        gpu.run(
-            "front_prepare.wgsl",
-            "prepare_tumble",
-            H,
-            &[(0, &c_b), (1, &args_b)],
+            &[("counters", &c_b), ("args", &args_b)],
             1,
         );
         let b = [
-            (0, &frames_b),
-            (1, &offsets),
-            (2, &points),
-            (3, &tumbled_b),
-            (10, &c_b),
-            (11, &keys_b),
-            (15, &fresh_b),
+            ("frames", &frames_b),
+            ("fly_offsets", &offsets),
+            ("fly_points", &points),
+            ("tumbled", &tumbled_b),
+            ("counters", &c_b),
+            ("hash_keys", &keys_b),
+            ("fresh", &fresh_b),
         ];
-        gpu.run("kdop_tumble.wgsl", "tumble_fresh", H, &b, table as u64);
+        gpu.run(&kernels::TUMBLE_FRESH, H, &b, table as u64);
         let mut cpu_tumbled = vec![Kdop::<H>::EMPTY; table as usize];
         let mut cpu_front = front.clone();
         let mut c = c0;
@@ -278,14 +276,14 @@ fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
         let grid = (count * p) as u64;
         if k == 0 {
             let b = [
-                (0, &frames_b),
-                (3, &tumbled_b),
-                (5, &nodes_b),
-                (6, &tris_b),
-                (7, &list_b),
-                (8, &slice_b),
+                ("frames", &frames_b),
+                ("tumbled", &tumbled_b),
+                ("fly_nodes", &nodes_b),
+                ("fly_tris", &tris_b),
+                ("fly_node_list", &list_b),
+                ("slice", &slice_b),
             ];
-            gpu.run("kdop_tumble.wgsl", "tumble_exact_leaves", H, &b, grid);
+            gpu.run(&kernels::TUMBLE_EXACT_LEAVES, H, &b, grid);
             kdop_tumble::tumble_exact_leaves(
                 &frames,
                 &mut cpu,
@@ -295,8 +293,13 @@ fn tumbling<const H: usize>(gpu: &mut Gpu, scene: &Scene<H>, poses: &[Pose]) {
                 &slice,
             );
         } else {
-            let b = [(3, &tumbled_b), (5, &nodes_b), (7, &list_b), (8, &slice_b)];
-            gpu.run("kdop_tumble.wgsl", "tumble_exact_merge", H, &b, grid);
+            let b = [
+                ("tumbled", &tumbled_b),
+                ("fly_nodes", &nodes_b),
+                ("fly_node_list", &list_b),
+                ("slice", &slice_b),
+            ];
+            gpu.run(&kernels::TUMBLE_EXACT_MERGE, H, &b, grid);
             kdop_tumble::tumble_exact_merge(&mut cpu, &fly.bvh.nodes, &node_list, &slice);
         }
         assert_eq!(

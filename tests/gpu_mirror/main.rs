@@ -17,7 +17,8 @@
 //! | [`tri_tri`] | `tri_test`, `tri_test_self` (after `expand_self` of `front_expand.wgsl`) |
 //! | [`front_coherent`] | `record_counts`, `gather_seeds` |
 //!
-//! This file holds the harness (one dispatch of one entry point) and the composed pipeline
+//! This file holds the harness (one dispatch of one entry point, compiled and bound through
+//! `gpu::kernels`, its bindings by their registered names) and the composed pipeline
 //! (`src/gpu/mirror/mod.rs`). One target: `cargo test --release --test gpu_mirror` runs
 //! every module, `cargo test --release --test gpu_mirror kdop_tumble::` one shader's.
 
@@ -36,9 +37,11 @@ mod tri_tri;
 use bytemuck::Pod;
 use meshcollide::dual::{DualOptions, DualScene, SlabOrder};
 use meshcollide::gpu::collide::GpuScene;
+use meshcollide::gpu::kernels::{self, Bindable, Kernel, Pipeline};
 use meshcollide::gpu::layout::FrontPair;
 use meshcollide::gpu::mirror;
-use meshcollide::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE, source};
+use meshcollide::gpu::paged::Paging;
+use meshcollide::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE};
 use meshcollide::gpu::{GpuContext, collide::GpuHierarchies};
 use meshcollide::kdop::KdopScene as Scene;
 use meshcollide::pose::tumbling_poses;
@@ -49,7 +52,7 @@ use wgpu::BufferUsages as U;
 /// The device, with the pipelines built so far (lavapipe compiles slowly).
 struct Gpu {
     ctx: GpuContext,
-    pipes: HashMap<(String, String, usize), wgpu::ComputePipeline>,
+    pipes: HashMap<(&'static str, usize), Pipeline>,
 }
 
 impl Gpu {
@@ -76,50 +79,27 @@ impl Gpu {
         self.ctx.read_pod(b, n).unwrap()
     }
 
-    /// One dispatch of `entry` of `file` (assembled by `gpu::shader` for `h` slabs) over
-    /// `n` invocations, gridded like `gpu::collide`. The auto layout holds exactly the
-    /// bindings the entry point uses: `bindings` must list those.
+    /// One dispatch of `kernel` (compiled by `gpu::kernels::pipeline` for `h` slabs, as
+    /// the library compiles it) over `n` invocations, gridded like `gpu::collide`. Its
+    /// bindings by name, as `gpu::kernels` registers them: every one the entry point uses,
+    /// whole buffers (a dynamic uniform at offset 0).
     fn run(
         &mut self,
-        file: &str,
-        entry: &str,
+        kernel: &'static Kernel,
         h: usize,
-        bindings: &[(u32, &wgpu::Buffer)],
+        bindings: &[(&str, &wgpu::Buffer)],
         n: u64,
     ) {
         let ctx = &self.ctx;
         let pipe = self
             .pipes
-            .entry((file.into(), entry.into(), h))
-            .or_insert_with(|| {
-                let module = ctx
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some(file),
-                        source: wgpu::ShaderSource::Wgsl(source(file, h).into()),
-                    });
-                ctx.device
-                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(entry),
-                        layout: None,
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    })
-            });
-        let entries: Vec<wgpu::BindGroupEntry> = bindings
+            .entry((kernel.entry, h))
+            .or_insert_with(|| kernels::pipeline(ctx, kernel, h, &Paging::default()));
+        let named: Vec<(&str, &dyn Bindable)> = bindings
             .iter()
-            .map(|&(binding, b)| wgpu::BindGroupEntry {
-                binding,
-                resource: b.as_entire_binding(),
-            })
+            .map(|&(name, b)| (name, b as &dyn Bindable))
             .collect();
-        let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: None,
-            layout: &pipe.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let bg = pipe.bind(ctx, &named);
         let g = n.div_ceil(WORKGROUP_SIZE as u64).max(1);
         let (gx, gy) = if g <= DISPATCH_X as u64 {
             (g as u32, 1)
@@ -130,7 +110,7 @@ impl Gpu {
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             pass.set_pipeline(pipe);
-            pass.set_bind_group(0, &bg, &[]);
+            pass.set_bind_group(0, &bg, &vec![0; kernel.dynamic_offsets()]);
             pass.dispatch_workgroups(gx, gy, 1);
         }
         ctx.queue.submit([enc.finish()]);

@@ -4,6 +4,7 @@
 
 use crate::{Gpu, sorted};
 use meshcollide::gpu::collide::GpuHierarchies;
+use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::{FrontPair, GpuCounters};
 use meshcollide::gpu::mirror::front_expand::{self, ExpandBindings};
 use meshcollide::gpu::mirror::tri_tri::{self, TriTestBindings};
@@ -54,21 +55,25 @@ pub(crate) fn tri_test<const H: usize, S: GpuHierarchies<H>>(
             gpu.buf(&vec![zero; cap_contact as usize + 1]),
             gpu.buf(&vec![zero; cap_unsure as usize]),
         );
-        let mut b: Vec<(u32, &wgpu::Buffer)> = statics
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (i as u32, s))
-            .collect();
+        let names = [
+            "env_nodes",
+            "fly_nodes",
+            "env_tris",
+            "fly_tris",
+            "frames",
+            "leaves",
+        ];
+        let mut b: Vec<(&str, &wgpu::Buffer)> = names.into_iter().zip(&statics).collect();
         b.extend([
-            (6, &c_b),
-            (7, &np_b),
-            (8, &done_b),
-            (9, &contacts_b),
-            (10, &unsure_b),
-            (11, &env_ti),
-            (12, &fly_ti),
+            ("counters", &c_b),
+            ("np", &np_b),
+            ("done", &done_b),
+            ("contacts", &contacts_b),
+            ("unsure", &unsure_b),
+            ("env_tri_index", &env_ti),
+            ("fly_tri_index", &fly_ti),
         ]);
-        gpu.run("tri_tri.wgsl", "tri_test", H, &b, leaves.len() as u64);
+        gpu.run(&kernels::TRI_TEST, H, &b, leaves.len() as u64);
         let (mut c, mut np, mut done) = (c0, np0, done0.to_vec());
         let mut contacts = vec![zero; cap_contact as usize + 1];
         let mut unsure = vec![zero; cap_unsure as usize];
@@ -158,17 +163,16 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             gpu.buf(&[0u32]),
         );
         gpu.run(
-            "front_expand.wgsl",
-            "expand_self",
+            &kernels::EXPAND_SELF,
             H,
             &[
-                (0, &nodes_b),
-                (3, &in_b),
-                (4, &out_b),
-                (5, &leaves_b),
-                (6, &c_b),
-                (7, &nv_b),
-                (8, &done_b),
+                ("env_nodes", &nodes_b),
+                ("front_in", &in_b),
+                ("front_out", &out_b),
+                ("leaves", &leaves_b),
+                ("counters", &c_b),
+                ("nv", &nv_b),
+                ("done", &done_b),
             ],
             n as u64,
         );
@@ -224,20 +228,19 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             gpu.buf(&vec![zero; room]),
         );
         gpu.run(
-            "tri_tri.wgsl",
-            "tri_test_self",
+            &kernels::TRI_TEST_SELF,
             H,
             &[
-                (0, &nodes_b),
-                (2, &tris_b),
-                (5, &l_b),
-                (6, &t_b),
-                (7, &np_b),
-                (8, &done_b),
-                (9, &con_b),
-                (10, &uns_b),
-                (11, &ti_b),
-                (13, &slots_b),
+                ("env_nodes", &nodes_b),
+                ("env_tris", &tris_b),
+                ("leaves", &l_b),
+                ("counters", &t_b),
+                ("np", &np_b),
+                ("done", &done_b),
+                ("contacts", &con_b),
+                ("unsure", &uns_b),
+                ("env_tri_index", &ti_b),
+                ("env_slots", &slots_b),
             ],
             n_leaf as u64,
         );

@@ -1,11 +1,12 @@
 //! One batch on the device: its buffers (kept and reused while large enough) and the
 //! submission of every kernel for every level, then the readbacks.
 
+use super::bind_groups::{BindGroups, LazyGroups};
 use super::plan::Capacities;
 use super::profile::KernelClock;
 use super::resume::{Resume, rerun_capacities};
 use super::stats::BatchWork;
-use super::{BatchOutput, GpuScene, PAIR, groups, seq};
+use super::{BatchOutput, GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 use crate::scene::Mode;
@@ -144,210 +145,6 @@ impl<const H: usize> GpuScene<H> {
         Ok(self.buffers.as_ref().expect("just made"))
     }
 
-    /// The bind groups of every kernel over the current batch buffers (made again when a
-    /// resume grows them).
-    fn bind_groups(&self, ctx: &GpuContext, dense: bool) -> BindGroups<'_> {
-        let bb = self.buffers.as_ref().expect("buffers before bind groups");
-        let bind = |pipe: &wgpu::ComputePipeline, bufs: &[(u32, &wgpu::Buffer)]| {
-            ctx.bind_group(pipe, bufs)
-        };
-        let pl = &self.pipelines;
-        let slot = Self::slice_slot(ctx);
-        let mut tumble = Vec::new();
-        if dense {
-            for (k, &(_, count)) in self.fly_slices.iter().enumerate() {
-                let pipe = if k == 0 {
-                    &pl.tumble_exact_leaves
-                } else {
-                    &pl.tumble_exact_merge
-                };
-                fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
-                    wgpu::BindGroupEntry {
-                        binding,
-                        resource: buffer.as_entire_binding(),
-                    }
-                }
-                // Auto layouts hold only the bindings an entry point uses: the merge
-                // reads neither the frames nor the triangles.
-                let mut entries = vec![entry(3, &bb.tumbled)];
-                let mut paged = vec![(5, &self.fly_nodes), (7, &self.fly_node_list)];
-                if k == 0 {
-                    entries.push(entry(0, &bb.frames));
-                    paged.push((6, &self.fly_tris));
-                }
-                for (at, array) in paged {
-                    entries.extend(array.entries(at).map(|(i, b)| entry(i, b)));
-                }
-                entries.push(wgpu::BindGroupEntry {
-                    binding: 8,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &bb.slices,
-                        offset: k as u64 * slot,
-                        size: std::num::NonZeroU64::new(16),
-                    }),
-                });
-                let bg = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: None,
-                    layout: &pipe.get_bind_group_layout(0),
-                    entries: &entries,
-                });
-                tumble.push((pipe, bg, count));
-            }
-        }
-        let front_bg = |front: &wgpu::Buffer| {
-            let bufs = [
-                (9, front),
-                (10, &bb.counters),
-                (11, &bb.hash_keys),
-                (12, &bb.nu),
-                (15, &bb.fresh),
-            ];
-            bind(&pl.tumble_front, &bufs)
-        };
-        let bg_front = if dense || self.volumes.is_some() {
-            None
-        } else {
-            let mut bufs = vec![
-                (0, &bb.frames),
-                (3, &bb.tumbled),
-                (10, &bb.counters),
-                (11, &bb.hash_keys),
-                (15, &bb.fresh),
-            ];
-            bufs.extend(self.fly_offsets.entries(1));
-            bufs.extend(self.fly_points.entries(2));
-            Some(LazyGroups {
-                front: [front_bg(&bb.front_a), front_bg(&bb.front_b)],
-                prepare: bind(&pl.prepare_tumble, &seq(&[&bb.counters, &bb.args])),
-                fresh: bind(&pl.tumble_fresh, &bufs),
-            })
-        };
-        let expand_pipe = match (&pl.expand_volume, &pl.expand_dual) {
-            (Some(pipe), _) | (None, Some(pipe)) => pipe,
-            (None, None) => &pl.expand,
-        };
-        // Coherence: `expand_record` and its two buffers instead.
-        let recording = self.coherent.recording(&pl.expand_record);
-        let expand_pipe = recording.map_or(expand_pipe, |(pipe, _)| pipe);
-        let expand_bg = |fin: &wgpu::Buffer, fout: &wgpu::Buffer| {
-            let mut bufs = vec![
-                (3, fin),
-                (4, fout),
-                (5, &bb.leaves),
-                (6, &bb.counters),
-                (7, &bb.nv),
-                (8, &bb.done),
-            ];
-            bufs.extend(self.env_nodes.entries(0));
-            bufs.extend(self.fly_nodes.entries(1));
-            match &self.volumes {
-                // Nothing tumbled: B's volume is posed from the frame.
-                Some(v) => {
-                    let at = if v.obb { 13 } else { 9 };
-                    bufs.push((11, &bb.frames));
-                    bufs.extend(v.env.entries(at));
-                    bufs.extend(v.fly.entries(at + 1));
-                }
-                None => bufs.push((2, &bb.tumbled)),
-            }
-            if let Some((_, (record, count))) = recording {
-                bufs.extend([(16, record), (17, count)]);
-            }
-            if let Some(d) = &self.dual {
-                bufs.extend([(11, &bb.frames), (12, &bb.dual_counts)]);
-                bufs.extend(d.env_spheres.entries(9));
-                bufs.extend(d.fly_spheres.entries(10));
-            }
-            bind(expand_pipe, &bufs)
-        };
-        let bg_expand = [
-            expand_bg(&bb.front_a, &bb.front_b),
-            expand_bg(&bb.front_b, &bb.front_a),
-        ];
-        let bg_prep_tri = bind(&pl.prepare_tri, &seq(&[&bb.counters, &bb.args]));
-        let bg_prep_next = bind(
-            &pl.prepare_next,
-            &seq(&[&bb.counters, &bb.args, &bb.level_sizes]),
-        );
-        let mut tri_bufs = vec![
-            (4, &bb.frames),
-            (5, &bb.leaves),
-            (6, &bb.counters),
-            (7, &bb.np),
-            (8, &bb.done),
-            (9, &bb.contacts),
-            (10, &bb.unsure),
-        ];
-        for (at, array) in [
-            (0, &self.env_nodes),
-            (1, &self.fly_nodes),
-            (2, &self.env_tris),
-            (3, &self.fly_tris),
-            (11, &self.env_tri_index),
-            (12, &self.fly_tri_index),
-        ] {
-            tri_bufs.extend(array.entries(at));
-        }
-        let bg_tri = bind(&pl.tri_test, &tri_bufs);
-
-        let rehash = bb.old_table.as_ref().map(|(old_tumbled, old_keys, slots)| {
-            let g = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: None,
-                layout: &pl.rehash.get_bind_group_layout(0),
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: bb.tumbled.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 10,
-                        resource: bb.counters.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 11,
-                        resource: bb.hash_keys.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 13,
-                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: old_keys,
-                            offset: 0,
-                            size: std::num::NonZeroU64::new(*slots as u64 * 4),
-                        }),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 14,
-                        resource: old_tumbled.as_entire_binding(),
-                    },
-                ],
-            });
-            (g, *slots)
-        });
-        let reslot = if rehash.is_some() {
-            [&bb.front_a, &bb.front_b]
-                .map(|f| {
-                    bind(
-                        &pl.reslot,
-                        &[(9, f), (10, &bb.counters), (11, &bb.hash_keys)],
-                    )
-                })
-                .into()
-        } else {
-            Vec::new()
-        };
-        BindGroups {
-            tumble,
-            front: bg_front,
-            rehash,
-            reslot,
-            expand_pipe,
-            expand: bg_expand,
-            prep_tri: bg_prep_tri,
-            prep_next: bg_prep_next,
-            tri: bg_tri,
-        }
-    }
-
     /// Records the batch's kernels from `from` to the last level, each timed by `clock`
     /// when there is one; returns the dispatches.
     fn record(
@@ -463,7 +260,7 @@ impl<const H: usize> GpuScene<H> {
     }
 
     /// Aligned size of one uniform slot of the exact method's slice parameters.
-    fn slice_slot(ctx: &GpuContext) -> u64 {
+    pub(super) fn slice_slot(ctx: &GpuContext) -> u64 {
         ctx.device
             .limits()
             .min_uniform_buffer_offset_alignment
@@ -675,29 +472,4 @@ pub(super) enum BatchRun {
     /// A capacity ran out: the capacities large enough for what the counters asked for;
     /// the batch is run again with them (nothing of it was kept).
     Grow(Capacities),
-}
-
-/// The bind groups of one submission.
-struct LazyGroups {
-    /// `tumble_front` over front A or B.
-    front: [wgpu::BindGroup; 2],
-    prepare: wgpu::BindGroup,
-    fresh: wgpu::BindGroup,
-}
-
-struct BindGroups<'a> {
-    /// Exact tumbling: pipeline, bind group and nodes per pose of each level's dispatch.
-    tumble: Vec<(&'a wgpu::ComputePipeline, wgpu::BindGroup, u32)>,
-    /// Lazy tumbling.
-    front: Option<LazyGroups>,
-    /// Moving a full table: the bind group and the old table's slots.
-    rehash: Option<(wgpu::BindGroup, u32)>,
-    /// New slots for the pairs of front A or B (empty unless a table moves).
-    reslot: Vec<wgpu::BindGroup>,
-    expand_pipe: &'a wgpu::ComputePipeline,
-    /// Expansion from A to B, and from B to A.
-    expand: [wgpu::BindGroup; 2],
-    prep_tri: wgpu::BindGroup,
-    prep_next: wgpu::BindGroup,
-    tri: wgpu::BindGroup,
 }

@@ -45,6 +45,7 @@ use super::hierarchies::GpuHierarchies;
 use super::stats::{BatchWork, GpuStats};
 use super::{GpuScene, PAIR, finish, rejected_pose};
 use crate::gpu::context::{GpuContext, GpuError};
+use crate::gpu::kernels::Pipeline;
 use crate::gpu::layout::{FrontPair, NO_SLOT};
 use crate::pose::Pose;
 use crate::scene::{Mode, PoseResult};
@@ -56,7 +57,7 @@ use crate::tumble::{POSE_CHUNK, TumbleMethod};
 pub(super) struct Recording {
     /// The step's first front; `None`: the roots (and no recording).
     seeds: Option<Seeds>,
-    /// `front_record` and `record_count` (bindings 16, 17), while a step runs.
+    /// `front_record` and `record_count` (`expand_record`'s), while a step runs.
     pub(super) buffers: Option<(wgpu::Buffer, wgpu::Buffer)>,
     /// Pairs `front_record` holds (0: [`FIRST_RECORD`]).
     cap: u32,
@@ -82,11 +83,8 @@ impl Recording {
     /// `expand_record` and its buffers while a coherent step runs.
     pub(super) fn recording<'a>(
         &'a self,
-        pipe: &'a Option<wgpu::ComputePipeline>,
-    ) -> Option<(
-        &'a wgpu::ComputePipeline,
-        (&'a wgpu::Buffer, &'a wgpu::Buffer),
-    )> {
+        pipe: &'a Option<Pipeline>,
+    ) -> Option<(&'a Pipeline, (&'a wgpu::Buffer, &'a wgpu::Buffer))> {
         let (record, count) = self.buffers.as_ref().filter(|_| self.record)?;
         self.seeds.as_ref()?;
         Some((pipe.as_ref()?, (record, count)))

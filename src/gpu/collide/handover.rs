@@ -131,7 +131,14 @@ impl<const H: usize> GpuScene<H> {
             .handover
             .as_ref()
             .expect("built with coherence")[0];
-        let bg = ctx.bind_group(pipe, &[(0, &record), (1, &params), (2, &lanes)]);
+        let bg = pipe.bind(
+            ctx,
+            &[
+                ("front_record", &record),
+                ("params", &params),
+                ("lanes", &lanes),
+            ],
+        );
         let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("lane_records"),
             size: lanes_bytes,
@@ -215,14 +222,14 @@ impl<const H: usize> GpuScene<H> {
             );
             work.bytes_uploaded +=
                 std::mem::size_of::<HandOverParams>() as u64 + table.len() as u64 * 8;
-            let bg = ctx.bind_group(
-                pipe,
+            let bg = pipe.bind(
+                ctx,
                 &[
-                    (0, &held.record),
-                    (1, &params_b),
-                    (3, &hand_b),
-                    (4, &cursor),
-                    (5, seeds),
+                    ("front_record", &held.record),
+                    ("params", &params_b),
+                    ("hand", &hand_b),
+                    ("cursor", &cursor),
+                    ("seeds", seeds),
                 ],
             );
             groups_.push((bg, held.n as u64 + roots.len() as u64));

@@ -24,9 +24,10 @@
 //! as many poses. Nothing is lost.
 
 use super::context::{GpuContext, GpuError};
+use super::kernels::{self, Pipeline, pipeline};
 use super::layout::FrontPair;
 use super::paged::{PagedArray, Paging};
-use super::shader::{self, DISPATCH_X, WORKGROUP_SIZE};
+use super::shader::{DISPATCH_X, WORKGROUP_SIZE};
 use crate::bvh::Bvh;
 use crate::dual::DualCounters;
 use crate::dual::{DualOptions, DualScene, SlabOrder, Sphere};
@@ -40,6 +41,7 @@ use crate::tri::tri_tri_intersect;
 use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 
 mod batch;
+mod bind_groups;
 mod coherent;
 mod handover;
 mod hierarchies;
@@ -72,51 +74,29 @@ struct DualBuffers {
 /// The results of a batch on the GPU, per pose, and what the GPU did.
 pub type GpuBatch<S> = (Vec<PoseResult<S>>, GpuStats);
 
+/// The compiled kernels of a scene ([`crate::gpu::kernels`]).
 struct Pipelines {
-    tumble_exact_leaves: wgpu::ComputePipeline,
-    tumble_exact_merge: wgpu::ComputePipeline,
-    tumble_front: wgpu::ComputePipeline,
-    prepare_tumble: wgpu::ComputePipeline,
-    tumble_fresh: wgpu::ComputePipeline,
-    rehash: wgpu::ComputePipeline,
-    reslot: wgpu::ComputePipeline,
-    expand: wgpu::ComputePipeline,
-    prepare_tri: wgpu::ComputePipeline,
-    prepare_next: wgpu::ComputePipeline,
-    tri_test: wgpu::ComputePipeline,
+    tumble_exact_leaves: Pipeline,
+    tumble_exact_merge: Pipeline,
+    tumble_front: Pipeline,
+    prepare_tumble: Pipeline,
+    tumble_fresh: Pipeline,
+    rehash: Pipeline,
+    reslot: Pipeline,
+    expand: Pipeline,
+    prepare_tri: Pipeline,
+    prepare_next: Pipeline,
+    tri_test: Pipeline,
     /// The dual hierarchy's expansion (built only for a dual scene).
-    expand_dual: Option<wgpu::ComputePipeline>,
+    expand_dual: Option<Pipeline>,
     /// The OBB or sphere tree's expansion (built only for those scenes).
-    expand_volume: Option<wgpu::ComputePipeline>,
+    expand_volume: Option<Pipeline>,
     /// `expand` recording the front (built only for a k-DOP scene with coherence on).
-    expand_record: Option<wgpu::ComputePipeline>,
+    expand_record: Option<Pipeline>,
     /// `record_counts` and `gather_seeds` (built with `expand_record`).
-    handover: Option<[wgpu::ComputePipeline; 2]>,
+    handover: Option<[Pipeline; 2]>,
 }
 
-fn pipeline(
-    ctx: &GpuContext,
-    file: &str,
-    entry: &str,
-    h: usize,
-    paging: &Paging,
-) -> wgpu::ComputePipeline {
-    let module = ctx
-        .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(file),
-            source: wgpu::ShaderSource::Wgsl(shader::source_paged(file, h, paging).into()),
-        });
-    ctx.device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(entry),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
-}
 /// The scene's static arrays on the device, the pipelines (compiled once) and the batch
 /// buffers (reused across batches and calls).
 pub struct GpuScene<const H: usize> {
@@ -164,14 +144,6 @@ pub struct GpuScene<const H: usize> {
     uploaded: bool,
     /// Temporal coherence: the seeds and the recorded fronts of a step.
     coherent: coherent::Recording,
-}
-
-/// Bindings `0, 1, 2, …` in order.
-fn seq<'a>(bufs: &[&'a wgpu::Buffer]) -> Vec<(u32, &'a wgpu::Buffer)> {
-    bufs.iter()
-        .enumerate()
-        .map(|(i, b)| (i as u32, *b))
-        .collect()
 }
 
 fn groups(n: u64) -> (u32, u32) {
@@ -321,7 +293,7 @@ impl<const H: usize> GpuScene<H> {
         for a in arrays {
             paging.arrays[a.id()] = a.layout();
         }
-        let pipeline = |file: &str, entry: &str| pipeline(ctx, file, entry, H, &paging);
+        let pipeline = |kernel: &'static kernels::Kernel| pipeline(ctx, kernel, H, &paging);
         let record = scene.coherence() && dual.is_none() && volumes.is_none();
         let plain = |p: &Pipelines| {
             p.expand_dual.is_none()
@@ -337,29 +309,28 @@ impl<const H: usize> GpuScene<H> {
             p
         } else {
             Pipelines {
-                tumble_exact_leaves: pipeline("kdop_tumble.wgsl", "tumble_exact_leaves"),
-                tumble_exact_merge: pipeline("kdop_tumble.wgsl", "tumble_exact_merge"),
-                tumble_front: pipeline("kdop_tumble.wgsl", "tumble_front"),
-                prepare_tumble: pipeline("front_prepare.wgsl", "prepare_tumble"),
-                tumble_fresh: pipeline("kdop_tumble.wgsl", "tumble_fresh"),
-                rehash: pipeline("kdop_tumble.wgsl", "rehash"),
-                reslot: pipeline("kdop_tumble.wgsl", "reslot"),
-                expand: pipeline("front_expand.wgsl", "expand"),
-                prepare_tri: pipeline("front_prepare.wgsl", "prepare_tri"),
-                prepare_next: pipeline("front_prepare.wgsl", "prepare_next"),
-                tri_test: pipeline("tri_tri.wgsl", "tri_test"),
-                expand_dual: dual
-                    .is_some()
-                    .then(|| pipeline("front_expand.wgsl", "expand_dual")),
+                tumble_exact_leaves: pipeline(&kernels::TUMBLE_EXACT_LEAVES),
+                tumble_exact_merge: pipeline(&kernels::TUMBLE_EXACT_MERGE),
+                tumble_front: pipeline(&kernels::TUMBLE_FRONT),
+                prepare_tumble: pipeline(&kernels::PREPARE_TUMBLE),
+                tumble_fresh: pipeline(&kernels::TUMBLE_FRESH),
+                rehash: pipeline(&kernels::REHASH),
+                reslot: pipeline(&kernels::RESLOT),
+                expand: pipeline(&kernels::EXPAND),
+                prepare_tri: pipeline(&kernels::PREPARE_TRI),
+                prepare_next: pipeline(&kernels::PREPARE_NEXT),
+                tri_test: pipeline(&kernels::TRI_TEST),
+                expand_dual: dual.is_some().then(|| pipeline(&kernels::EXPAND_DUAL)),
                 expand_volume: volumes.as_ref().map(|v| {
-                    let entry = if v.obb { "expand_obb" } else { "expand_sphere" };
-                    pipeline("front_expand.wgsl", entry)
+                    pipeline(if v.obb {
+                        &kernels::EXPAND_OBB
+                    } else {
+                        &kernels::EXPAND_SPHERE
+                    })
                 }),
-                expand_record: record.then(|| pipeline("front_expand.wgsl", "expand_record")),
-                handover: record.then(|| {
-                    ["record_counts", "gather_seeds"]
-                        .map(|entry| pipeline("front_coherent.wgsl", entry))
-                }),
+                expand_record: record.then(|| pipeline(&kernels::EXPAND_RECORD)),
+                handover: record
+                    .then(|| [&kernels::RECORD_COUNTS, &kernels::GATHER_SEEDS].map(pipeline)),
             }
         };
         // Shader compilation and pipeline creation report through the error handler.

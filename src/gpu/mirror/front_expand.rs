@@ -11,8 +11,9 @@ use crate::dual::Sphere;
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RESUMED_EXPAND};
 use crate::tumble::PoseFrame;
 
-/// Bindings 0–8 of `shaders/front_expand.wgsl`, by their WGSL names (atomics as `u32`).
-/// `front_out` and `leaves` hold `counters.cap_front` and `counters.cap_leaf` pairs.
+/// The bindings of `expand` (`gpu::kernels::EXPAND`), which the other expansions share, by
+/// their WGSL names (atomics as `u32`). `front_out` and `leaves` hold `counters.cap_front`
+/// and `counters.cap_leaf` pairs.
 pub struct ExpandBindings<'a, const H: usize> {
     pub env_nodes: &'a [KdopNode<H>],
     pub fly_nodes: &'a [KdopNode<H>],
@@ -27,8 +28,8 @@ pub struct ExpandBindings<'a, const H: usize> {
     pub done: &'a [u32],
 }
 
-/// Bindings 9–11 and 13–14 of `shaders/front_expand.wgsl` as `expand_obb` and
-/// `expand_sphere` read them: the volumes of the tree's nodes and the pose frames.
+/// The bindings `expand_obb` and `expand_sphere` add (`gpu::kernels::EXPAND_OBB`,
+/// `EXPAND_SPHERE`): the volumes of the tree's nodes and the pose frames.
 pub struct VolumeBindings<'a, V, const H: usize> {
     /// `env_obbs` or `env_spheres`.
     pub env: &'a [V],
@@ -37,7 +38,7 @@ pub struct VolumeBindings<'a, V, const H: usize> {
     pub frames: &'a [PoseFrame<H>],
 }
 
-/// Bindings 9–12 of `shaders/front_expand.wgsl`, read by `expand_dual` only.
+/// The bindings `expand_dual` adds (`gpu::kernels::EXPAND_DUAL`).
 pub struct DualBindings<'a, const H: usize> {
     pub env_spheres: &'a [Sphere],
     pub fly_spheres: &'a [Sphere],
@@ -152,8 +153,8 @@ pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
     }
 }
 
-/// Bindings 16–17 of `shaders/front_expand.wgsl`, written by `expand_record` only: the
-/// recorded front (its length is the capacity) and its append count (`record_count[0]`).
+/// The bindings `expand_record` adds (`gpu::kernels::EXPAND_RECORD`): the recorded front
+/// (its length is the capacity) and its append count (`record_count[0]`).
 pub struct RecordBindings<'a> {
     pub front_record: &'a mut [FrontPair],
     pub record_count: &'a mut [u32],

@@ -19,13 +19,13 @@ pub fn tumble_exact_leaves<const H: usize>(
     tumbled: &mut [Kdop<H>],
     fly_nodes: &[KdopNode<H>],
     fly_tris: &[[[f32; 3]; 3]],
-    node_list: &[u32],
+    fly_node_list: &[u32],
     slice: &SliceParams,
 ) {
     let count = slice.count as usize;
     for i in 0..count * slice.n_poses as usize {
         let pose = i / count;
-        let node = node_list[slice.start as usize + i % count] as usize;
+        let node = fly_node_list[slice.start as usize + i % count] as usize;
         let n = &fly_nodes[node];
         let tris = &fly_tris[n.first as usize..(n.first + n.count) as usize];
         tumbled[pose * slice.n_fly as usize + node] = posed_kdop(&frames[pose], tris);
@@ -37,13 +37,13 @@ pub fn tumble_exact_leaves<const H: usize>(
 pub fn tumble_exact_merge<const H: usize>(
     tumbled: &mut [Kdop<H>],
     fly_nodes: &[KdopNode<H>],
-    node_list: &[u32],
+    fly_node_list: &[u32],
     slice: &SliceParams,
 ) {
     let count = slice.count as usize;
     for i in 0..count * slice.n_poses as usize {
         let pose = i / count;
-        let node = node_list[slice.start as usize + i % count] as usize;
+        let node = fly_node_list[slice.start as usize + i % count] as usize;
         let c = fly_nodes[node].first as usize;
         let base = pose * slice.n_fly as usize;
         tumbled[base + node] = kdop_merge(&tumbled[base + c], &tumbled[base + c + 1]);
@@ -135,8 +135,8 @@ pub fn tumble_front(
 /// the frame (the host's exact one), any other node's by [`tumble_points`].
 pub fn tumble_fresh<const H: usize>(
     frames: &[PoseFrame<H>],
-    offsets: &[u32],
-    points: &[[f32; 3]],
+    fly_offsets: &[u32],
+    fly_points: &[[f32; 3]],
     tumbled: &mut [Kdop<H>],
     counters: &GpuCounters,
     hash_keys: &[u32],
@@ -153,7 +153,7 @@ pub fn tumble_fresh<const H: usize>(
         } else {
             tumble_points(
                 &frames[pose],
-                &points[offsets[node] as usize..offsets[node + 1] as usize],
+                &fly_points[fly_offsets[node] as usize..fly_offsets[node + 1] as usize],
             )
         };
     }

@@ -2,7 +2,9 @@
 //! `src/gpu/mirror/<stem>.rs`. A kernel file's twin has one `pub fn` per entry point, named
 //! like it, doing on the CPU what one dispatch of that entry point does over its whole grid:
 //! the same buffer contents as slices of the `gpu::layout` structs in, the same outputs
-//! written (invocations as loops in index order, atomics as plain increments). A library
+//! written (invocations as loops in index order, atomics as plain increments). Its arguments
+//! (or the fields of its `*Bindings` structs) are the bindings `gpu::kernels` registers for
+//! the entry point, under their names (a test there checks). A library
 //! file's twin (`kdop`, `front`, `dual`, `tri_filter`) re-exports or thinly wraps, under the
 //! WGSL names, the CPU functions it twins. The twins are built from the primitives the CPU
 //! reference runs (`bv::slab`, `tumble`, `dual`, `tri::filter`), never copies of them; a test
@@ -290,7 +292,7 @@ fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
 
 #[cfg(test)]
 mod tests {
-    use crate::gpu::shader::{KERNELS, SHARED, source};
+    use crate::gpu::shader::{KERNEL_FILES, SHARED, source};
     use std::path::Path;
 
     /// `fn <name>(` definitions of a WGSL text, in order.
@@ -322,37 +324,47 @@ mod tests {
             })
     }
 
-    /// Every `shaders/*.wgsl` file (listed at run time) is assembled by `gpu::shader` and has
-    /// a twin `src/gpu/mirror/<stem>.rs` naming it; every entry point (naga, on the assembled
-    /// source) has a `pub fn` of its name there and a `CPU twin:` comment in the shader;
-    /// every function of a library file (but the filter's private `tf_*`) has its twin too.
+    /// Every `shaders/*.wgsl` file (kernels) and `shaders/shared/*.wgsl` file (libraries),
+    /// listed at run time, is assembled by `gpu::shader` as what its folder says and has a
+    /// twin `src/gpu/mirror/<stem>.rs` naming its path; every entry point (naga, on the
+    /// assembled source) has a `pub fn` of its name there and a `CPU twin:` comment in the
+    /// shader; every function of a library file (but the filter's private `tf_*`) has its
+    /// twin too.
     #[test]
     fn every_shader_and_entry_point_has_a_twin() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files: Vec<String> = std::fs::read_dir(root.join("shaders"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .filter(|n| n.ends_with(".wgsl"))
-            .collect();
-        files.sort();
-        assert!(files.len() >= 9, "{files:?}");
+        let list = |dir: &str| {
+            let mut files: Vec<String> = std::fs::read_dir(root.join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .filter(|n| n.ends_with(".wgsl"))
+                .map(|n| format!("{dir}/{n}"))
+                .collect();
+            files.sort();
+            files
+        };
+        let mut files = list("shaders");
+        files.extend(list("shaders/shared"));
+        assert!(files.len() >= 11, "{files:?}");
         let mut entry_points = 0;
-        for file in &files {
+        for path in &files {
+            let (dir, file) = path.rsplit_once('/').unwrap();
             let stem = file.strip_suffix(".wgsl").unwrap();
-            let wgsl = std::fs::read_to_string(root.join("shaders").join(file)).unwrap();
+            let wgsl = std::fs::read_to_string(root.join(path)).unwrap();
             let twin_path = root.join(format!("src/gpu/mirror/{stem}.rs"));
             let twin = std::fs::read_to_string(&twin_path)
                 .unwrap_or_else(|e| panic!("{file} has no twin {}: {e}", twin_path.display()));
             assert!(
-                twin.contains(&format!("shaders/{file}")),
-                "{}: the twin's docs must name shaders/{file}",
+                twin.contains(&format!("`{path}`")),
+                "{}: the twin's docs must name `{path}`",
                 twin_path.display()
             );
-            let kernel = KERNELS.iter().any(|(n, _)| n == file);
-            let shared = SHARED.iter().any(|(n, _)| n == file);
-            assert!(
-                kernel ^ shared,
-                "{file}: neither a kernel nor a shared piece of gpu::shader"
+            let kernel = KERNEL_FILES.iter().any(|(n, _)| *n == file);
+            let shared = SHARED.iter().any(|(n, _)| *n == file);
+            assert_eq!(
+                (kernel, shared),
+                (dir == "shaders", dir == "shaders/shared"),
+                "{path}: a kernel file of gpu::shader in shaders/, a shared piece in shaders/shared/"
             );
             if kernel {
                 let src = source(file, 9);

@@ -7,7 +7,7 @@ use crate::bv::KdopNode;
 use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI};
 use crate::tumble::PoseFrame;
 
-/// The bindings of `shaders/tri_tri.wgsl`, by their WGSL names (atomics as `u32`; triangles
+/// The bindings of `tri_test` (`gpu::kernels::TRI_TEST`), by their WGSL names (atomics as `u32`; triangles
 /// as nine f32 per reordered position, [`crate::ordered::OrderedTriangles::all_corners_f32`]).
 /// `contacts` and `unsure` hold `counters.cap_contact` and `counters.cap_unsure` pairs.
 pub struct TriTestBindings<'a, const H: usize> {
@@ -99,7 +99,7 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
     }
 }
 
-/// The bindings of `tri_test_self` of `shaders/tri_tri.wgsl` (self-collision), by their
+/// The bindings of `tri_test_self` (`gpu::kernels::TRI_TEST_SELF`, self-collision), by their
 /// WGSL names: one hierarchy's nodes, local f32 corners, file numbers and local vertex
 /// slots (`env_slots`, three per position, [`crate::ordered::OrderedTriangles::corners`]).
 pub struct SelfTriBindings<'a, const H: usize> {
