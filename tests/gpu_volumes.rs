@@ -13,7 +13,7 @@ use common::Case;
 
 use meshcollide::dual::Sphere as NodeSphere;
 use meshcollide::gpu::GpuContext;
-use meshcollide::gpu::collide::{Capacities, GpuHierarchies, GpuScene, GpuVolume};
+use meshcollide::gpu::collide::{Capacities, GpuPairScene, GpuScene, GpuVolume};
 use meshcollide::gpu::mirror::collide_batch_mirror;
 use meshcollide::mesh::generate;
 use meshcollide::obb::{Obb32, VolumeScene};
@@ -24,7 +24,7 @@ use meshcollide::*;
 /// Compares one scene for one volume; returns the contacts found.
 fn compare<V: GpuVolume>(ctx: &GpuContext, c: &Case, caps: Option<Capacities>) -> usize
 where
-    VolumeScene<V>: GpuHierarchies<3, Sub = meshcollide::scene::NoSub>,
+    VolumeScene<V>: GpuPairScene<3, Sub = meshcollide::scene::NoSub>,
 {
     let o = BuildOptions {
         leaf_size: c.leaf,

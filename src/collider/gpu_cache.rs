@@ -8,7 +8,7 @@
 //! OBB tree apart). Whatever changes a hierarchy's options (`Collider::set_coherence`,
 //! `Collider::scene_mut`) empties the cache: the pipelines depend on them.
 
-use crate::gpu::collide::{GpuHierarchies, GpuScene};
+use crate::gpu::collide::{GpuPairScene, GpuScene};
 use crate::gpu::context::{GpuContext, GpuError};
 use std::any::{Any, TypeId};
 use std::sync::Mutex;
@@ -46,7 +46,7 @@ impl GpuCache {
         run: impl FnOnce(&mut GpuScene<H>) -> Result<R, E>,
     ) -> Result<R, E>
     where
-        S: GpuHierarchies<H> + 'static,
+        S: GpuPairScene<H> + 'static,
         E: From<GpuError>,
     {
         let mut kept = match self.kept.lock() {

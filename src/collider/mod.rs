@@ -435,7 +435,7 @@ impl Collider {
 
     /// [`Collider::collide_stream_gpu`] on one scene.
     #[cfg(feature = "gpu")]
-    fn gpu_run<const H: usize, S: crate::gpu::collide::GpuHierarchies<H> + 'static>(
+    fn gpu_run<const H: usize, S: crate::gpu::collide::GpuPairScene<H> + 'static>(
         &self,
         ctx: &crate::gpu::GpuContext,
         s: &S,

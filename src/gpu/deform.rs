@@ -48,7 +48,7 @@
 //! Limits: A's node array and each mesh's corners must fit one storage binding (no paging
 //! here, [`GpuError::TooLarge`] otherwise).
 
-use super::collide::{Capacities, FrameChunk, GpuHierarchies, GpuScene, GpuStats};
+use super::collide::{Capacities, FrameChunk, GpuPairScene, GpuScene, GpuStats};
 use super::context::{GpuContext, GpuError};
 use super::refit::GpuRefit;
 use crate::bv::Kdop;
@@ -61,7 +61,7 @@ use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 use crate::{error::Error, pose::Pose};
 use std::time::Instant;
 
-impl<const H: usize> GpuHierarchies<H> for DeformingScene<H> {
+impl<const H: usize> GpuPairScene<H> for DeformingScene<H> {
     type Sub = NoSub;
     fn sub(_: [u64; 3]) -> NoSub {
         NoSub

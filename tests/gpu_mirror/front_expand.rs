@@ -6,7 +6,7 @@
 use crate::{Gpu, dual_scene, kdop_scene, kdop_scene_with, poses, sorted, tri_tri::tri_test};
 use meshcollide::bv::Kdop;
 use meshcollide::dual::{DualOptions, SlabOrder};
-use meshcollide::gpu::collide::GpuHierarchies;
+use meshcollide::gpu::collide::GpuPairScene;
 use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::{FrontPair, GpuCounters};
 use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings, RecordBindings};
@@ -27,7 +27,7 @@ struct Expanded {
 /// comparing every `expand` dispatch, then one `tri_test` over all leaf pairs met. `caps`:
 /// `(front, leaf)` capacities, or `None` for enough room; with `first`, a third of the poses
 /// start done in first-contact mode.
-fn front_levels<const H: usize, S: GpuHierarchies<H>>(
+fn front_levels<const H: usize, S: GpuPairScene<H>>(
     gpu: &mut Gpu,
     scene: &S,
     poses: &[Pose],

@@ -42,7 +42,7 @@ use meshcollide::gpu::layout::FrontPair;
 use meshcollide::gpu::mirror;
 use meshcollide::gpu::paged::Paging;
 use meshcollide::gpu::shader::{DISPATCH_X, WORKGROUP_SIZE};
-use meshcollide::gpu::{GpuContext, collide::GpuHierarchies};
+use meshcollide::gpu::{GpuContext, collide::GpuPairScene};
 use meshcollide::kdop::KdopScene as Scene;
 use meshcollide::pose::tumbling_poses;
 use meshcollide::*;
@@ -157,7 +157,7 @@ fn mirror_pipeline_matches_the_gpu() {
     let Some(gpu) = Gpu::new() else { return };
     let ctx = &gpu.ctx;
     let poses = poses();
-    fn check<const H: usize, S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S, poses: &[Pose]) {
+    fn check<const H: usize, S: GpuPairScene<H>>(ctx: &GpuContext, scene: &S, poses: &[Pose]) {
         let mut g = GpuScene::new(ctx, scene).unwrap();
         for (mode, tumble) in [
             (Mode::All, TumbleMethod::Exact),

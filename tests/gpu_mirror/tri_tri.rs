@@ -3,7 +3,7 @@
 //! `expand_self` (of `front_expand.wgsl`) and `tri_test_self`, level by level.
 
 use crate::{Gpu, sorted};
-use meshcollide::gpu::collide::GpuHierarchies;
+use meshcollide::gpu::collide::GpuPairScene;
 use meshcollide::gpu::kernels;
 use meshcollide::gpu::layout::{FrontPair, GpuCounters};
 use meshcollide::gpu::mirror::front_expand::{self, ExpandBindings};
@@ -12,7 +12,7 @@ use meshcollide::tumble::PoseFrame;
 use meshcollide::{BuildOptions, Mesh};
 
 /// One `tri_test` dispatch over `leaves`, with ample and with tiny append capacities.
-pub(crate) fn tri_test<const H: usize, S: GpuHierarchies<H>>(
+pub(crate) fn tri_test<const H: usize, S: GpuPairScene<H>>(
     gpu: &mut Gpu,
     scene: &S,
     frames: &[PoseFrame<H>],

@@ -2,11 +2,12 @@
 //! submission of every kernel for every level, then the readbacks.
 
 use super::bind_groups::{BindGroups, LazyGroups};
+use super::finish::BatchOutput;
 use super::plan::Capacities;
 use super::profile::KernelClock;
 use super::resume::{Resume, rerun_capacities};
 use super::stats::BatchWork;
-use super::{BatchOutput, GpuScene, PAIR, groups};
+use super::{GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 use crate::scene::Mode;

@@ -40,10 +40,12 @@
 //! that one update added here: Nu equals the CPU's too.
 
 use super::batch::BatchRun;
+use super::finish::finish;
 use super::handover::{DeviceFronts, Layout};
-use super::hierarchies::GpuHierarchies;
+use super::pair_scene::GpuPairScene;
+use super::screen::Screen;
 use super::stats::{BatchWork, GpuStats};
-use super::{GpuScene, PAIR, finish, rejected_pose};
+use super::{GpuScene, PAIR};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::gpu::kernels::Pipeline;
 use crate::gpu::layout::{FrontPair, NO_SLOT};
@@ -51,6 +53,10 @@ use crate::pose::Pose;
 use crate::scene::{Mode, PoseResult};
 use crate::traverse::regrown;
 use crate::tumble::{POSE_CHUNK, TumbleMethod};
+
+mod steps;
+pub(crate) use steps::FrameChunk;
+use steps::{Step, after_step};
 
 /// The coherent step being run: its seeds and the buffers `expand_record` writes.
 #[derive(Default)]
@@ -187,7 +193,7 @@ impl<const H: usize> GpuScene<H> {
     /// [`GpuScene::collide_each`] with coherence (all-contacts mode, `expand_record` built):
     /// groups of up to [`GpuScene::max_batch_poses`] poses, each run as [`POSE_CHUNK`]
     /// steps (module docs).
-    pub(super) fn collide_each_coherent<S: GpuHierarchies<H>, E: From<GpuError>>(
+    pub(super) fn collide_each_coherent<S: GpuPairScene<H>, E: From<GpuError>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
@@ -198,7 +204,7 @@ impl<const H: usize> GpuScene<H> {
         let dense = tumble == TumbleMethod::Exact;
         let mut stats = self.begin_run(dense)?;
         let group_poses = self.max_batch_poses.max(1).next_multiple_of(POSE_CHUNK);
-        let pretest_nv = scene.pretest().is_some() as u64;
+        let screen = Screen::of(scene);
         let mut poses = poses.into_iter();
         let mut start = 0;
         loop {
@@ -215,9 +221,9 @@ impl<const H: usize> GpuScene<H> {
                 for (k, chunk) in chunks.iter_mut().enumerate() {
                     let i = k * POSE_CHUNK + s;
                     let Some(pose) = group.get(i) else { continue };
-                    if scene.pretest().is_some_and(|t| t.separated(pose)) {
+                    if screen.separated(pose) {
                         chunk.front = Front::default();
-                        results[i] = Some(rejected_pose(pretest_nv));
+                        results[i] = Some(screen.rejected());
                     } else {
                         lanes.push(i);
                     }
@@ -228,9 +234,7 @@ impl<const H: usize> GpuScene<H> {
                     results: &mut results,
                     stats: &mut stats,
                 };
-                self.run_step(
-                    ctx, scene, &group, &lanes, tumble, next, pretest_nv, &mut step,
-                )?;
+                self.run_step(ctx, scene, &group, &lanes, tumble, next, screen, &mut step)?;
             }
             for (i, r) in results.into_iter().enumerate() {
                 sink(start + i, r.expect("every pose run or rejected"))?;
@@ -247,7 +251,7 @@ impl<const H: usize> GpuScene<H> {
     /// fronts and off-switches by the CPU's rule. With `next` (a pose of the chunk follows)
     /// the fronts are recorded.
     #[allow(clippy::too_many_arguments)]
-    fn run_step<S: GpuHierarchies<H>>(
+    fn run_step<S: GpuPairScene<H>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
@@ -255,7 +259,7 @@ impl<const H: usize> GpuScene<H> {
         lanes: &[usize],
         tumble: TumbleMethod,
         next: bool,
-        pretest_nv: u64,
+        screen: Screen<'_>,
         out: &mut Step<'_, S::Sub>,
     ) -> Result<(), GpuError> {
         let dense = tumble == TumbleMethod::Exact;
@@ -282,7 +286,7 @@ impl<const H: usize> GpuScene<H> {
                         r.counters.bv_updates += unseen as u64;
                         out.results[i] = Some(r);
                     }
-                    after_step(lane, ran.fronts, pretest_nv, out);
+                    after_step(lane, ran.fronts, screen, out);
                     at += lane.len();
                 }
                 None if lane.len() > 1 => {
@@ -306,7 +310,7 @@ impl<const H: usize> GpuScene<H> {
     /// between calls (its front on the device, in this scene's records). The host ran the
     /// pretest (a separated frame calls [`FrameChunk::forget`] and comes not here); the
     /// caller restarts `frames` when a hierarchy is rebuilt (new trees, new scene).
-    pub(crate) fn collide_frame<S: GpuHierarchies<H>>(
+    pub(crate) fn collide_frame<S: GpuPairScene<H>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
@@ -324,7 +328,8 @@ impl<const H: usize> GpuScene<H> {
             results: &mut results,
             stats: &mut stats,
         };
-        self.run_step(ctx, scene, &[pose], &[0], tumble, next, 0, &mut step)?;
+        let screen = Screen::counted_by_caller();
+        self.run_step(ctx, scene, &[pose], &[0], tumble, next, screen, &mut step)?;
         let r = results.pop().flatten().expect("the frame was run");
         Ok((r, stats))
     }
@@ -347,7 +352,7 @@ impl<const H: usize> GpuScene<H> {
     /// per-lane counts read back), or read back after a resume. `None`: the step does not
     /// fit the device with this many poses.
     #[allow(clippy::too_many_arguments)]
-    fn coherent_step<S: GpuHierarchies<H>>(
+    fn coherent_step<S: GpuPairScene<H>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
@@ -557,75 +562,10 @@ impl<const H: usize> GpuScene<H> {
 /// What a step produced: its poses, the batch's output, and each pose's recorded front.
 struct Ran {
     poses: Vec<Pose>,
-    out: super::BatchOutput,
+    out: super::finish::BatchOutput,
     fronts: Vec<Front>,
     /// Lazy tumbling, per pose: no seed pair holds B's root, so the device did not count
     /// it in Nu; the host tumbled it (the approximation method's hill climbing at the root,
     /// [`crate::tumble::PoseFrame`]'s `root`), which the CPU counts in every pose.
     root_unseen: Vec<bool>,
-}
-
-/// The CPU's rule after a step (`KdopScene::collide_coherent`): the off-switch from Nv, the
-/// fronts for the next step, the pretest's test added to Nv.
-fn after_step<Sub>(lane: &[usize], fronts: Vec<Front>, pretest_nv: u64, out: &mut Step<'_, Sub>) {
-    for (&i, front) in lane.iter().zip(fronts) {
-        let chunk = &mut out.chunks[i / POSE_CHUNK];
-        let r = out.results[i].as_mut().expect("just run");
-        let nv = r.counters.bv_tests;
-        if !chunk.off {
-            if chunk.seed().is_none() {
-                out.stats.rerooted_poses += !chunk.front.is_empty() as u64;
-                chunk.root_nv = nv;
-                chunk.root_front = front.len();
-            } else {
-                out.stats.seeded_poses += 1;
-                if nv > chunk.root_nv {
-                    chunk.off = true;
-                    out.stats.coherence_off += 1;
-                }
-            }
-        }
-        chunk.front = if chunk.off { Front::default() } else { front };
-        r.counters.bv_tests += pretest_nv;
-    }
-}
-
-/// What a step updates: the chunks (indexed by pose `/` [`POSE_CHUNK`]), the results (by
-/// pose) and the call's stats.
-struct Step<'a, Sub> {
-    chunks: &'a mut [Chunk],
-    results: &'a mut [Option<PoseResult<Sub>>],
-    stats: &'a mut GpuStats,
-}
-
-/// One chunk held across calls of one pose each ([`GpuScene::collide_frame`]): the CPU's
-/// `FrontTrack` with its frame counter (`DeformingScene::query_frame`'s `frames`), the
-/// front kept on the device.
-#[derive(Default)]
-pub(crate) struct FrameChunk {
-    chunk: Chunk,
-    /// Frames traversed: every [`POSE_CHUNK`]-th starts a new chunk at the roots.
-    frames: u64,
-}
-
-impl FrameChunk {
-    /// New trees (a rebuild): the roots, coherence on (`FrontTrack::restart`).
-    pub(crate) fn restart(&mut self) {
-        self.chunk = Chunk::default();
-    }
-
-    /// A frame the pretest separated: the next starts at the roots (`FrontTrack::forget`).
-    pub(crate) fn forget(&mut self) {
-        self.chunk.front = Front::default();
-    }
-
-    /// Counts a traversed frame, coherent or not (a chunk restarts at every
-    /// [`POSE_CHUNK`]-th, as on the CPU); true when the chunk's next frame follows it.
-    pub(crate) fn tick(&mut self) -> bool {
-        if self.frames.is_multiple_of(POSE_CHUNK as u64) {
-            self.restart();
-        }
-        self.frames += 1;
-        !self.frames.is_multiple_of(POSE_CHUNK as u64)
-    }
 }

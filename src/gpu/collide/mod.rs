@@ -43,8 +43,12 @@ use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 mod batch;
 mod bind_groups;
 mod coherent;
+mod finish;
 mod handover;
-mod hierarchies;
+pub(crate) use finish::{BatchOutput, finish};
+mod pair_scene;
+mod screen;
+pub(crate) use screen::Screen;
 mod plan;
 pub mod profile;
 mod resume;
@@ -52,7 +56,7 @@ mod stats;
 
 use batch::{BatchBuffers, BatchRun};
 pub(crate) use coherent::FrameChunk;
-pub use hierarchies::{GpuHierarchies, GpuVolume, GpuVolumes};
+pub use pair_scene::{GpuPairScene, GpuVolume, GpuVolumes};
 pub use plan::Capacities;
 use plan::PerPose;
 pub use stats::{BatchWork, GpuStats};
@@ -187,14 +191,14 @@ impl<const H: usize> GpuScene<H> {
     /// Uploads the scene's node arrays, triangles (local f32 corners, derived once here:
     /// [`crate::ordered::OrderedTriangles::all_corners_f32`]) and bounding points as the
     /// same bytes (and the node spheres of a dual scene), and compiles the pipelines.
-    pub fn new<S: GpuHierarchies<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
+    pub fn new<S: GpuPairScene<H>>(ctx: &GpuContext, scene: &S) -> Result<Self, GpuError> {
         Self::upload(ctx, scene, None)
     }
 
     /// [`GpuScene::new`] for a scene whose hierarchies were rebuilt (the deforming
     /// backend, [`crate::gpu::deform`]): uploads its arrays and keeps `old`'s compiled
     /// pipelines when the same shaders serve (same paging, both k-DOP scenes).
-    pub(crate) fn reupload<S: GpuHierarchies<H>>(
+    pub(crate) fn reupload<S: GpuPairScene<H>>(
         ctx: &GpuContext,
         scene: &S,
         old: GpuScene<H>,
@@ -202,7 +206,7 @@ impl<const H: usize> GpuScene<H> {
         Self::upload(ctx, scene, Some(old))
     }
 
-    fn upload<S: GpuHierarchies<H>>(
+    fn upload<S: GpuPairScene<H>>(
         ctx: &GpuContext,
         scene: &S,
         old: Option<GpuScene<H>>,
@@ -411,7 +415,7 @@ impl<const H: usize> GpuScene<H> {
     /// All poses, in batches; results per pose in the order given, like
     /// [`crate::scene::collide_batch`]. [`GpuScene::collide_each`] without keeping the
     /// results is what the command line runs.
-    pub fn collide_batch<S: GpuHierarchies<H>>(
+    pub fn collide_batch<S: GpuPairScene<H>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
@@ -436,7 +440,7 @@ impl<const H: usize> GpuScene<H> {
     /// with the pose's index, and are not kept. At most [`GpuScene::max_batch_poses`] poses
     /// are read ahead and pose frames are computed batch by batch, so memory does not grow
     /// with the number of poses. The first error of `sink` ends the run and is returned.
-    pub fn collide_each<S: GpuHierarchies<H>, E: From<GpuError>>(
+    pub fn collide_each<S: GpuPairScene<H>, E: From<GpuError>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
@@ -475,27 +479,13 @@ impl<const H: usize> GpuScene<H> {
             }
             let (p, mut caps) = self.plan(cut.map_or(left, |c| c.clamp(1, left)), dense);
             let all = &pending[head..head + p];
-            // Poses the host's pretest rejects never reach the device.
-            let rejected: Vec<bool> = all
-                .iter()
-                .map(|pose| scene.pretest().is_some_and(|t| t.separated(pose)))
-                .collect();
-            let kept: Vec<Pose>;
-            let chunk = if rejected.contains(&true) {
-                kept = all
-                    .iter()
-                    .zip(&rejected)
-                    .filter(|(_, r)| !**r)
-                    .map(|(pose, _)| *pose)
-                    .collect();
-                &kept[..]
-            } else {
-                all
-            };
-            let pretest_nv = scene.pretest().is_some() as u64;
+            // Poses the host's pretest separates never reach the device.
+            let screen = Screen::of(scene);
+            let screened = screen.batch(all);
+            let chunk = &screened.kept[..];
             if chunk.is_empty() {
                 for i in 0..p {
-                    sink(start + i, rejected_pose(pretest_nv))?;
+                    sink(start + i, screen.rejected())?;
                 }
                 head += p;
                 start += p;
@@ -558,15 +548,8 @@ impl<const H: usize> GpuScene<H> {
             self.capacities = caps;
             self.account(&mut work, &out, &counters, dense);
             stats.add_batch(work, &out);
-            let mut ran = finish(scene, chunk, out, mode, dense, &mut stats).into_iter();
-            for (i, &r) in rejected.iter().enumerate() {
-                let result = if r {
-                    rejected_pose(pretest_nv)
-                } else {
-                    let mut result = ran.next().expect("one result per pose run");
-                    result.counters.bv_tests += pretest_nv;
-                    result
-                };
+            let ran = finish(scene, chunk, out, mode, dense, &mut stats);
+            for (i, result) in screened.splice(screen, ran).enumerate() {
                 sink(start + i, result)?;
             }
             head += p_all;
@@ -574,89 +557,4 @@ impl<const H: usize> GpuScene<H> {
         }
         Ok(stats)
     }
-}
-
-/// The result of a pose the host's pretest rejected: no contact, the pretest's one test.
-pub(crate) fn rejected_pose<S: SubCounters>(nv: u64) -> PoseResult<S> {
-    PoseResult {
-        pairs: Vec::new(),
-        counters: Counters {
-            bv_tests: nv,
-            ..Default::default()
-        },
-    }
-}
-
-/// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
-pub(crate) fn finish<const H: usize, S: GpuHierarchies<H>>(
-    scene: &S,
-    poses: &[Pose],
-    out: BatchOutput,
-    mode: Mode,
-    dense: bool,
-    stats: &mut GpuStats,
-) -> Vec<PoseResult<S::Sub>> {
-    let env = scene.env();
-    let fly = scene.fly_bvh();
-    // The volume trees pose B's volume in every node test.
-    let posed_per_test = scene.volumes().is_some();
-    let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
-    let mut results: Vec<PoseResult<S::Sub>> = (0..poses.len())
-        .map(|i| PoseResult {
-            pairs: Vec::new(),
-            counters: Counters {
-                bv_tests: out.nv[i] as u64,
-                tri_tests: out.np[i] as u64,
-                // Dense tumbling moves every node; lazy tumbling counted its own; the volume
-                // trees pose B's volume once per node test.
-                bv_updates: if posed_per_test {
-                    out.nv[i] as u64
-                } else if dense {
-                    fly.nodes.len() as u64
-                } else {
-                    out.nu[i] as u64
-                },
-                sub: S::sub([dual(i, 0), dual(i, 1), dual(i, 2)]),
-            },
-        })
-        .collect();
-    for c in &out.contacts {
-        results[c.pose as usize].pairs.push((c.a, c.b));
-    }
-    stats.unsure += out.unsure.len() as u64;
-    for u in &out.unsure {
-        let ta = env.tris.corners_f64(u.a as usize);
-        let tb = fly
-            .tris
-            .corners_f64(u.b as usize)
-            .map(|p| poses[u.pose as usize].apply(p));
-        if tri_tri_intersect(&ta, &tb) {
-            results[u.pose as usize]
-                .pairs
-                .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));
-        }
-    }
-    for r in &mut results {
-        r.pairs.sort_unstable();
-        r.pairs.dedup();
-        if mode == Mode::First {
-            r.pairs.truncate(1);
-        }
-    }
-    results
-}
-
-/// What one batch produced: contacts in the meshes' own triangle numbering, undecided
-/// pairs as positions in the reordered triangle arrays.
-pub(crate) struct BatchOutput {
-    /// Node pairs entering each level (all poses of the batch).
-    pub level_sizes: Vec<u32>,
-    pub nv: Vec<u32>,
-    /// Nodes tumbled per pose (lazy tumbling; zeros when dense).
-    pub nu: Vec<u32>,
-    pub np: Vec<u32>,
-    pub contacts: Vec<FrontPair>,
-    pub unsure: Vec<FrontPair>,
-    /// Dual hierarchy: (sphere rejects, slab rejects, slab tests) per pose; else empty.
-    pub dual: Vec<u32>,
 }

@@ -1,7 +1,8 @@
 //! What the batch pipeline did: per batch ([`BatchWork`], for a work model of real GPUs)
 //! and per call ([`GpuStats`]).
 
-use super::{BatchOutput, GpuScene, PAIR};
+use super::finish::BatchOutput;
+use super::{GpuScene, PAIR};
 use crate::bv::KdopNode;
 use crate::gpu::layout::GpuCounters;
 

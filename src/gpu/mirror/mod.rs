@@ -27,7 +27,7 @@ pub mod obb;
 pub mod tri_filter;
 pub mod tri_tri;
 
-use super::collide::{BatchOutput, GpuHierarchies, GpuStats, GpuVolumes, finish};
+use super::collide::{BatchOutput, GpuPairScene, GpuStats, GpuVolumes, Screen, finish};
 use super::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use crate::bv::Kdop;
 use crate::dual::SlabOrder;
@@ -40,7 +40,7 @@ use tri_tri::TriTestBindings;
 
 /// Runs every pose as one batch with the approximation method's tumbling; returns the
 /// results and the front size per level. See [`collide_batch_mirror_with`].
-pub fn collide_batch_mirror<const H: usize, S: GpuHierarchies<H>>(
+pub fn collide_batch_mirror<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
     poses: &[Pose],
     mode: Mode,
@@ -52,25 +52,17 @@ pub fn collide_batch_mirror<const H: usize, S: GpuHierarchies<H>>(
 /// a k-DOP or a dual scene and either tumbling method. One batch: the capacities grow
 /// between dispatches to what the next one can append, so nothing overflows (the GPU
 /// re-runs the batch instead). Only `level_sizes` and `unsure` of the stats are filled.
-pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
+pub fn collide_batch_mirror_with<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
     poses: &[Pose],
     mode: Mode,
     tumble: TumbleMethod,
 ) -> (Vec<PoseResult<S::Sub>>, GpuStats) {
-    // The host's pretest, as `GpuScene::collide_each` runs it: rejected poses stay off the
-    // device, every pose counts the test.
-    let Some(pretest) = scene.pretest() else {
-        return mirror_batch(scene, poses, mode, tumble);
-    };
-    let rejected: Vec<bool> = poses.iter().map(|p| pretest.separated(p)).collect();
-    let kept: Vec<Pose> = poses
-        .iter()
-        .zip(&rejected)
-        .filter(|(_, r)| !**r)
-        .map(|(p, _)| *p)
-        .collect();
-    let (ran, stats) = if kept.is_empty() {
+    // The host's pretest, as every GPU driver runs it (`collide::Screen`): separated poses
+    // stay off the device, every pose counts the test.
+    let screen = Screen::of(scene);
+    let screened = screen.batch(poses);
+    let (ran, stats) = if screened.kept.is_empty() {
         let levels = (scene.env().depth + scene.fly_bvh().depth - 1) as usize;
         let stats = GpuStats {
             level_sizes: vec![0; levels],
@@ -78,28 +70,13 @@ pub fn collide_batch_mirror_with<const H: usize, S: GpuHierarchies<H>>(
         };
         (Vec::new(), stats)
     } else {
-        mirror_batch(scene, &kept, mode, tumble)
+        mirror_batch(scene, &screened.kept, mode, tumble)
     };
-    let mut ran = ran.into_iter();
-    let results = rejected
-        .iter()
-        .map(|&r| {
-            let mut result = if r {
-                PoseResult {
-                    pairs: Vec::new(),
-                    counters: Default::default(),
-                }
-            } else {
-                ran.next().expect("one result per pose run")
-            };
-            result.counters.bv_tests += 1;
-            result
-        })
-        .collect();
+    let results = screened.splice(screen, ran).collect();
     (results, stats)
 }
 
-fn mirror_batch<const H: usize, S: GpuHierarchies<H>>(
+fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
     poses: &[Pose],
     mode: Mode,

@@ -1,4 +1,4 @@
-//! What the batch pipeline needs of each kind of scene ([`GpuHierarchies`]): the k-DOP and
+//! What the batch pipeline needs of each kind of scene ([`GpuPairScene`]): the k-DOP and
 //! dual hierarchies, and the OBB and sphere trees with their node volumes.
 
 use super::*;
@@ -7,7 +7,7 @@ use super::*;
 /// k-DOPs, what tumbling needs of it, the descent rule and, for the dual k-DOP–sphere
 /// hierarchy, the node spheres and the options of its node test, or for the OBB and sphere
 /// trees, their volumes.
-pub trait GpuHierarchies<const H: usize> {
+pub trait GpuPairScene<const H: usize> {
     /// The scene's sub-counters, made from the device's three per-pose sub-counters.
     type Sub: SubCounters;
     /// The sub-counters of one pose from the device's `(sphere rejects, slab rejects, slab
@@ -56,7 +56,7 @@ pub enum GpuVolumes<'a> {
     Sphere(&'a [Sphere], &'a [Sphere]),
 }
 
-impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
+impl<const H: usize> GpuPairScene<H> for KdopScene<H> {
     type Sub = NoSub;
     fn sub(_: [u64; 3]) -> NoSub {
         NoSub
@@ -84,7 +84,7 @@ impl<const H: usize> GpuHierarchies<H> for KdopScene<H> {
     }
 }
 
-impl<const H: usize> GpuHierarchies<H> for DualScene<H> {
+impl<const H: usize> GpuPairScene<H> for DualScene<H> {
     type Sub = DualCounters;
     fn sub([sphere_rejects, slab_rejects, slab_tests]: [u64; 3]) -> DualCounters {
         DualCounters {
@@ -128,7 +128,7 @@ impl GpuVolume for Sphere {
     }
 }
 
-impl<V: GpuVolume> GpuHierarchies<3> for VolumeScene<V> {
+impl<V: GpuVolume> GpuPairScene<3> for VolumeScene<V> {
     type Sub = NoSub;
     fn sub(_: [u64; 3]) -> NoSub {
         NoSub

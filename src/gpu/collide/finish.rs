@@ -1,0 +1,79 @@
+//! The host's end of a batch: the f32 filter's undecided pairs decided by the exact test,
+//! triangle positions mapped back to the files' numbering, pairs sorted ([`finish`]), from
+//! what the batch read back ([`BatchOutput`]).
+
+use super::*;
+
+/// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
+pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
+    scene: &S,
+    poses: &[Pose],
+    out: BatchOutput,
+    mode: Mode,
+    dense: bool,
+    stats: &mut GpuStats,
+) -> Vec<PoseResult<S::Sub>> {
+    let env = scene.env();
+    let fly = scene.fly_bvh();
+    // The volume trees pose B's volume in every node test.
+    let posed_per_test = scene.volumes().is_some();
+    let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
+    let mut results: Vec<PoseResult<S::Sub>> = (0..poses.len())
+        .map(|i| PoseResult {
+            pairs: Vec::new(),
+            counters: Counters {
+                bv_tests: out.nv[i] as u64,
+                tri_tests: out.np[i] as u64,
+                // Dense tumbling moves every node; lazy tumbling counted its own; the volume
+                // trees pose B's volume once per node test.
+                bv_updates: if posed_per_test {
+                    out.nv[i] as u64
+                } else if dense {
+                    fly.nodes.len() as u64
+                } else {
+                    out.nu[i] as u64
+                },
+                sub: S::sub([dual(i, 0), dual(i, 1), dual(i, 2)]),
+            },
+        })
+        .collect();
+    for c in &out.contacts {
+        results[c.pose as usize].pairs.push((c.a, c.b));
+    }
+    stats.unsure += out.unsure.len() as u64;
+    for u in &out.unsure {
+        let ta = env.tris.corners_f64(u.a as usize);
+        let tb = fly
+            .tris
+            .corners_f64(u.b as usize)
+            .map(|p| poses[u.pose as usize].apply(p));
+        if tri_tri_intersect(&ta, &tb) {
+            results[u.pose as usize]
+                .pairs
+                .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));
+        }
+    }
+    for r in &mut results {
+        r.pairs.sort_unstable();
+        r.pairs.dedup();
+        if mode == Mode::First {
+            r.pairs.truncate(1);
+        }
+    }
+    results
+}
+
+/// What one batch produced: contacts in the meshes' own triangle numbering, undecided
+/// pairs as positions in the reordered triangle arrays.
+pub(crate) struct BatchOutput {
+    /// Node pairs entering each level (all poses of the batch).
+    pub level_sizes: Vec<u32>,
+    pub nv: Vec<u32>,
+    /// Nodes tumbled per pose (lazy tumbling; zeros when dense).
+    pub nu: Vec<u32>,
+    pub np: Vec<u32>,
+    pub contacts: Vec<FrontPair>,
+    pub unsure: Vec<FrontPair>,
+    /// Dual hierarchy: (sphere rejects, slab rejects, slab tests) per pose; else empty.
+    pub dual: Vec<u32>,
+}
