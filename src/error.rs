@@ -189,8 +189,11 @@ pub enum PoseError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// The first line is not the header [`crate::pose::POSES_HEADER`].
-    #[error("{path}: line 1: expected the header `qw,qx,qy,qz,tx,ty,tz`, found `{found}`")]
+    /// The first line is none of the headers of [`crate::pose::PoseColumns`].
+    #[error(
+        "{path}: line 1: expected the header `qw,qx,qy,qz,tx,ty,tz`, `qx,qy,qz,qw,tx,ty,tz` or \
+         `r00,r01,r02,r10,r11,r12,r20,r21,r22,tx,ty,tz`, found `{found}`"
+    )]
     Header {
         /// The poses file.
         path: PathBuf,

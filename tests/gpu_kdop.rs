@@ -461,3 +461,39 @@ fn the_shared_context_is_one_device() {
         assert_eq!(x.pairs, y.pairs);
     }
 }
+
+/// Poses given as matrices, reflections among them, run on the GPU as on the CPU: the
+/// brute force's pairs on every GPU hierarchy.
+#[test]
+fn matrix_poses_equal_brute_force_on_the_gpu() {
+    let Some(ctx) = common::gpu() else { return };
+    let mut rng = Rng::new(43);
+    let mut contacts = 0;
+    for case in 0..8 {
+        let (a, b) = (
+            common::float_soup(&mut rng, 30),
+            common::float_soup(&mut rng, 30),
+        );
+        let poses: Vec<Pose> = (0..8)
+            .map(|i| common::matrix_pose(&mut rng, i % 2 == 1, 0.3))
+            .collect();
+        let want: Vec<_> = poses.iter().map(|p| brute_force(&a, &b, p)).collect();
+        contacts += want.iter().filter(|w| !w.is_empty()).count();
+        for bv in [
+            BvKind::Kdop6,
+            BvKind::Kdop18,
+            BvKind::Dual18,
+            BvKind::Obb,
+            BvKind::Sphere,
+        ] {
+            let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
+            let (got, _) = c
+                .collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None)
+                .unwrap();
+            for (i, (r, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(&r.pairs, w, "case {case}, {bv}, pose {i}");
+            }
+        }
+    }
+    assert!(contacts >= 8, "too few contacts: {contacts}");
+}

@@ -318,3 +318,43 @@ fn batches_do_not_depend_on_the_thread_count() {
         );
     }
 }
+
+/// Poses given as matrices (`poses.csv`'s `r00,…` form, `Pose::from_rows`) are applied as
+/// written, whatever matrix: orthonormal matrices made by Gram–Schmidt from random columns
+/// (not from a quaternion), reflections among them, give the f64 brute force's pairs on
+/// every hierarchy, on float soups and integer grids.
+#[test]
+fn matrix_poses_equal_brute_force_on_every_hierarchy() {
+    let mut rng = Rng::new(41);
+    let mut cases = 0;
+    let mut contacts = 0;
+    for case in 0..common::cases(40) {
+        let (a, b) = if case % 2 == 0 {
+            (
+                common::float_soup(&mut rng, 20),
+                common::float_soup(&mut rng, 20),
+            )
+        } else {
+            (
+                common::grid_soup(&mut rng, 3),
+                common::grid_soup(&mut rng, 3),
+            )
+        };
+        let poses: Vec<Pose> = (0..6)
+            .map(|i| common::matrix_pose(&mut rng, i % 2 == 1, 0.3))
+            .collect();
+        let want: Vec<_> = poses.iter().map(|p| brute_force(&a, &b, p)).collect();
+        contacts += want.iter().filter(|w| !w.is_empty()).count();
+        for bv in BvKind::EVERY {
+            let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
+            for (i, (r, w)) in c.collide_batch(&poses).iter().zip(&want).enumerate() {
+                assert_eq!(&r.pairs, w, "case {case}, {bv}, pose {i}");
+            }
+        }
+        cases += 1;
+    }
+    assert!(
+        2 * contacts >= cases,
+        "too few contacts to test anything: {contacts}"
+    );
+}

@@ -33,7 +33,10 @@ def load_mesh(path: _Path) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int6
     A ``.mch`` file (``meshcollide build``) gives the mesh it holds."""
 
 def load_poses(path: _Path) -> npt.NDArray[np.float64]:
-    """``poses.csv`` as float64 ``(P, 7)`` rows ``qw,qx,qy,qz,tx,ty,tz``, checked."""
+    """``poses.csv`` in any of its forms, checked: float64 ``(P, 7)`` rows
+    ``qw,qx,qy,qz,tx,ty,tz`` for a quaternion file (a ``qx,qy,qz,qw,…`` file's fields moved
+    into that order), ``(P, 3, 4)`` rows ``[R | t]`` for a matrix file (``r00,…,tz``); the
+    numbers as written. ``query`` takes either."""
 
 def self_collide(
     vertices: _Coords,
@@ -128,10 +131,14 @@ class Collider:
         mode: Literal["all", "first"] = "all",
         backend: Literal["auto", "cpu", "gpu"] = "auto",
         first_pose: int = 0,
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
     ) -> npt.NDArray[np.int64]:
         """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order, pose
-        numbers ``first_pose + row``. ``poses``: a float64 or float32 ``(P, 7)`` array of
-        ``qw,qx,qy,qz,tx,ty,tz`` rows, each checked as a ``poses.csv`` row. ``first_pose``:
+        numbers ``first_pose + row``. ``poses``: a float64 or float32 array, each row checked
+        as a ``poses.csv`` row: ``(P, 7)`` quaternion rows in the order ``quat`` names
+        (``"wxyz"``: ``qw,qx,qy,qz,tx,ty,tz``; ``"xyzw"``: SciPy's ``as_quat()`` order), or
+        ``(P, 3, 4)`` / ``(P, 4, 4)`` rigid transforms ``[R | t]`` applied as written (rows
+        orthonormal within 1e-6; a 4×4's last row ``0 0 0 1``). ``first_pose``:
         from 0 to 2**63 − P, so that every pose number is an int64 (``InputError`` naming
         the range otherwise, never a wrap)."""
     def warm_up(self) -> None:

@@ -28,16 +28,44 @@ fn table<T: numpy::Element>(py: Python<'_>, flat: Vec<T>, width: usize) -> Bound
         .into_pyarray(py)
 }
 
-/// Pose rows as a float64 `(P, 7)` array.
-pub fn rows_to_array(py: Python<'_>, rows: Vec<[f64; 7]>) -> Bound<'_, PyArray2<f64>> {
-    table(py, rows.into_iter().flatten().collect(), 7)
+/// Pose rows as read by [`read_pose_rows`]: a float64 `(P, 7)` array of
+/// `qw,qx,qy,qz,tx,ty,tz` rows for a quaternion file (either order), `(P, 3, 4)` rows
+/// `[R | t]` for a matrix file; `query` takes either as it is.
+pub fn rows_to_array(py: Python<'_>, rows: PoseRows) -> PyResult<Bound<'_, PyAny>> {
+    let (columns, rows) = rows;
+    let n = rows.len();
+    let flat: Vec<f64> = match columns {
+        meshcollide::pose::PoseColumns::Wxyz => rows.into_iter().flatten().collect(),
+        meshcollide::pose::PoseColumns::Xyzw => rows
+            .into_iter()
+            .flat_map(|v| [v[3], v[0], v[1], v[2], v[4], v[5], v[6]])
+            .collect(),
+        meshcollide::pose::PoseColumns::Matrix => rows
+            .into_iter()
+            .flat_map(|v| {
+                [
+                    v[0], v[1], v[2], v[9], v[3], v[4], v[5], v[10], v[6], v[7], v[8], v[11],
+                ]
+            })
+            .collect(),
+    };
+    match columns {
+        meshcollide::pose::PoseColumns::Matrix => table(py, flat, 12)
+            .into_any()
+            .call_method1("reshape", (n, 3, 4)),
+        _ => Ok(table(py, flat, 7).into_any()),
+    }
 }
+
+/// A `poses.csv` file's form and its rows' numbers as written, in the file's column order.
+pub type PoseRows = (meshcollide::pose::PoseColumns, Vec<Vec<f64>>);
 
 /// The rows of `poses.csv` as written: the file is checked first by the library's reader
 /// (errors with file, line and pose; lines of at most `meshcollide::pose::MAX_LINE` bytes),
 /// then its numbers are read again, a line at a time, without normalizing.
-pub fn read_pose_rows(path: &Path) -> Result<Vec<[f64; 7]>, Error> {
+pub fn read_pose_rows(path: &Path) -> Result<PoseRows, Error> {
     use std::io::BufRead;
+    let columns = meshcollide::pose::PoseReader::open(path)?.columns();
     meshcollide::pose::count_poses(path)?;
     let io = |source| meshcollide::PoseError::Io {
         path: path.to_path_buf(),
@@ -45,24 +73,21 @@ pub fn read_pose_rows(path: &Path) -> Result<Vec<[f64; 7]>, Error> {
     };
     let reader = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
     let mut rows = Vec::new();
-    for (k, line) in reader.split(b'\n').enumerate().skip(1) {
+    for line in reader.split(b'\n').skip(1) {
         let line = line.map_err(io)?;
         let line = String::from_utf8_lossy(&line);
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let row = meshcollide::pose::parse_fields(line).map_err(|message| {
-            meshcollide::PoseError::Row {
-                path: path.to_path_buf(),
-                line: k + 1,
-                pose: rows.len(),
-                message,
-            }
-        })?;
-        rows.push(row);
+        // The reader accepted every row: each field is a finite number.
+        rows.push(
+            line.split(',')
+                .map(|f| f.trim().parse().unwrap_or(f64::NAN))
+                .collect(),
+        );
     }
-    Ok(rows)
+    Ok((columns, rows))
 }
 
 /// `obj` as a NumPy array (`np.asarray`, no copy of an array); an array-like NumPy makes
@@ -110,13 +135,9 @@ fn contiguous<'py>(arr: &Bound<'py, PyAny>, dtype: &str) -> PyResult<Bound<'py, 
     np.call_method("ascontiguousarray", (arr,), Some(&kw))
 }
 
-/// Rows of `W` real numbers (vertex coordinates, poses) from a float64 or float32 array,
-/// read as f64 — exactly, whatever the byte order. Every other dtype is refused, not
-/// converted: strings would be parsed (rounded otherwise than a file's numbers are), complex
-/// numbers would lose their imaginary part, bool and object arrays hold no coordinates, a
-/// long double would be rounded, and integers above 2^53 would be; one rule for every
-/// array of numbers the queries take, where `.astype(np.float64)` is the caller's choice.
-fn float_rows<const W: usize>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<[f64; W]>> {
+/// `obj` as a float64 or float32 NumPy array, any shape; every other dtype is refused (see
+/// [`float_rows`]).
+fn float_array<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyAny>> {
     let arr = asarray(obj, what)?;
     let (kind, size, name) = dtype(&arr)?;
     if kind != "f" || !(size == 4 || size == 8) {
@@ -125,6 +146,17 @@ fn float_rows<const W: usize>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Ve
              converted that could change a value)"
         )));
     }
+    Ok(arr)
+}
+
+/// Rows of `W` real numbers (vertex coordinates, poses) from a float64 or float32 array,
+/// read as f64 — exactly, whatever the byte order. Every other dtype is refused, not
+/// converted: strings would be parsed (rounded otherwise than a file's numbers are), complex
+/// numbers would lose their imaginary part, bool and object arrays hold no coordinates, a
+/// long double would be rounded, and integers above 2^53 would be; one rule for every
+/// array of numbers the queries take, where `.astype(np.float64)` is the caller's choice.
+fn float_rows<const W: usize>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<[f64; W]>> {
+    let arr = float_array(obj, what)?;
     check_shape(&arr, W, what)?;
     let a: PyReadonlyArray2<f64> = contiguous(&arr, "float64")?.extract()?;
     Ok(a.as_array()
@@ -254,18 +286,65 @@ pub fn mesh_from_arrays(
     })
 }
 
+/// A `[R | t]` row of 12 (3×4) or 16 (4×4) numbers by rows: the pose of `poses.csv`'s
+/// matrix form, the 4×4's last row `0 0 0 1` exactly.
+fn matrix_row(v: &[f64]) -> Result<Pose, String> {
+    if v.len() == 16 && v[12..] != [0.0, 0.0, 0.0, 1.0] {
+        return Err(format!("the last row is {:?}, not [0, 0, 0, 1]", &v[12..]));
+    }
+    let r = [[v[0], v[1], v[2]], [v[4], v[5], v[6]], [v[8], v[9], v[10]]];
+    if let Some(k) = v.iter().position(|x| !x.is_finite()) {
+        return Err(format!("entry {k} is not finite"));
+    }
+    Pose::from_rows(r, [v[3], v[7], v[11]])
+}
+
 /// The largest pose number a query may return: pose numbers (`first_pose + row`) are int64.
 const MAX_POSE_NUMBER: i128 = i64::MAX as i128;
 
-/// Poses from a float64 or float32 `(P, 7)` array of `qw,qx,qy,qz,tx,ty,tz` rows, each
-/// checked as a `poses.csv` row, and `first_pose`, the global number of row 0, checked so
-/// that every pose number `first_pose + row` is a non-negative int64. Errors name the row
-/// and its pose number.
+/// Poses from a float64 or float32 array, each checked as a `poses.csv` row of its form:
+/// `(P, 7)` quaternion rows, `qw,qx,qy,qz,tx,ty,tz` with `quat="wxyz"` or
+/// `qx,qy,qz,qw,tx,ty,tz` with `quat="xyzw"` (SciPy's order); or `(P, 3, 4)` / `(P, 4, 4)`
+/// rigid transforms `[R | t]`, applied as written (`Pose::from_rows`; a 4×4's last row
+/// must be `0 0 0 1`). `first_pose` is the global number of row 0, checked so that every
+/// pose number `first_pose + row` is a non-negative int64. Errors name the row and its
+/// pose number.
 pub fn poses_from_array(
     obj: &Bound<'_, PyAny>,
     first_pose: &IntArg,
+    quat: &str,
 ) -> PyResult<(Vec<Pose>, usize)> {
-    let rows: Vec<[f64; 7]> = float_rows(obj, "poses")?;
+    use meshcollide::pose::PoseColumns;
+    let arr = float_array(obj, "poses")?;
+    let shape: Vec<usize> = arr.getattr("shape")?.extract()?;
+    let (columns, width) = match shape.as_slice() {
+        [_, 7] => match quat {
+            "wxyz" => (PoseColumns::Wxyz, 7),
+            "xyzw" => (PoseColumns::Xyzw, 7),
+            other => {
+                return Err(errors::input(format!(
+                    "quat: expected \"wxyz\" or \"xyzw\", found {:?}",
+                    meshcollide::error::shown(other.as_bytes())
+                )));
+            }
+        },
+        [_, 3, 4] => (PoseColumns::Matrix, 12),
+        [_, 4, 4] => (PoseColumns::Matrix, 16),
+        _ => {
+            return Err(errors::input(format!(
+                "poses: expected shape (n, 7), (n, 3, 4) or (n, 4, 4), found {shape:?}"
+            )));
+        }
+    };
+    let n = shape[0];
+    let flat = contiguous(&arr, "float64")?.call_method1("reshape", (n, width))?;
+    let a: PyReadonlyArray2<f64> = flat.extract()?;
+    let rows: Vec<Vec<f64>> = a
+        .as_array()
+        .rows()
+        .into_iter()
+        .map(|r| r.to_vec())
+        .collect();
     let last_row = rows.len().saturating_sub(1) as i128;
     let first = first_pose.check(
         "first_pose",
@@ -285,8 +364,11 @@ pub fn poses_from_array(
         .into_iter()
         .enumerate()
         .map(|(i, v)| {
-            meshcollide::pose::pose_from_row(v)
-                .map_err(|m| errors::input(format!("poses: row {i} (pose {}): {m}", first + i)))
+            let pose = match width {
+                7 => columns.pose(&v),
+                _ => matrix_row(&v),
+            };
+            pose.map_err(|m| errors::input(format!("poses: row {i} (pose {}): {m}", first + i)))
         })
         .collect::<PyResult<_>>()?;
     Ok((poses, first))

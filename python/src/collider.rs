@@ -258,10 +258,12 @@ impl Collider {
     /// Every intersecting pair at each pose: an int64 `(K, 3)` array of `pose, tri_a, tri_b`
     /// rows sorted as `pairs.csv`, pose numbers offset by `first_pose` (an integer from 0 to
     /// 2^63 − P for P poses, so that every pose number is an int64; checked, never wrapped).
-    /// `poses` is a float64 or float32 `(P, 7)` array; other dtypes are refused.
+    /// `poses` is a float64 or float32 array: `(P, 7)` quaternion rows in the order `quat`
+    /// names (`"wxyz"`, or SciPy's `"xyzw"`), or `(P, 3, 4)` / `(P, 4, 4)` rigid transforms
+    /// `[R | t]` applied as written (rows orthonormal within 1e-6); other dtypes are refused.
     #[pyo3(
-        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0)),
-        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0)"
+        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz"),
+        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz')"
     )]
     fn query<'py>(
         &self,
@@ -270,8 +272,9 @@ impl Collider {
         mode: &str,
         backend: &str,
         first_pose: IntArg,
+        quat: &str,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose)?;
+        let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
         let mode: Mode = mode
             .parse()
             .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;

@@ -35,14 +35,16 @@ fn load_mesh(py: Python<'_>, path: PathBuf) -> PyResult<MeshArrays<'_>> {
     Ok(arrays::mesh_to_arrays(py, &mesh))
 }
 
-/// Reads `poses.csv`: float64 `(P, 7)` rows `qw,qx,qy,qz,tx,ty,tz` as written, every row
-/// checked as the command line checks it (errors name the file, line and pose).
+/// Reads `poses.csv` in any of its forms, every row checked as the command line checks it
+/// (errors name the file, line and pose): float64 `(P, 7)` rows `qw,qx,qy,qz,tx,ty,tz`
+/// for a quaternion file (a scalar-last file's fields moved into that order), `(P, 3, 4)`
+/// rows `[R | t]` for a matrix file; the numbers as written.
 #[pyfunction]
-fn load_poses(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyArray2<f64>>> {
+fn load_poses(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
     let rows = py
         .detach(|| arrays::read_pose_rows(&path))
         .map_err(errors::to_py)?;
-    Ok(arrays::rows_to_array(py, rows))
+    arrays::rows_to_array(py, rows)
 }
 
 #[pymodule]

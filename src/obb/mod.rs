@@ -283,7 +283,8 @@ impl<V: Volume> VolumeScene<V> {
     /// in a dozen levels). The same pose is the same bits, so the set-up is the same. Give
     /// it back with `ws.check = Some(..)`.
     fn check_in(&self, pose: &Pose, ws: &mut VolumeWorkspace<V::Posed>) -> Box<(Pose, PoseCheck)> {
-        let bits = |p: &Pose| (p.q.map(f64::to_bits), p.t.map(f64::to_bits));
+        // The matrix, not the quaternion: a pose given as a matrix keeps the matrix.
+        let bits = |p: &Pose| (p.r.map(|row| row.map(f64::to_bits)), p.t.map(f64::to_bits));
         match ws.check.take() {
             Some(kept) if bits(&kept.0) == bits(pose) => kept,
             Some(mut kept) => {

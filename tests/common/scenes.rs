@@ -179,3 +179,28 @@ pub fn deforming_scenes() -> Vec<(&'static str, Scene)> {
         ),
     ]
 }
+
+/// A pose given as a matrix (`Pose::from_rows`): an orthonormal basis by Gram–Schmidt from
+/// random columns, not from a quaternion, mirrored when `reflect` (determinant −1), and a
+/// translation in `[-reach, reach]³`.
+pub fn matrix_pose(rng: &mut Rng, reflect: bool, reach: f64) -> Pose {
+    let unit = |v: [f64; 3]| {
+        let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        v.map(|c| c / n)
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let mut r = || [rng.f64() - 0.5, rng.f64() - 0.5, rng.f64() - 0.5];
+    let a = unit(r());
+    let b0 = r();
+    let b = unit(std::array::from_fn(|k| b0[k] - dot(a, b0) * a[k]));
+    let mut c = [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ];
+    if reflect {
+        c = c.map(|x| -x);
+    }
+    let t = [0, 1, 2].map(|_| (rng.f64() * 2.0 - 1.0) * reach);
+    Pose::from_rows([a, b, c], t).expect("an orthonormal basis")
+}
