@@ -207,7 +207,7 @@ impl<const H: usize> Side<H> {
             let (r, batch) = d
                 .scene
                 .collide_frame(ctx, &*s, *pose, tumble, &mut self.frames)?;
-            absorb(&mut stats, batch);
+            stats += batch;
             r
         } else {
             self.frames.tick();
@@ -218,7 +218,7 @@ impl<const H: usize> Side<H> {
                     result = Some(r);
                     Ok::<_, GpuError>(())
                 })?;
-            absorb(&mut stats, batch);
+            stats += batch;
             result.ok_or_else(|| GpuError::InvalidInput("no result for the frame".into()))?
         };
         let mut counters = r.counters;
@@ -283,32 +283,6 @@ impl<const H: usize> Side<H> {
         let nodes = d.refit.read_nodes(ctx)?;
         Ok(bytemuck::cast_slice(&nodes).to_vec())
     }
-}
-
-/// Adds one call's work to the totals.
-fn absorb(total: &mut GpuStats, s: GpuStats) {
-    if total.level_sizes.len() < s.level_sizes.len() {
-        total.level_sizes.resize(s.level_sizes.len(), 0);
-    }
-    for (t, v) in total.level_sizes.iter_mut().zip(&s.level_sizes) {
-        *t += v;
-    }
-    total.dispatches += s.dispatches;
-    total.bytes_uploaded += s.bytes_uploaded;
-    total.unsure += s.unsure;
-    total.submissions += s.submissions;
-    total.reruns += s.reruns;
-    total.resumes += s.resumes;
-    total.splits += s.splits;
-    total.readbacks += s.readbacks;
-    total.bytes_read_back += s.bytes_read_back;
-    total.peak_buffer_bytes = total.peak_buffer_bytes.max(s.peak_buffer_bytes);
-    total.seeded_poses += s.seeded_poses;
-    total.coherence_off += s.coherence_off;
-    total.rerooted_poses += s.rerooted_poses;
-    total.fronts_on_device += s.fronts_on_device;
-    total.fronts_on_host += s.fronts_on_host;
-    total.batches.extend(s.batches);
 }
 
 /// The device's k differs from the host's (a side built for another collider).
@@ -394,7 +368,7 @@ impl GpuDeformingCollider {
             (AnyDeforming(s), AnySide(d)) => d.query(ctx, s, frames, pose, opts),
             _ => Err(mismatch()),
         )?;
-        absorb(&mut self.stats, s.clone());
+        self.stats += s.clone();
         Ok((r, s))
     }
 

@@ -121,6 +121,37 @@ impl GpuStats {
     }
 }
 
+/// A whole call's stats added to a total (a deforming collider's frames; `add_batch` folds
+/// one batch into its call): counts summed, level sizes summed level by level, the peak
+/// buffer the larger, batches kept in order.
+impl std::ops::AddAssign for GpuStats {
+    fn add_assign(&mut self, s: GpuStats) {
+        let total = self;
+        if total.level_sizes.len() < s.level_sizes.len() {
+            total.level_sizes.resize(s.level_sizes.len(), 0);
+        }
+        for (t, v) in total.level_sizes.iter_mut().zip(&s.level_sizes) {
+            *t += v;
+        }
+        total.dispatches += s.dispatches;
+        total.bytes_uploaded += s.bytes_uploaded;
+        total.unsure += s.unsure;
+        total.submissions += s.submissions;
+        total.reruns += s.reruns;
+        total.resumes += s.resumes;
+        total.splits += s.splits;
+        total.readbacks += s.readbacks;
+        total.bytes_read_back += s.bytes_read_back;
+        total.peak_buffer_bytes = total.peak_buffer_bytes.max(s.peak_buffer_bytes);
+        total.seeded_poses += s.seeded_poses;
+        total.coherence_off += s.coherence_off;
+        total.rerooted_poses += s.rerooted_poses;
+        total.fronts_on_device += s.fronts_on_device;
+        total.fronts_on_host += s.fronts_on_host;
+        total.batches.extend(s.batches);
+    }
+}
+
 impl<const H: usize> GpuScene<H> {
     /// A completed batch's counts in its work: node and triangle pairs from the output,
     /// nodes tumbled (every flying node per pose when `dense`), then the work model
