@@ -317,7 +317,7 @@ fn no_import_circle() {
 }
 
 #[test]
-#[ignore]
+#[ignore = "a listing for a reader, asserts nothing: DUMP=prefix cargo test --release --test layers -- --ignored --nocapture dump_arrows"]
 fn dump_arrows() {
     let a = analyse();
     let prefix = std::env::var("DUMP").unwrap_or_default();

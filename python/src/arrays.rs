@@ -65,27 +65,31 @@ pub type PoseRows = (meshcollide::pose::PoseColumns, Vec<Vec<f64>>);
 /// then its numbers are read again, a line at a time, without normalizing.
 pub fn read_pose_rows(path: &Path) -> Result<PoseRows, Error> {
     use std::io::BufRead;
-    let columns = meshcollide::pose::PoseReader::open(path)?.columns();
-    meshcollide::pose::count_poses(path)?;
+    let mut reader = meshcollide::pose::PoseReader::open(path)?;
+    let columns = reader.columns();
+    reader.try_for_each(|p| p.map(drop))?;
     let io = |source| meshcollide::PoseError::Io {
         path: path.to_path_buf(),
         source,
     };
     let reader = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
     let mut rows = Vec::new();
-    for line in reader.split(b'\n').skip(1) {
+    for (k, line) in reader.split(b'\n').enumerate().skip(1) {
         let line = line.map_err(io)?;
         let line = String::from_utf8_lossy(&line);
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        // The reader accepted every row: each field is a finite number.
-        rows.push(
-            line.split(',')
-                .map(|f| f.trim().parse().unwrap_or(f64::NAN))
-                .collect(),
-        );
+        let row = columns
+            .parse_fields(line)
+            .map_err(|message| meshcollide::PoseError::Row {
+                path: path.to_path_buf(),
+                line: k + 1,
+                pose: rows.len(),
+                message,
+            })?;
+        rows.push(row);
     }
     Ok((columns, rows))
 }

@@ -46,6 +46,35 @@ impl PoseColumns {
         self.header().split(',').count()
     }
 
+    /// The numbers of a data row (trimmed, not blank) in this form, as written: as many
+    /// fields as the header names, each a finite number; the error names the field.
+    pub fn parse_fields(self, row: &str) -> Result<Vec<f64>, String> {
+        let names = self.header().split(',');
+        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+        if fields.len() != self.fields() {
+            return Err(format!(
+                "expected {} fields, found {}",
+                self.fields(),
+                fields.len()
+            ));
+        }
+        fields
+            .iter()
+            .zip(names)
+            .map(|(f, name)| {
+                let x = f.parse::<f64>().map_err(|_| {
+                    let shown = crate::error::shown(f.as_bytes());
+                    format!("field {name} (`{shown}`) is not a number")
+                })?;
+                if x.is_finite() {
+                    Ok(x)
+                } else {
+                    Err(format!("field {name} is not finite"))
+                }
+            })
+            .collect()
+    }
+
     /// The pose of one row's numbers (as many as [`PoseColumns::fields`]), checked as the
     /// file's rows are; the error says what is wrong (the caller says where).
     pub fn pose(self, v: &[f64]) -> Result<Pose, String> {
@@ -193,51 +222,14 @@ impl<R: BufRead> Iterator for PoseReader<R> {
 /// One data row (trimmed, not blank) of `poses.csv` in the form `columns`; the error says
 /// what is wrong.
 fn parse_row(row: &str, columns: PoseColumns) -> Result<Pose, String> {
-    if columns == PoseColumns::Wxyz {
-        return pose_from_row(parse_fields(row)?);
-    }
-    let names: Vec<&str> = columns.header().split(',').collect();
-    let fields: Vec<&str> = row.split(',').map(str::trim).collect();
-    if fields.len() != names.len() {
-        return Err(format!(
-            "expected {} fields, found {}",
-            names.len(),
-            fields.len()
-        ));
-    }
-    let mut v = Vec::with_capacity(fields.len());
-    for (f, name) in fields.iter().zip(&names) {
-        let x = f.parse::<f64>().map_err(|_| {
-            let shown = crate::error::shown(f.as_bytes());
-            format!("field {name} (`{shown}`) is not a number")
-        })?;
-        if !x.is_finite() {
-            return Err(format!("field {name} is not finite"));
-        }
-        v.push(x);
-    }
-    columns.pose(&v)
+    columns.pose(&columns.parse_fields(row)?)
 }
 
 /// The seven numbers of a data row (trimmed, not blank) of `poses.csv`, as written (the
 /// quaternion not yet checked nor normalized: [`pose_from_row`] does that).
 pub fn parse_fields(row: &str) -> Result<[f64; 7], String> {
-    let field = |k: usize| POSES_HEADER.split(',').nth(k).unwrap_or("?");
-    let fields: Vec<&str> = row.split(',').map(str::trim).collect();
-    if fields.len() != 7 {
-        return Err(format!("expected 7 fields, found {}", fields.len()));
-    }
-    let mut v = [0.0f64; 7];
-    for (k, f) in fields.iter().enumerate() {
-        v[k] = f.parse::<f64>().map_err(|_| {
-            let shown = crate::error::shown(f.as_bytes());
-            format!("field {} (`{shown}`) is not a number", field(k))
-        })?;
-        if !v[k].is_finite() {
-            return Err(format!("field {} is not finite", field(k)));
-        }
-    }
-    Ok(v)
+    let v = PoseColumns::Wxyz.parse_fields(row)?;
+    Ok(std::array::from_fn(|k| v[k]))
 }
 
 /// A pose from the seven numbers of a `poses.csv` row (`qw,qx,qy,qz,tx,ty,tz`), checked as
