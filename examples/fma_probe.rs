@@ -1,5 +1,9 @@
 //! Probes whether the GPU contracts `a * b + c` into a fused multiply-add (it changes the
 //! rounding, which matters for bit-exact CPU/GPU parity of tumbled k-DOPs).
+//!
+//! It builds its own one-off pipeline on purpose: the three-line kernel below probes the
+//! hardware's arithmetic and is no part of the collision pipeline, so it stays out of the
+//! kernel registry (src/gpu/kernels.rs) and its shader out of `shaders/`.
 use meshcollide::gpu::GpuContext;
 use meshcollide::rng::Rng;
 use wgpu::util::DeviceExt;

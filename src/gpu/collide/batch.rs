@@ -6,9 +6,11 @@ use super::finish::BatchOutput;
 use super::plan::Capacities;
 use super::profile::KernelClock;
 use super::resume::{Resume, rerun_capacities};
+use super::stages::{Stage, Tumbling, stages};
 use super::stats::BatchWork;
 use super::{GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
+use crate::gpu::kernels::Pipeline;
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 use crate::scene::Mode;
 use crate::tumble::{PoseFrame, TumbleMethod};
@@ -146,8 +148,9 @@ impl<const H: usize> GpuScene<H> {
         Ok(self.buffers.as_ref().expect("just made"))
     }
 
-    /// Records the batch's kernels from `from` to the last level, each timed by `clock`
-    /// when there is one; returns the dispatches.
+    /// Records the batch's kernels from `from` to the last level, in the order of
+    /// [`stages`] (the mirror's too), each timed by `clock` when there is one; returns the
+    /// dispatches.
     fn record(
         &self,
         enc: &mut wgpu::CommandEncoder,
@@ -157,107 +160,60 @@ impl<const H: usize> GpuScene<H> {
     ) -> u64 {
         let pl = &self.pipelines;
         let bb = self.buffers.as_ref().expect("buffers before recording");
-        let mut dispatches = 0;
+        let lazy = || -> &LazyGroups { bg.front.as_ref().expect("lazy tumbling's groups") };
+        let tumbling = if !bg.tumble.is_empty() {
+            Tumbling::Exact {
+                slices: bg.tumble.len(),
+            }
+        } else if bg.front.is_some() {
+            Tumbling::Lazy
+        } else {
+            Tumbling::None
+        };
         let mut pass = enc.begin_compute_pass(&Default::default());
-        let mut mark = |pass: &mut wgpu::ComputePass<'_>, label: &'static str| {
+        if let Some(c) = clock.as_deref_mut() {
+            c.mark(&mut pass, "start");
+        }
+        let list = stages(self.levels, tumbling, from);
+        for &(level, stage) in &list {
+            let side = level as usize % 2;
+            // Direct dispatches (sizes known on the host) or indirect ones at an offset of
+            // `args` (sizes written by the prepare kernels).
+            let (pipe, group, size): (&Pipeline, &wgpu::BindGroup, _) = match stage {
+                Stage::TumbleExact(k) => {
+                    let (pipe, g, count) = &bg.tumble[k];
+                    (pipe, g, Size::Direct(groups(p as u64 * *count as u64)))
+                }
+                Stage::Rehash => {
+                    let (old, slots) = bg.rehash.as_ref().expect("the old table is kept");
+                    (&pl.rehash, old, Size::Direct(groups(*slots as u64)))
+                }
+                Stage::Reslot => (&pl.reslot, &bg.reslot[side], Size::Indirect(0)),
+                // The roots, one pair per pose, or a coherent step's seeds: sized here.
+                Stage::TumbleFront if level == 0 && from == Resume::Start => (
+                    &pl.tumble_front,
+                    &lazy().front[0],
+                    Size::Direct(groups(self.coherent.first_front(p) as u64)),
+                ),
+                Stage::TumbleFront => (&pl.tumble_front, &lazy().front[side], Size::Indirect(0)),
+                Stage::PrepareTumble => (&pl.prepare_tumble, &lazy().prepare, Size::Direct((1, 1))),
+                Stage::TumbleFresh => (&pl.tumble_fresh, &lazy().fresh, Size::Indirect(24)),
+                Stage::Expand => (bg.expand_pipe, &bg.expand[side], Size::Indirect(0)),
+                Stage::PrepareTri => (&pl.prepare_tri, &bg.prep_tri, Size::Direct((1, 1))),
+                Stage::TriTest => (&pl.tri_test, &bg.tri, Size::Indirect(12)),
+                Stage::PrepareNext => (&pl.prepare_next, &bg.prep_next, Size::Direct((1, 1))),
+            };
+            pass.set_pipeline(pipe);
+            pass.set_bind_group(0, group, &[]);
+            match size {
+                Size::Direct((x, y)) => pass.dispatch_workgroups(x, y, 1),
+                Size::Indirect(offset) => pass.dispatch_workgroups_indirect(&bb.args, offset),
+            }
             if let Some(c) = clock.as_deref_mut() {
-                c.mark(pass, label);
-            }
-        };
-        mark(&mut pass, "start");
-        // After each `tumble_front`: size, then tumble, the nodes it inserted.
-        let fresh = |pass: &mut wgpu::ComputePass<'_>,
-                     mark: &mut dyn FnMut(&mut wgpu::ComputePass<'_>, &'static str),
-                     f: &LazyGroups| {
-            pass.set_pipeline(&pl.prepare_tumble);
-            pass.set_bind_group(0, &f.prepare, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-            mark(pass, "prepare_tumble");
-            pass.set_pipeline(&pl.tumble_fresh);
-            pass.set_bind_group(0, &f.fresh, &[]);
-            pass.dispatch_workgroups_indirect(&bb.args, 24);
-            mark(pass, "tumble_fresh");
-        };
-        let first = match from {
-            Resume::Start => {
-                for (pipe, g, count) in &bg.tumble {
-                    let (tx, ty) = groups(p as u64 * *count as u64);
-                    pass.set_pipeline(pipe);
-                    pass.set_bind_group(0, g, &[]);
-                    pass.dispatch_workgroups(tx, ty, 1);
-                    mark(&mut pass, "tumble_exact");
-                    dispatches += 1;
-                }
-                if let Some(f) = &bg.front {
-                    // The roots, one pair per pose, or a coherent step's seeds.
-                    let (gx, gy) = groups(self.coherent.first_front(p) as u64);
-                    pass.set_pipeline(&pl.tumble_front);
-                    pass.set_bind_group(0, &f.front[0], &[]);
-                    pass.dispatch_workgroups(gx, gy, 1);
-                    mark(&mut pass, "tumble_front");
-                    fresh(&mut pass, &mut mark, f);
-                    dispatches += 3;
-                }
-                0
-            }
-            Resume::Table(level) => {
-                // Move the full table, point the frozen level's pairs at the new slots,
-                // place the level's other nodes.
-                let f = bg.front.as_ref().expect("a table only when lazy");
-                let (old, slots) = bg.rehash.as_ref().expect("the old table is kept");
-                let (rx, ry) = groups(*slots as u64);
-                pass.set_pipeline(&pl.rehash);
-                pass.set_bind_group(0, old, &[]);
-                pass.dispatch_workgroups(rx, ry, 1);
-                mark(&mut pass, "rehash");
-                pass.set_pipeline(&pl.reslot);
-                pass.set_bind_group(0, &bg.reslot[level as usize % 2], &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 0);
-                mark(&mut pass, "reslot");
-                pass.set_pipeline(&pl.tumble_front);
-                pass.set_bind_group(0, &f.front[level as usize % 2], &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 0);
-                mark(&mut pass, "tumble_front");
-                fresh(&mut pass, &mut mark, f);
-                dispatches += 5;
-                level as usize
-            }
-            Resume::Expand(level) | Resume::Tri(level) => level as usize,
-        };
-        for level in first..self.levels as usize {
-            if from != Resume::Tri(level as u32) {
-                pass.set_pipeline(bg.expand_pipe);
-                pass.set_bind_group(0, &bg.expand[level % 2], &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 0);
-                mark(&mut pass, "expand");
-                dispatches += 1;
-            }
-            pass.set_pipeline(&pl.prepare_tri);
-            pass.set_bind_group(0, &bg.prep_tri, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-            mark(&mut pass, "prepare_tri");
-            pass.set_pipeline(&pl.tri_test);
-            pass.set_bind_group(0, &bg.tri, &[]);
-            pass.dispatch_workgroups_indirect(&bb.args, 12);
-            mark(&mut pass, "tri_test");
-            pass.set_pipeline(&pl.prepare_next);
-            pass.set_bind_group(0, &bg.prep_next, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
-            mark(&mut pass, "prepare_next");
-            dispatches += 3;
-            if let Some(f) = &bg.front
-                && level + 1 < self.levels as usize
-            {
-                // The next level's input is this level's output.
-                pass.set_pipeline(&pl.tumble_front);
-                pass.set_bind_group(0, &f.front[(level + 1) % 2], &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 0);
-                mark(&mut pass, "tumble_front");
-                fresh(&mut pass, &mut mark, f);
-                dispatches += 3;
+                c.mark(&mut pass, stage.label());
             }
         }
-        dispatches
+        list.len() as u64
     }
 
     /// Aligned size of one uniform slot of the exact method's slice parameters.
@@ -462,6 +418,12 @@ impl<const H: usize> GpuScene<H> {
             c,
         ))
     }
+}
+
+/// A dispatch's size: workgroups counted on the host, or read from `args` at an offset.
+enum Size {
+    Direct((u32, u32)),
+    Indirect(u64),
 }
 
 /// What one submission of a batch gave (once per submission, moved once: its size does

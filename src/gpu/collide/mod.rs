@@ -43,6 +43,7 @@ use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 mod batch;
 mod bind_groups;
 mod coherent;
+mod driver;
 mod finish;
 mod handover;
 pub(crate) use finish::{BatchOutput, finish};
@@ -52,9 +53,12 @@ pub(crate) use screen::Screen;
 mod plan;
 pub mod profile;
 mod resume;
+mod stages;
+pub(crate) use resume::Resume;
+pub(crate) use stages::{Stage, Tumbling, stages};
 mod stats;
 
-use batch::{BatchBuffers, BatchRun};
+use batch::BatchBuffers;
 pub(crate) use coherent::FrameChunk;
 pub use pair_scene::{GpuPairScene, GpuVolume, GpuVolumes};
 pub use plan::Capacities;
@@ -434,127 +438,5 @@ impl<const H: usize> GpuScene<H> {
                 Ok::<_, GpuError>(())
             })?;
         Ok((results, stats))
-    }
-
-    /// All poses, in batches, streamed: each batch's results go to `sink` in pose order
-    /// with the pose's index, and are not kept. At most [`GpuScene::max_batch_poses`] poses
-    /// are read ahead and pose frames are computed batch by batch, so memory does not grow
-    /// with the number of poses. The first error of `sink` ends the run and is returned.
-    pub fn collide_each<S: GpuPairScene<H>, E: From<GpuError>>(
-        &mut self,
-        ctx: &GpuContext,
-        scene: &S,
-        poses: impl IntoIterator<Item = Pose>,
-        mode: Mode,
-        tumble: TumbleMethod,
-        mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
-    ) -> Result<GpuStats, E> {
-        if mode == Mode::All && self.pipelines.expand_record.is_some() {
-            return self.collide_each_coherent(ctx, scene, poses, tumble, sink);
-        }
-        // The volume trees tumble nothing, whatever the method.
-        let dense = tumble == TumbleMethod::Exact && self.volumes.is_none();
-        let mut stats = self.begin_run(dense)?;
-        let mut poses = poses.into_iter();
-        // Poses read ahead: `pending[head..]` are not yet run, `start` is the index of the
-        // first. Topped up (and the run ones dropped) once fewer than half are left, so
-        // each pose is moved at most once even when batches are small.
-        let ahead = self.max_batch_poses.max(1);
-        let mut pending: Vec<Pose> = Vec::new();
-        let mut head = 0;
-        let mut start = 0;
-        let mut cut: Option<usize> = None;
-        // Re-runs of attempts not yet completed (a split batch's go to its first half).
-        let mut reruns = 0;
-        loop {
-            if 2 * (pending.len() - head) < ahead {
-                pending.drain(..head);
-                head = 0;
-                let room = ahead - pending.len();
-                pending.extend(poses.by_ref().take(room));
-            }
-            let left = pending.len() - head;
-            if left == 0 {
-                break;
-            }
-            let (p, mut caps) = self.plan(cut.map_or(left, |c| c.clamp(1, left)), dense);
-            let all = &pending[head..head + p];
-            // Poses the host's pretest separates never reach the device.
-            let screen = Screen::of(scene);
-            let screened = screen.batch(all);
-            let chunk = &screened.kept[..];
-            if chunk.is_empty() {
-                for i in 0..p {
-                    sink(start + i, screen.rejected())?;
-                }
-                head += p;
-                start += p;
-                continue;
-            }
-            let p_all = p;
-            let p = chunk.len();
-            let frames = scene.pose_frames(chunk);
-            let mut work = BatchWork {
-                poses: p as u64,
-                ..Default::default()
-            };
-            // The capacities of a one-pose run that overflowed at the device's limit.
-            let mut at_limit: Option<Capacities> = None;
-            let out = loop {
-                if !self.fits(&caps) {
-                    if p > 1 {
-                        break None;
-                    }
-                    // One pose: the growth estimate may overshoot; try what fits.
-                    caps = caps.clamped(self.max_buffer_bytes, Self::KDOP);
-                    if at_limit == Some(caps) {
-                        break None;
-                    }
-                }
-                match self.run_batch(ctx, &frames, caps, mode, tumble, &mut work) {
-                    Ok(BatchRun::Done(out, counters)) => break Some((out, counters)),
-                    Ok(BatchRun::Grow(needed)) => {
-                        stats.reruns += 1;
-                        reruns += 1;
-                        if p == 1 && !self.fits(&needed) {
-                            at_limit = Some(caps);
-                        }
-                        caps = needed;
-                        self.capacities = needed;
-                    }
-                    // A buffer beyond the device's limit: fewer poses per submission.
-                    Err(GpuError::TooLarge { .. }) if p > 1 => break None,
-                    Err(e) => return Err(e.into()),
-                }
-            };
-            let Some((out, counters)) = out else {
-                if p == 1 {
-                    return Err(GpuError::TooLarge {
-                        needed: Self::largest_buffer(&self.capacities),
-                        limit: self.max_buffer_bytes,
-                    }
-                    .into());
-                }
-                stats.splits += 1;
-                self.capacities = caps.clamped(self.max_buffer_bytes, Self::KDOP);
-                cut = Some(p / 2);
-                continue;
-            };
-            work.reruns = std::mem::take(&mut reruns);
-            // Doubling past usize::MAX wrapped to 0: every later batch one pose.
-            cut = cut.and_then(|c| c.checked_mul(2));
-            self.learn(p, &counters);
-            self.last_poses = p;
-            self.capacities = caps;
-            self.account(&mut work, &out, &counters, dense);
-            stats.add_batch(work, &out);
-            let ran = finish(scene, chunk, out, mode, dense, &mut stats);
-            for (i, result) in screened.splice(screen, ran).enumerate() {
-                sink(start + i, result)?;
-            }
-            head += p_all;
-            start += p_all;
-        }
-        Ok(stats)
     }
 }

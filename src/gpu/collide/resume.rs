@@ -12,7 +12,7 @@ use wgpu::BufferUsages as U;
 
 /// Where a submission of the batch starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Resume {
+pub(crate) enum Resume {
     /// The whole batch.
     Start,
     /// A level frozen by an overflow of its node tests: they run again (not counted twice).

@@ -27,13 +27,17 @@ pub mod obb;
 pub mod tri_filter;
 pub mod tri_tri;
 
-use super::collide::{BatchOutput, GpuPairScene, GpuStats, GpuVolumes, Screen, finish};
+use super::collide::{
+    BatchOutput, GpuPairScene, GpuStats, GpuVolumes, Resume, Screen, Stage, Tumbling, finish,
+    stages,
+};
 use super::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use crate::bv::Kdop;
-use crate::dual::SlabOrder;
+use crate::dual::{DualOptions, SlabOrder, Sphere};
 use crate::pose::Pose;
 use crate::scene::Mode;
 use crate::scene::PoseResult;
+use crate::tumble::PoseFrame;
 use crate::tumble::TumbleMethod;
 use front_expand::{DualBindings, ExpandBindings, VolumeBindings};
 use tri_tri::TriTestBindings;
@@ -104,29 +108,16 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     let mut tumbled = vec![Kdop::<H>::EMPTY; table];
     let mut hash_keys = vec![0u32; if lazy { table } else { 0 }];
     let mut fresh = vec![0u32; hash_keys.len()];
-    if let (false, Some(fly)) = (lazy, tumbling) {
-        let (node_list, slices) = kdop_tumble::exact_dispatch_order(&fly.bvh);
-        for (k, &(start, count)) in slices.iter().enumerate() {
-            let slice = SliceParams {
-                start,
-                count,
-                n_poses: p,
-                n_fly,
-            };
-            if k == 0 {
-                kdop_tumble::tumble_exact_leaves(
-                    &frames,
-                    &mut tumbled,
-                    &fly.bvh.nodes,
-                    &fly_tris,
-                    &node_list,
-                    &slice,
-                );
-            } else {
-                kdop_tumble::tumble_exact_merge(&mut tumbled, &fly.bvh.nodes, &node_list, &slice);
-            }
-        }
-    }
+    let exact = tumbling
+        .filter(|_| !lazy)
+        .map(|fly| kdop_tumble::exact_dispatch_order(&fly.bvh));
+    let kind = match (tumbling, &exact) {
+        (None, _) => Tumbling::None,
+        (Some(_), None) => Tumbling::Lazy,
+        (Some(_), Some((_, slices))) => Tumbling::Exact {
+            slices: slices.len(),
+        },
+    };
 
     let dual = scene.dual();
     let mut c = GpuCounters {
@@ -160,92 +151,106 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
             ..FrontPair::new(pose, 0, 0)
         })
         .collect();
-    for _ in 0..levels {
-        if let (true, Some(fly)) = (lazy, tumbling) {
-            kdop_tumble::tumble_front(&mut front_in, &mut c, &mut hash_keys, &mut nu, &mut fresh);
-            front_prepare::prepare_tumble(&mut c, &mut args);
-            kdop_tumble::tumble_fresh(
+    let (mut front_out, mut leaves) = (Vec::new(), Vec::new());
+    let fly = || tumbling.expect("a tumbling stage tumbles B's k-DOPs");
+    // The device's sequence of dispatches, one twin call each (`collide::stages`).
+    for (_, stage) in stages(levels as u32, kind, Resume::Start) {
+        match stage {
+            Stage::TumbleExact(k) => {
+                let (node_list, slices) = exact.as_ref().expect("exact tumbling's order");
+                let (start, count) = slices[k];
+                let slice = SliceParams {
+                    start,
+                    count,
+                    n_poses: p,
+                    n_fly,
+                };
+                let nodes = &fly().bvh.nodes;
+                if k == 0 {
+                    kdop_tumble::tumble_exact_leaves(
+                        &frames,
+                        &mut tumbled,
+                        nodes,
+                        &fly_tris,
+                        node_list,
+                        &slice,
+                    );
+                } else {
+                    kdop_tumble::tumble_exact_merge(&mut tumbled, nodes, node_list, &slice);
+                }
+            }
+            Stage::TumbleFront => kdop_tumble::tumble_front(
+                &mut front_in,
+                &mut c,
+                &mut hash_keys,
+                &mut nu,
+                &mut fresh,
+            ),
+            Stage::PrepareTumble => front_prepare::prepare_tumble(&mut c, &mut args),
+            Stage::TumbleFresh => kdop_tumble::tumble_fresh(
                 &frames,
-                &fly.offsets,
-                &fly.points,
+                &fly().offsets,
+                &fly().points,
                 &mut tumbled,
                 &c,
                 &hash_keys,
                 &fresh,
-            );
+            ),
+            Stage::Expand => {
+                // Each input pair appends at most two children or one leaf pair.
+                front_out = vec![zero; 2 * c.n_in as usize];
+                leaves = vec![zero; c.n_in as usize];
+                c.cap_front = front_out.len() as u32;
+                c.cap_leaf = leaves.len() as u32;
+                let mut b = ExpandBindings {
+                    env_nodes: &env.nodes,
+                    fly_nodes: &fly_bvh.nodes,
+                    tumbled: &tumbled,
+                    front_in: &front_in,
+                    front_out: &mut front_out,
+                    leaves: &mut leaves,
+                    counters: &mut c,
+                    nv: &mut nv,
+                    done: &done,
+                };
+                expand(&mut b, volumes, dual, &frames, &mut dual_counts);
+            }
+            Stage::PrepareTri => front_prepare::prepare_tri(&mut c, &mut args),
+            Stage::TriTest => {
+                // Room for every triangle pair of this level's leaf pairs.
+                let need: usize = leaves[..c.n_leaf as usize]
+                    .iter()
+                    .map(|l| {
+                        (env.nodes[l.a as usize].count * fly_bvh.nodes[l.b as usize].count) as usize
+                    })
+                    .sum();
+                contacts.resize(c.n_contact as usize + need, zero);
+                unsure.resize(c.n_unsure as usize + need, zero);
+                c.cap_contact = contacts.len() as u32;
+                c.cap_unsure = unsure.len() as u32;
+                tri_tri::tri_test(&mut TriTestBindings {
+                    env_nodes: &env.nodes,
+                    fly_nodes: &fly_bvh.nodes,
+                    env_tris: &env_tris,
+                    fly_tris: &fly_tris,
+                    frames: &frames,
+                    leaves: &leaves,
+                    counters: &mut c,
+                    np: &mut np,
+                    done: &mut done,
+                    contacts: &mut contacts,
+                    unsure: &mut unsure,
+                    env_tri_index: &env.tri_index,
+                    fly_tri_index: &fly_bvh.tri_index,
+                });
+            }
+            Stage::PrepareNext => {
+                front_prepare::prepare_next(&mut c, &mut args, &mut level_sizes);
+                front_out.truncate(c.n_in as usize);
+                front_in = std::mem::take(&mut front_out);
+            }
+            Stage::Rehash | Stage::Reslot => unreachable!("the mirror's table never fills"),
         }
-        // Each input pair appends at most two children or one leaf pair.
-        let mut front_out = vec![zero; 2 * c.n_in as usize];
-        let mut leaves = vec![zero; c.n_in as usize];
-        c.cap_front = front_out.len() as u32;
-        c.cap_leaf = leaves.len() as u32;
-        let mut b = ExpandBindings {
-            env_nodes: &env.nodes,
-            fly_nodes: &fly_bvh.nodes,
-            tumbled: &tumbled,
-            front_in: &front_in,
-            front_out: &mut front_out,
-            leaves: &mut leaves,
-            counters: &mut c,
-            nv: &mut nv,
-            done: &done,
-        };
-        match (volumes, dual) {
-            (Some(GpuVolumes::Obb(env, fly)), _) => front_expand::expand_obb(
-                &mut b,
-                &VolumeBindings {
-                    env,
-                    fly,
-                    frames: &frames,
-                },
-            ),
-            (Some(GpuVolumes::Sphere(env, fly)), _) => front_expand::expand_sphere(
-                &mut b,
-                &VolumeBindings {
-                    env,
-                    fly,
-                    frames: &frames,
-                },
-            ),
-            (None, Some((env_spheres, fly_spheres, _))) => front_expand::expand_dual(
-                &mut b,
-                &mut DualBindings {
-                    env_spheres,
-                    fly_spheres,
-                    frames: &frames,
-                    dual_counts: &mut dual_counts,
-                },
-            ),
-            (None, None) => front_expand::expand(&mut b),
-        }
-        front_prepare::prepare_tri(&mut c, &mut args);
-        // Room for every triangle pair of this level's leaf pairs.
-        let need: usize = leaves[..c.n_leaf as usize]
-            .iter()
-            .map(|l| (env.nodes[l.a as usize].count * fly_bvh.nodes[l.b as usize].count) as usize)
-            .sum();
-        contacts.resize(c.n_contact as usize + need, zero);
-        unsure.resize(c.n_unsure as usize + need, zero);
-        c.cap_contact = contacts.len() as u32;
-        c.cap_unsure = unsure.len() as u32;
-        tri_tri::tri_test(&mut TriTestBindings {
-            env_nodes: &env.nodes,
-            fly_nodes: &fly_bvh.nodes,
-            env_tris: &env_tris,
-            fly_tris: &fly_tris,
-            frames: &frames,
-            leaves: &leaves,
-            counters: &mut c,
-            np: &mut np,
-            done: &mut done,
-            contacts: &mut contacts,
-            unsure: &mut unsure,
-            env_tri_index: &env.tri_index,
-            fly_tri_index: &fly_bvh.tri_index,
-        });
-        front_prepare::prepare_next(&mut c, &mut args, &mut level_sizes);
-        front_out.truncate(c.n_in as usize);
-        front_in = front_out;
     }
     assert_eq!(c.overflow, 0, "the mirror's capacities never run out");
     contacts.truncate(c.n_contact as usize);
@@ -265,6 +270,34 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     };
     let results = finish(scene, poses, out, mode, !lazy, &mut stats);
     (results, stats)
+}
+
+/// The scene's expansion twin over the bindings every expansion shares.
+fn expand<const H: usize>(
+    b: &mut ExpandBindings<'_, H>,
+    volumes: Option<GpuVolumes<'_>>,
+    dual: Option<(&[Sphere], &[Sphere], DualOptions)>,
+    frames: &[PoseFrame<H>],
+    dual_counts: &mut [u32],
+) {
+    match (volumes, dual) {
+        (Some(GpuVolumes::Obb(env, fly)), _) => {
+            front_expand::expand_obb(b, &VolumeBindings { env, fly, frames })
+        }
+        (Some(GpuVolumes::Sphere(env, fly)), _) => {
+            front_expand::expand_sphere(b, &VolumeBindings { env, fly, frames })
+        }
+        (None, Some((env_spheres, fly_spheres, _))) => front_expand::expand_dual(
+            b,
+            &mut DualBindings {
+                env_spheres,
+                fly_spheres,
+                frames,
+                dual_counts,
+            },
+        ),
+        (None, None) => front_expand::expand(b),
+    }
 }
 
 #[cfg(test)]

@@ -6,14 +6,14 @@ use super::*;
 
 /// The CPU's rule after a step (`KdopScene::collide_coherent`): the off-switch from Nv, the
 /// fronts for the next step, the pretest's test added to Nv.
-pub(super) fn after_step<Sub>(
+pub(in crate::gpu::collide) fn after_step<Sub>(
     lane: &[usize],
     fronts: Vec<Front>,
     screen: Screen<'_>,
     out: &mut Step<'_, Sub>,
 ) {
     for (&i, front) in lane.iter().zip(fronts) {
-        let chunk = &mut out.chunks[i / POSE_CHUNK];
+        let chunk = &mut out.chunks[i / out.chunk_len];
         let r = out.results[i].as_mut().expect("just run");
         let nv = r.counters.bv_tests;
         if !chunk.off {
@@ -34,12 +34,16 @@ pub(super) fn after_step<Sub>(
     }
 }
 
-/// What a step updates: the chunks (indexed by pose `/` [`POSE_CHUNK`]), the results (by
-/// pose) and the call's stats.
-pub(super) struct Step<'a, Sub> {
-    pub(super) chunks: &'a mut [Chunk],
-    pub(super) results: &'a mut [Option<PoseResult<Sub>>],
-    pub(super) stats: &'a mut GpuStats,
+/// What a step updates: the chunks (pose `i` in chunk `i / chunk_len`), the results (by
+/// pose), the call's stats and its split ([`GpuScene::run_step`]).
+pub(in crate::gpu::collide) struct Step<'a, Sub> {
+    pub(in crate::gpu::collide) chunks: &'a mut [Chunk],
+    /// Poses per chunk: [`POSE_CHUNK`] with coherence, else 1.
+    pub(in crate::gpu::collide) chunk_len: usize,
+    pub(in crate::gpu::collide) results: &'a mut [Option<PoseResult<Sub>>],
+    pub(in crate::gpu::collide) stats: &'a mut GpuStats,
+    /// Most poses of the next batch after one did not fit (`None`: as planned).
+    pub(in crate::gpu::collide) cut: &'a mut Option<usize>,
 }
 
 /// One chunk held across calls of one pose each ([`GpuScene::collide_frame`]): the CPU's

@@ -1,0 +1,192 @@
+//! The batch pipeline's sequence of dispatches, written once. The device records it
+//! (`GpuScene::record`, one compute pass per submission) and the CPU mirror
+//! ([`crate::gpu::mirror::collide_batch_mirror_with`]) runs it, each walking [`stages`]
+//! and matching on the [`Stage`]: a stage added, dropped or moved here moves in both, and
+//! the mirror's per-level parity with the device (`level_sizes`, pairs, Nv, Np, Nu) tests
+//! the order.
+
+use super::resume::Resume;
+use crate::gpu::kernels::{self, Kernel};
+
+/// How B's k-DOPs follow the poses in a batch: which tumbling stages run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tumbling {
+    /// Nothing tumbled: the OBB and sphere trees pose B's volumes from the frame.
+    None,
+    /// The approximation method, lazily: the (pose, node) pairs the front reaches, level
+    /// by level (`tumble_front`, `prepare_tumble`, `tumble_fresh`).
+    Lazy,
+    /// The exact method: every node of B per pose before the descent, in `slices`
+    /// dispatches (the leaves, then each internal level, deepest first).
+    Exact { slices: usize },
+}
+
+/// One dispatch of the batch pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Exact tumbling, slice `k` of B's nodes (0: the leaves from the posed corners, then
+    /// merges from the children).
+    TumbleExact(usize),
+    /// A full tumbling table moved into a larger one (a resume, [`Resume::Table`]).
+    Rehash,
+    /// The frozen level's pairs pointed at the moved table's slots.
+    Reslot,
+    /// The level's front claims the (pose, node) pairs it reaches.
+    TumbleFront,
+    /// The dispatch size of `tumble_fresh`, written on the device.
+    PrepareTumble,
+    /// The nodes `tumble_front` claimed, tumbled.
+    TumbleFresh,
+    /// The level's node pairs tested, children and leaf pairs appended (the scene's
+    /// expansion kernel: k-DOP, dual, OBB, sphere, or k-DOP recording the front).
+    Expand,
+    /// The dispatch size of `tri_test`.
+    PrepareTri,
+    /// The triangle pairs of the level's leaf pairs.
+    TriTest,
+    /// The next level's input and dispatch size; the level's size recorded.
+    PrepareNext,
+}
+
+impl Stage {
+    /// The kernel the stage dispatches (for [`Stage::Expand`], the k-DOP scene's; the
+    /// scene picks its own expansion) and the label of its timestamp.
+    pub(crate) fn kernel(self) -> &'static Kernel {
+        match self {
+            Stage::TumbleExact(0) => &kernels::TUMBLE_EXACT_LEAVES,
+            Stage::TumbleExact(_) => &kernels::TUMBLE_EXACT_MERGE,
+            Stage::Rehash => &kernels::REHASH,
+            Stage::Reslot => &kernels::RESLOT,
+            Stage::TumbleFront => &kernels::TUMBLE_FRONT,
+            Stage::PrepareTumble => &kernels::PREPARE_TUMBLE,
+            Stage::TumbleFresh => &kernels::TUMBLE_FRESH,
+            Stage::Expand => &kernels::EXPAND,
+            Stage::PrepareTri => &kernels::PREPARE_TRI,
+            Stage::TriTest => &kernels::TRI_TEST,
+            Stage::PrepareNext => &kernels::PREPARE_NEXT,
+        }
+    }
+
+    /// The timestamp label of the kernel clock (`MESHCOLLIDE_GPU_PROFILE`): the entry
+    /// point, with exact tumbling's two kernels counted as one.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Stage::TumbleExact(_) => "tumble_exact",
+            s => s.kernel().entry,
+        }
+    }
+}
+
+/// The dispatches of one submission of a batch of `levels` levels, from `from` to the last
+/// level, each with its level: exact tumbling first, then per level the lazy tumbling of
+/// its front, its expansion and its triangle tests. A resume starts inside a level: a moved
+/// table ([`Resume::Table`]) rehashes and reslots, then tumbles the level's front again; a
+/// frozen expansion ([`Resume::Expand`]) runs the level's expansion again (its front was
+/// tumbled); frozen triangle tests ([`Resume::Tri`]) run only those.
+pub(crate) fn stages(levels: u32, tumbling: Tumbling, from: Resume) -> Vec<(u32, Stage)> {
+    let mut out = Vec::new();
+    let lazy = tumbling == Tumbling::Lazy;
+    let first = match from {
+        Resume::Start => {
+            if let Tumbling::Exact { slices } = tumbling {
+                out.extend((0..slices).map(|k| (0, Stage::TumbleExact(k))));
+            }
+            0
+        }
+        Resume::Table(level) => {
+            out.extend([(level, Stage::Rehash), (level, Stage::Reslot)]);
+            level
+        }
+        Resume::Expand(level) | Resume::Tri(level) => level,
+    };
+    for level in first..levels {
+        let resumed_inside = level == first && matches!(from, Resume::Expand(_) | Resume::Tri(_));
+        if lazy && !resumed_inside {
+            out.extend(
+                [Stage::TumbleFront, Stage::PrepareTumble, Stage::TumbleFresh].map(|s| (level, s)),
+            );
+        }
+        if from != Resume::Tri(level) {
+            out.push((level, Stage::Expand));
+        }
+        out.extend([Stage::PrepareTri, Stage::TriTest, Stage::PrepareNext].map(|s| (level, s)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// From the start, lazily: per level the tumbling of its front, then expand and the
+    /// triangle tests; the count is what `GpuStats::dispatches` counts per submission
+    /// (7 per level).
+    #[test]
+    fn a_lazy_batch_tumbles_each_level_before_expanding_it() {
+        let s = stages(3, Tumbling::Lazy, Resume::Start);
+        assert_eq!(s.len(), 3 * 7);
+        for (i, chunk) in s.chunks(7).enumerate() {
+            let kinds: Vec<Stage> = chunk
+                .iter()
+                .map(|&(l, k)| {
+                    assert_eq!(l, i as u32);
+                    k
+                })
+                .collect();
+            assert_eq!(
+                kinds,
+                [
+                    Stage::TumbleFront,
+                    Stage::PrepareTumble,
+                    Stage::TumbleFresh,
+                    Stage::Expand,
+                    Stage::PrepareTri,
+                    Stage::TriTest,
+                    Stage::PrepareNext
+                ]
+            );
+        }
+    }
+
+    /// Exact tumbling runs its slices once, before level 0, and no lazy stage.
+    #[test]
+    fn an_exact_batch_tumbles_every_slice_first() {
+        let s = stages(2, Tumbling::Exact { slices: 4 }, Resume::Start);
+        let kinds: Vec<Stage> = s.iter().map(|&(_, k)| k).collect();
+        assert_eq!(
+            kinds[..4],
+            [0, 1, 2, 3].map(Stage::TumbleExact),
+            "the leaves first, then the merges"
+        );
+        assert_eq!(kinds.len(), 4 + 2 * 4);
+        assert!(!kinds.contains(&Stage::TumbleFront));
+        assert_eq!(stages(2, Tumbling::None, Resume::Start).len(), 2 * 4);
+    }
+
+    /// A resume runs a suffix: the frozen level's triangle tests only, its expansion again
+    /// (not its tumbling), or a moved table then the level's tumbling again.
+    #[test]
+    fn a_resume_runs_the_rest_of_the_frozen_level_then_the_later_levels() {
+        let full = stages(4, Tumbling::Lazy, Resume::Start);
+        let from = |level: u32, stage: Stage| {
+            let at = full.iter().position(|&s| s == (level, stage)).unwrap();
+            full[at..].to_vec()
+        };
+        assert_eq!(
+            stages(4, Tumbling::Lazy, Resume::Tri(2)),
+            from(2, Stage::PrepareTri)
+        );
+        assert_eq!(
+            stages(4, Tumbling::Lazy, Resume::Expand(1)),
+            from(1, Stage::Expand)
+        );
+        let table = stages(4, Tumbling::Lazy, Resume::Table(3));
+        assert_eq!(table[..2], [(3, Stage::Rehash), (3, Stage::Reslot)]);
+        assert_eq!(table[2..], from(3, Stage::TumbleFront)[..]);
+        for s in [Stage::TumbleExact(0), Stage::TumbleExact(5), Stage::Expand] {
+            assert!(!s.label().is_empty());
+        }
+        assert_eq!(Stage::TumbleExact(0).kernel().entry, "tumble_exact_leaves");
+        assert_eq!(Stage::TumbleExact(1).kernel().entry, "tumble_exact_merge");
+    }
+}
