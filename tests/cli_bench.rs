@@ -460,3 +460,65 @@ fn deform_model_rows_equal_brute_force() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.obj"));
 }
+
+/// `bench gpu --quick` on the generated scenes: every row's pairs are the CPU's (the bench
+/// checks by hash and pose by pose, and its pair count equals a direct library query of the
+/// same scene), with kdop18 the GPU's Nv, Np and Nu too; the adapter is named; without an
+/// adapter it says so and exits 2.
+#[test]
+fn bench_gpu_rows_equal_the_cpu_and_name_the_adapter() {
+    let Some(_ctx) = common::gpu() else { return };
+    let dir = out_dir("gpu");
+    let json = dir.join("gpu.json");
+    let rows = run(
+        &dir,
+        "gpu",
+        &[
+            "gpu",
+            "--quick",
+            "--bv",
+            "kdop18",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(rows.len(), 2, "tori and nested spheres");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(!doc["adapter"]["name"].as_str().unwrap().is_empty());
+    let jrows = doc["rows"].as_array().unwrap();
+    assert_eq!(jrows.len(), 2);
+    for (r, md) in jrows.iter().zip(&rows) {
+        assert_eq!(r["pairs_same"], true, "{r}");
+        assert_eq!(md["pairs"], "same");
+        assert_eq!(
+            r["cpu_work"], r["gpu_work"],
+            "kdop18: the CPU's work on the GPU"
+        );
+        assert!(r["dispatches"].as_u64().unwrap() > 0 && r["gpu_s"].as_f64().unwrap() > 0.0);
+    }
+    // The tori row against the library on the same scene.
+    let m = ex::default_model(4_000);
+    let poses = ex::tumble_poses(300, 1.0);
+    let c = Collider::builder(&m, &m)
+        .bv(BvKind::Kdop18)
+        .build()
+        .unwrap();
+    let pairs: usize = c.collide_batch(&poses).iter().map(|r| r.pairs.len()).sum();
+    assert!(pairs > 0, "the tumbling tori touch");
+    assert_eq!(jrows[0]["pairs"].as_u64().unwrap() as usize, pairs);
+    assert_eq!(jrows[0]["poses"].as_u64().unwrap(), 300);
+
+    let o = common::bin()
+        .args(["bench", "gpu", "--quick", "--out"])
+        .arg(&dir)
+        .env("WGPU_BACKEND", "none")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("bench gpu") && err.contains("adapter"),
+        "{err}"
+    );
+}

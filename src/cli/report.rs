@@ -41,13 +41,28 @@ impl Table {
     }
 }
 
-/// Writes `DIR/<name>.md`: title, command, date, machine, notes, then the table.
+/// Writes `DIR/<name>.md`: title, command, date, machine, notes, then the table; the
+/// machine line says queries were timed one at a time on one thread, as the papers'
+/// experiments time them.
 pub fn write_report(
     dir: &Path,
     name: &str,
     title: &str,
     notes: &[String],
     table: &Table,
+) -> Result<(), Failure> {
+    let timing = "queries timed one at a time on one thread";
+    write_report_timed(dir, name, title, notes, table, timing)
+}
+
+/// [`write_report`] for an experiment that times otherwise: `timing` ends the machine line.
+pub fn write_report_timed(
+    dir: &Path,
+    name: &str,
+    title: &str,
+    notes: &[String],
+    table: &Table,
+    timing: &str,
 ) -> Result<(), Failure> {
     std::fs::create_dir_all(dir)
         .map_err(|e| Failure::Input(format!("{}: cannot create: {e}", dir.display())))?;
@@ -58,7 +73,7 @@ pub fn write_report(
     let mut s = format!("# {title}\n\n");
     s += &format!("- command: `{}`\n", cmd.join(" "));
     s += &format!("- date: {}\n", utc_now());
-    s += &format!("- machine: {}\n", machine());
+    s += &format!("- machine: {}; {timing}\n", machine());
     for n in notes {
         s += &format!("- {n}\n");
     }
@@ -102,7 +117,7 @@ fn machine() -> String {
         })
         .unwrap_or_else(|| "unknown CPU".into());
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!("{cpu}, {cores} cores; queries timed one at a time on one thread")
+    format!("{cpu}, {cores} cores")
 }
 
 /// A line of a plot.

@@ -31,6 +31,12 @@ pub struct GpuContext {
     errors: std::sync::Arc<std::sync::Mutex<Option<GpuError>>>,
     /// This device's number in the process (`GpuContext::id`).
     id: u64,
+    /// Whether batches time their kernels (a timestamp after every dispatch, read back per
+    /// submission into `BatchWork::kernel_ns`): on when the device has the timestamp
+    /// features and the clock was asked for ([`PROFILE_ENV`], or
+    /// [`GpuContext::with_timestamps`]). A caller may turn it off for a timed run and on
+    /// again (`meshcollide bench gpu` does); it never turns on without the features.
+    pub kernel_clock: bool,
 }
 
 /// The same device and queue (wgpu's handles are shared references), its limits and the
@@ -46,6 +52,7 @@ impl Clone for GpuContext {
             binding_limit: self.binding_limit,
             errors: self.errors.clone(),
             id: self.id,
+            kernel_clock: self.kernel_clock,
         }
     }
 }
@@ -80,6 +87,18 @@ impl GpuContext {
     /// Picks the best adapter (discrete, then integrated, then others, lavapipe last) and
     /// opens a device with the adapter's own limits (large storage buffers matter here).
     pub fn new() -> Result<GpuContext, GpuError> {
+        GpuContext::open(requested())
+    }
+
+    /// [`GpuContext::new`] with the timestamp features requested whatever the environment
+    /// says, where the adapter has them, and the kernel clock on ([`GpuContext::kernel_clock`]):
+    /// for a caller that reports kernel times (`meshcollide bench gpu`).
+    pub fn with_timestamps() -> Result<GpuContext, GpuError> {
+        GpuContext::open(true)
+    }
+
+    /// Opens the best adapter's device, with the kernel clock's features when `clock`.
+    fn open(clock: bool) -> Result<GpuContext, GpuError> {
         let inst = instance();
         let mut list = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::PRIMARY));
         let rank = |t: wgpu::DeviceType| match t {
@@ -98,7 +117,7 @@ impl GpuContext {
             pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
                 label: Some("meshcollide"),
                 // Timestamps only for the kernel clock (`MESHCOLLIDE_GPU_PROFILE`).
-                required_features: if requested() {
+                required_features: if clock {
                     adapter.features() & FEATURES
                 } else {
                     wgpu::Features::empty()
@@ -125,6 +144,7 @@ impl GpuContext {
                 first.get_or_insert(GpuError::DeviceLost(format!("{reason:?}: {message}")));
             }
         });
+        let kernel_clock = clock && device.features().contains(FEATURES);
         Ok(GpuContext {
             adapter,
             device,
@@ -134,6 +154,7 @@ impl GpuContext {
             binding_limit: limit,
             errors,
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            kernel_clock,
         })
     }
 

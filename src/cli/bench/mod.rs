@@ -8,6 +8,7 @@
 
 mod deform;
 mod flight;
+mod gpu;
 mod grid;
 mod hierarchies;
 mod rules;
@@ -56,6 +57,10 @@ pub enum Experiment {
     /// 'Collision Detection for Continuously Deforming Objects') and rebuilds; with
     /// --write-frames DIR, the scene's frame files for `query --frames-a/--frames-b`.
     Deform(deform::DeformArgs),
+    /// Whether the GPU pays on this machine: a fixed suite (tori, nested spheres, and with
+    /// --models the bunny and the dragon) on the CPU and the GPU with every default, pairs
+    /// and counters checked equal; wall time per pose, kernel times, dispatches, readbacks.
+    Gpu(gpu::GpuArgs),
 }
 
 #[derive(clap::Args)]
@@ -87,6 +92,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Failure> {
         Experiment::Grid(g) => grid::run(g),
         Experiment::Hierarchies(h) => hierarchies::run(h),
         Experiment::Deform(d) => deform::run(d),
+        Experiment::Gpu(g) => gpu::run(g),
     }
 }
 

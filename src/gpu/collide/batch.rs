@@ -327,7 +327,7 @@ impl<const H: usize> GpuScene<H> {
                     enc.copy_buffer_to_buffer(seeds, 0, &bb.front_a, 0, bytes);
                 }
             }
-            let mut clock = if super::profile::requested() {
+            let mut clock = if ctx.kernel_clock {
                 KernelClock::new(ctx)
             } else {
                 None
