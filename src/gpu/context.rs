@@ -65,8 +65,25 @@ impl std::fmt::Debug for GpuContext {
     }
 }
 
+/// The largest indirect dispatch the kernels write, per dimension: `groups` of
+/// `shaders/front_prepare.wgsl` (and the host's own sizing) gives `x ≤ DISPATCH_X` = 32,768
+/// and, as a u32 count needs at most ⌈2³² / 64⌉ = 2²⁶ workgroups of 64, `y ≤ 2²⁶ / 2¹⁵` =
+/// 2,048, with `z = 1`, whatever the counters hold (a test drives them to `u32::MAX`).
+pub const MAX_INDIRECT_GROUPS: u32 = crate::gpu::shader::DISPATCH_X;
+
+/// wgpu validates every indirect dispatch's arguments against the device's limits by
+/// injecting a validation dispatch, with rebinds, before it (`InstanceFlags::
+/// VALIDATION_INDIRECT_CALL`, on by default; wgpu issues 6567 and 8332): on a batch of 30
+/// levels that is 120 more dispatches than it counts. Every argument the kernels write is
+/// bounded by [`MAX_INDIRECT_GROUPS`] per dimension, within the 65,535 workgroups per
+/// dimension that every WebGPU device allows (`max_compute_workgroups_per_dimension`, also
+/// wgpu's downlevel default), so the check is off; `WGPU_VALIDATION_INDIRECT_CALL=1` turns
+/// it back on.
 fn instance() -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.flags
+        .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    wgpu::Instance::new(desc.with_env())
 }
 
 /// Every adapter wgpu can see (for `meshcollide info`).

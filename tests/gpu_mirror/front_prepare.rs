@@ -103,3 +103,77 @@ fn prepare_kernels_match_their_twins() {
         }
     }
 }
+
+/// wgpu's validation of indirect dispatches is off (`gpu::context`): every size the
+/// prepare kernels write must be within the device's limit whatever the counters hold. The
+/// counts here run to `u32::MAX` (far beyond any capacity): each of x, y, z stays within
+/// `MAX_INDIRECT_GROUPS` and the device's `max_compute_workgroups_per_dimension`, on the
+/// device as in the twins.
+#[test]
+fn dispatch_sizes_stay_within_the_device_limits_for_any_count() {
+    use meshcollide::gpu::context::MAX_INDIRECT_GROUPS;
+    let Some(mut gpu) = Gpu::new() else { return };
+    let device_limit = gpu.ctx.device.limits().max_compute_workgroups_per_dimension;
+    assert!(MAX_INDIRECT_GROUPS <= device_limit && device_limit >= 65_535);
+    let per_x = DISPATCH_X * WORKGROUP_SIZE;
+    let counts = [
+        0,
+        1,
+        per_x - 1,
+        per_x,
+        per_x + 1,
+        1 << 31,
+        u32::MAX - WORKGROUP_SIZE,
+        u32::MAX - 1,
+        u32::MAX,
+    ];
+    for n in counts {
+        let c0 = GpuCounters {
+            n_out: n,
+            n_leaf: n,
+            n_fresh: n,
+            cap_front: u32::MAX,
+            cap_leaf: u32::MAX,
+            ..Default::default()
+        };
+        let (c_b, args_b, sizes_b) = (gpu.buf(&[c0]), gpu.buf(&[0u32; 9]), gpu.buf(&[0u32; 4]));
+        let (mut c, mut args, mut sizes) = (c0, [0u32; 9], [0u32; 4]);
+        gpu.run(
+            &kernels::PREPARE_TRI,
+            9,
+            &[("counters", &c_b), ("args", &args_b)],
+            1,
+        );
+        front_prepare::prepare_tri(&mut c, &mut args);
+        let b = [
+            ("counters", &c_b),
+            ("args", &args_b),
+            ("level_sizes", &sizes_b),
+        ];
+        gpu.run(&kernels::PREPARE_NEXT, 9, &b, 1);
+        front_prepare::prepare_next(&mut c, &mut args, &mut sizes);
+        gpu.run(
+            &kernels::PREPARE_TUMBLE,
+            9,
+            &[("counters", &c_b), ("args", &args_b)],
+            1,
+        );
+        front_prepare::prepare_tumble(&mut c, &mut args);
+        let on_device = gpu.read::<u32>(&args_b, 9);
+        assert_eq!(on_device, args, "n = {n}: the twins");
+        for (k, &v) in on_device.iter().enumerate() {
+            assert!(v <= MAX_INDIRECT_GROUPS, "n = {n}: args[{k}] = {v}");
+        }
+        // Every count below the wrap dispatches enough groups for its invocations.
+        if n <= u32::MAX - WORKGROUP_SIZE {
+            for at in [0, 3, 6] {
+                let groups = on_device[at] as u64 * on_device[at + 1] as u64;
+                assert!(
+                    groups * WORKGROUP_SIZE as u64 >= n as u64,
+                    "n = {n}: args[{at}..]"
+                );
+                assert_eq!(on_device[at + 2], 1);
+            }
+        }
+    }
+}
