@@ -114,7 +114,7 @@ fn dispatch_sizes_stay_within_the_device_limits_for_any_count() {
     use meshcollide::gpu::context::MAX_INDIRECT_GROUPS;
     let Some(mut gpu) = Gpu::new() else { return };
     let device_limit = gpu.ctx.device.limits().max_compute_workgroups_per_dimension;
-    assert!(MAX_INDIRECT_GROUPS <= device_limit && device_limit >= 65_535);
+    assert!(MAX_INDIRECT_GROUPS <= device_limit, "{device_limit}");
     let per_x = DISPATCH_X * WORKGROUP_SIZE;
     let counts = [
         0,
