@@ -11,7 +11,6 @@ mod query;
 mod query_args;
 mod query_frames;
 mod report;
-mod runtime_dir;
 mod self_query;
 
 use crate::{kind::BvKind, tumble::TumbleMethod};
@@ -209,8 +208,9 @@ impl From<crate::error::Error> for Failure {
 }
 
 pub fn run() -> ExitCode {
-    // First, while single-threaded: the environment variable is set here if at all.
-    runtime_dir::ensure();
+    // First, while single-threaded: the environment variable is set here if at all (the
+    // library would set it before its first wgpu instance otherwise, with threads running).
+    crate::gpu::runtime_dir::ensure();
     let cli = Cli::parse();
     interrupt::install();
     let result = match cli.command {

@@ -58,7 +58,11 @@ impl std::fmt::Debug for GpuContext {
     }
 }
 
+/// A wgpu instance, after [`crate::gpu::runtime_dir::ensure`]: every instance of the
+/// library is created here, so none of them makes libwayland print its false
+/// `XDG_RUNTIME_DIR` error.
 fn instance() -> wgpu::Instance {
+    crate::gpu::runtime_dir::ensure();
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
 }
 
