@@ -50,3 +50,41 @@ fn gpu_context_without_xdg_runtime_dir_prints_no_driver_noise() {
         "{stdout}\n{stderr}"
     );
 }
+
+/// Without an adapter (`WGPU_BACKEND=none` hides them all) a GPU test passes by skipping,
+/// and the binary says so in one line on stderr as it exits; with `MESHCOLLIDE_REQUIRE_GPU=1`
+/// it fails instead. Needs no GPU itself.
+#[test]
+fn a_missing_adapter_is_summed_up_or_fails_when_required() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let child = |require: bool| {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.args([
+            "gpu_context_without_xdg_runtime_dir_prints_no_driver_noise",
+            "--exact",
+        ])
+        .env("WGPU_BACKEND", "none")
+        .env_remove("MESHCOLLIDE_REQUIRE_GPU");
+        if require {
+            c.env("MESHCOLLIDE_REQUIRE_GPU", "1");
+        }
+        let o = c.output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (o.status.success(), text(&o.stdout), text(&o.stderr))
+    };
+    let (ok, out, err) = child(false);
+    assert!(ok && out.contains("1 passed"), "{out}\n{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("SKIPPED")).collect();
+    assert_eq!(
+        lines,
+        [
+            "SKIPPED in gpu_context: 1 test without a GPU adapter (MESHCOLLIDE_REQUIRE_GPU=1 \
+             fails instead); they report ok (--nocapture shows each SKIP line)"
+        ],
+        "{err}"
+    );
+    let (ok, out, err) = child(true);
+    assert!(!ok && out.contains("1 failed"), "{out}\n{err}");
+}
