@@ -83,6 +83,13 @@ static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 impl GpuContext {
     /// Picks the best adapter (discrete, then integrated, then others, lavapipe last) and
     /// opens a device with the adapter's own limits (large storage buffers matter here).
+    ///
+    /// The first call in a process sets `XDG_RUNTIME_DIR` to a private directory (mode 0700,
+    /// in the temporary directory) if the variable is unset, empty, relative or not a
+    /// directory, and leaves a valid one alone: Mesa's Vulkan device selection otherwise
+    /// makes libwayland print a false `error: XDG_RUNTIME_DIR is invalid or not set` twice
+    /// per instance. A program that wants another directory sets a valid one before the
+    /// first context.
     pub fn new() -> Result<GpuContext, GpuError> {
         let inst = instance();
         let mut list = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::PRIMARY));
