@@ -98,8 +98,8 @@ pub enum MeshError {
     /// never ends. The input is streamed, so this bounds the time spent, not the memory.
     #[error(
         "{path}: holds more than {limit} bytes{unzipped}, more than this machine can read safely \
-         (the limit is half the available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)",
-        unzipped = if *gz { " once unzipped" } else { "" }
+         ({from})",
+        unzipped = if *gz { " once unzipped" } else { "" }, from = crate::limits::limit_from(*limit)
     )]
     TooLarge {
         /// The mesh file.
@@ -130,8 +130,7 @@ pub enum MeshError {
     /// allocation.
     #[error(
         "{path}: {location}: the header declares {declared}, at least {bytes} bytes once read, \
-         more than the memory limit of {limit} bytes (half the available memory; set \
-         MESHCOLLIDE_MAX_INPUT_BYTES to change it)"
+         more than the memory limit of {limit} bytes ({from})", from = crate::limits::limit_from(*limit)
     )]
     DeclaredTooLarge {
         /// The mesh file.
@@ -149,8 +148,8 @@ pub enum MeshError {
     /// 12 per triangle): a text format, which declares no counts, is stopped as it grows.
     #[error(
         "{path}: {location}: the mesh outgrows the memory limit of {limit} bytes ({vertices} \
-         vertices and {triangles} triangles read so far, 24 and 12 bytes each; half the \
-         available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)"
+         vertices and {triangles} triangles read so far, 24 and 12 bytes each; {from})",
+        from = crate::limits::limit_from(*limit)
     )]
     MeshTooLarge {
         /// The mesh file.
@@ -297,7 +296,7 @@ pub enum SavedError {
     /// [`crate::mesh::load::input_limit`]): refused before those bytes are read or allocated.
     #[error(
         "{path}: its header describes {expected} bytes, more than the {limit} this machine can read safely \
-         (the limit is half the available memory; set MESHCOLLIDE_MAX_INPUT_BYTES to change it)"
+         ({from})", from = crate::limits::limit_from(*limit)
     )]
     TooLarge {
         /// The file.

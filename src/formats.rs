@@ -81,7 +81,14 @@ pub fn parse_pairs(text: &str) -> Result<Vec<(u32, u32, u32)>, String> {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Stats {
     pub backend: String,
+    /// The hierarchy asked for (`--bv`; `auto` stays `auto`: it picks per call, so a run
+    /// may use both trees). What ran is `bv_ran`.
     pub bv: String,
+    /// The hierarchies that answered the poses, each with its number of poses: the one of
+    /// `bv` with every pose; under `auto`, `kdop18` and `obb` with the poses each traversed
+    /// past the posed-box pretest (`auto.kdop18_poses`, `auto.obb_poses`; a tree with none
+    /// left out, so an empty object when the pretest answered every pose).
+    pub bv_ran: std::collections::BTreeMap<String, u64>,
     /// `--box-test` (boxtree only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub box_test: Option<String>,

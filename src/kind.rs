@@ -41,14 +41,14 @@ option_names! {
         Kdop14 => "kdop14",
         Kdop18 => "kdop18",
         Kdop26 => "kdop26",
-        Boxtree => "boxtree": "Zachmann's restricted boxtree (9 bytes per node; CPU only)",
-        Rtree => "rtree": "Figueiredo's R-tree of triangle AABBs (CPU only)",
+        Boxtree => "boxtree": "Restricted boxtree (Zachmann 2002, 'Minimal Hierarchical Collision Detection'; 9 bytes per node; CPU only)",
+        Rtree => "rtree": "R-tree of triangle AABBs (Figueiredo et al. 2009, 'An R-Tree Collision Detection Algorithm for Polygonal Models'; CPU only)",
         Dual6 => "dual6": "Dual k-DOP–sphere hierarchies (Fang, Jiang, Xu, 'Efficient Collision Detection Using a Dual k-DOP-Sphere Bounding Volume Hierarchy')",
         Dual14 => "dual14",
         Dual18 => "dual18",
         Dual26 => "dual26",
         Obb => "obb": "OBB tree (Gottschalk, Lin, Manocha, 'OBBTree', 1996): principal-axis boxes, 15-axis separating axis test",
-        Sphere => "sphere": "Sphere tree of smallest enclosing spheres (the lecture's first volume)",
+        Sphere => "sphere": "Sphere tree: one smallest enclosing sphere per node (the simplest bounding volume; the same spheres as the dual hierarchies')",
         Auto => "auto": "kdop18 and OBB trees over one topology; a sampling probe picks one per call (the default; kdop18 where only a k-DOP serves)",
     }
 }

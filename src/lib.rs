@@ -57,6 +57,9 @@
 #[macro_use]
 #[doc(hidden)]
 pub mod option_names;
+// The input limit's variable and how messages cite it (errors and loaders alike).
+#[doc(hidden)]
+pub mod limits;
 
 // The API a user reads: meshes, poses, errors, and the colliders (rigid pairs at the root,
 // deforming meshes, self-collision, saved hierarchies), and the GPU's context and stats.

@@ -329,8 +329,44 @@ fn cli_defaults_to_auto_and_reports_it() {
     let n = |k: &str| s["auto"][k].as_u64().unwrap();
     assert_eq!(n("obb_poses") + n("kdop18_poses"), 2, "{s}");
     assert_eq!(n("probes"), 1, "{s}");
+    // `bv_ran` says which tree answered, with its poses: the library's choice on the same
+    // call. Here (two poses, B 1 % inside A) kdop18; B at the identity inside a finer A,
+    // the OBB tree (`the_probe_is_counted_and_decides_once_per_call`).
+    let expected_ran = |a: &Mesh, b: &Mesh, poses: &[Pose]| {
+        let mut lib = AutoCounters::default();
+        for r in build(a, b, BvKind::Auto).collide_batch(poses) {
+            lib += sub(&r.counters);
+        }
+        let mut ran = serde_json::Map::new();
+        for (name, n) in [("kdop18", lib.kdop18_poses), ("obb", lib.obb_poses)] {
+            if n > 0 {
+                ran.insert(name.into(), n.into());
+            }
+        }
+        (serde_json::Value::Object(ran), lib)
+    };
+    let two = [Pose::IDENTITY, Pose::translation([0.001, 0.0, 0.0])];
+    assert_eq!(s["bv_ran"], expected_ran(&a, &b, &two).0, "{s}");
+    let (a4, b4) = nested(4000, 0.01, 0.0);
+    common::write_obj(&d.join("a4.obj"), &a4);
+    common::write_obj(&d.join("b4.obj"), &b4);
+    let o = common::bin()
+        .current_dir(&d)
+        .args([
+            "query", "a4.obj", "b4.obj", "--poses", "p.csv", "--out", "o4.csv",
+        ])
+        .args(["--stats", "s4.json", "--backend", "cpu"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s4: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("s4.json")).unwrap()).unwrap();
+    let (want, lib) = expected_ran(&a4, &b4, &two);
+    assert!(lib.obb_poses > 0, "{lib:?}");
+    assert_eq!((&s4["bv"], &s4["bv_ran"]), (&"auto".into(), &want), "{s4}");
     let (k, kpairs) = run(&["--bv", "kdop18"]);
     assert!(k.get("auto").is_none());
+    assert_eq!(k["bv_ran"], serde_json::json!({ "kdop18": 2 }), "{k}");
     assert_eq!(pairs, kpairs);
     // On the CPU `auto` runs coherently on either tree; on the GPU only the k-DOPs do.
     let (c, cpairs) = run(&["--coherence", "--backend", "cpu"]);

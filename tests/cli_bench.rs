@@ -522,3 +522,53 @@ fn bench_gpu_rows_equal_the_cpu_and_name_the_adapter() {
         "{err}"
     );
 }
+
+/// List flags take the values space separated, as `--help` shows their defaults, or comma
+/// separated, with the same rows; the closing message names both files by whole paths
+/// that exist.
+#[test]
+fn lists_take_spaces_or_commas_and_the_message_names_both_paths() {
+    let tumble = |d: &Path, lists: [&[&str]; 2]| {
+        let mut args = vec!["tumble", "--tris", "200", "--steps", "2", "--distances"];
+        args.extend(lists[0]);
+        args.push("--bv");
+        args.extend(lists[1]);
+        let mut rows: Vec<(String, BvKind)> = run(d, "tumble", &args)
+            .iter()
+            .map(|r| (r["d"].clone(), kind(r)))
+            .collect();
+        rows.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.name().cmp(y.1.name())));
+        rows.dedup();
+        rows
+    };
+    let spaced = tumble(
+        &out_dir("spaced"),
+        [&["0", "1.2", "3"], &["kdop6", "kdop14"]],
+    );
+    let commas = tumble(&out_dir("commas"), [&["0,1.2,3"], &["kdop6,kdop14"]]);
+    assert_eq!(spaced, commas);
+    let mut want = Vec::new();
+    for d in ["0", "1.2", "3"] {
+        for k in [BvKind::Kdop14, BvKind::Kdop6] {
+            want.push((d.to_string(), k));
+        }
+    }
+    let parsed = |r: &[(String, BvKind)]| -> Vec<(f64, BvKind)> {
+        r.iter().map(|(d, k)| (d.parse().unwrap(), *k)).collect()
+    };
+    assert_eq!(parsed(&spaced), parsed(&want));
+
+    let d = out_dir("message");
+    let o = common::bin()
+        .args(["bench", "tumble", "--tris", "200", "--steps", "2"])
+        .args(["--distances", "0", "--bv", "kdop6", "--out"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    let (md, svg) = (d.join("tumble.md"), d.join("tumble.svg"));
+    let line = format!("wrote {} and {}", md.display(), svg.display());
+    assert!(err.lines().any(|l| l == line), "no `{line}` in\n{err}");
+    assert!(md.is_file() && svg.is_file());
+}

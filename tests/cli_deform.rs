@@ -478,3 +478,49 @@ fn interrupted_frames_keep_whole_frames() {
     assert_eq!(got, want);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `meshcollide info` names the backends that run frames, and each of them does: a frames
+/// query on it succeeds and its `stats.json` names that backend (the GPU's only where an
+/// adapter exists; without one, the line is still checked).
+#[test]
+fn info_names_the_backends_that_run_frames() {
+    let o = common::bin().arg("info").output().unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("deforming meshes"))
+        .unwrap_or_else(|| panic!("no line on deforming meshes in\n{text}"));
+    let (_, claim) = line.split_once("):").expect("`(flags): backends`");
+    let gpu = common::gpu().is_some();
+    let d = tmp_dir("info");
+    let (pa, pb, lfa, lfb) = write_scene(&d);
+    for backend in ["cpu", "gpu"] {
+        assert!(claim.contains(backend), "`info` omits {backend}: {line}");
+        if backend == "gpu" && !gpu {
+            continue;
+        }
+        let stats = d.join(format!("{backend}.json"));
+        let o = common::bin()
+            .arg("query")
+            .args([&pa, &pb])
+            .arg("--frames-a")
+            .arg(&lfa)
+            .arg("--frames-b")
+            .arg(&lfb)
+            .arg("--out")
+            .arg(d.join(format!("{backend}.csv")))
+            .arg("--stats")
+            .arg(&stats)
+            .args(["--backend", backend])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        assert!(
+            s["backend"].as_str().unwrap().starts_with(backend),
+            "{backend}: {s}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 
 use meshcollide::formats::parse_pairs;
 use meshcollide::rng::Rng;
-use meshcollide::{Mesh, Pose, brute_force};
+use meshcollide::{BvKind, Mesh, Pose, brute_force};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -214,6 +214,8 @@ fn bad_inputs_exit_2_with_located_messages() {
     )
     .unwrap();
     std::fs::write(d.join("short.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0\n").unwrap();
+    // An OBJ's text under an STL name: said to be text, not a binary STL of the wrong size.
+    std::fs::write(d.join("text.stl"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n").unwrap();
     let q = |a: &'static str, b: &'static str, p: &'static str| {
         vec!["query", a, b, "--poses", p, "--out", "pairs.csv"]
     };
@@ -226,6 +228,11 @@ fn bad_inputs_exit_2_with_located_messages() {
         &d,
         &q("ok.obj", "nan.obj", "poses.csv"),
         &["nan.obj", "line 2"],
+    );
+    expect_input_error(
+        &d,
+        &q("ok.obj", "text.stl", "poses.csv"),
+        &["text.stl", "line 1", "a text file but no STL", "`v 0 0 0`"],
     );
     expect_input_error(
         &d,
@@ -473,6 +480,14 @@ fn help_cites_papers_by_author_and_title() {
         if let Some(f) = paper_file_name(text) {
             panic!("`meshcollide {} --help` cites `{f}`", path.join(" "));
         }
+        // Words a user cannot follow: the crate's paths, a lecture they have not heard.
+        for jargon in ["crate::", "the lecture's"] {
+            assert!(
+                !text.contains(jargon),
+                "`meshcollide {} --help` says `{jargon}`",
+                path.join(" ")
+            );
+        }
     }
     let page = |p: &str| &pages[names.iter().position(|n| n == p).unwrap()].1;
     for (p, author) in [
@@ -487,6 +502,82 @@ fn help_cites_papers_by_author_and_title() {
         ("bench grid", "Figueiredo"),
     ] {
         assert!(page(p).contains(author), "`{p} --help` lacks {author}");
+    }
+}
+
+/// The values `--bv` lists in `meshcollide ARGS --help` ("Possible values:" below it).
+fn listed_bv(args: &[&str]) -> Vec<String> {
+    help(args)
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--bv <BV>"))
+        .skip_while(|l| l.trim() != "Possible values:")
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .map(|l| {
+            let v = l.trim_start()[2..].split([':', ' ']).next().unwrap();
+            v.to_string()
+        })
+        .collect()
+}
+
+/// Help that a user can act on: `self` and `build` list the `--bv` values they accept
+/// (the k-DOPs: every other one is refused, exit 2) where `query` lists all; the
+/// boxtree's tests name their paper beside the section; `--gpu-memory` shows its default
+/// (the library's).
+#[test]
+fn help_lists_what_each_command_accepts() {
+    let every: Vec<String> = BvKind::EVERY.iter().map(|k| k.name().to_string()).collect();
+    let kdops: Vec<String> = BvKind::ALL.iter().map(|k| k.name().to_string()).collect();
+    assert_eq!(listed_bv(&["query"]), every);
+    let d = tmp_dir("help");
+    common::write_obj(&d.join("a.obj"), &soup(5, 4));
+    for cmd in ["self", "build"] {
+        assert_eq!(listed_bv(&[cmd]), kdops, "`{cmd} --help`");
+        for k in &every {
+            let o = common::bin()
+                .current_dir(&d)
+                .args([cmd, "a.obj", "--out", "x.out", "--bv", k])
+                .args(if cmd == "self" {
+                    &["--backend", "cpu"][..]
+                } else {
+                    &[]
+                })
+                .output()
+                .unwrap();
+            let accepted = o.status.success();
+            assert_eq!(
+                accepted,
+                kdops.contains(k),
+                "`{cmd} --bv {k}`: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            if !accepted {
+                assert_eq!(o.status.code(), Some(2), "`{cmd} --bv {k}`");
+            }
+            let _ = std::fs::remove_file(d.join("x.out"));
+        }
+    }
+    let q = help(&["query"]);
+    let mib = meshcollide::gpu::context::DEFAULT_BATCH_MEMORY >> 20;
+    let gpu_memory: String = q
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--gpu-memory"))
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        gpu_memory.contains(&format!("[default: {mib}")),
+        "--gpu-memory shows no default: {gpu_memory}"
+    );
+    let box_tests: Vec<&str> = q
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--box-test"))
+        .skip_while(|l| l.trim() != "Possible values:")
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .collect();
+    assert_eq!(box_tests.len(), meshcollide::boxtree::BoxTest::ALL.len());
+    for l in box_tests {
+        assert!(l.contains("Zachmann"), "{l}");
     }
 }
 
@@ -610,6 +701,10 @@ fn oversized_and_bomb_inputs_are_refused() {
         for n in needles {
             assert!(err.contains(n), "{a}: `{err}` lacks `{n}`");
         }
+        // The message names the limit's source: the variable that set it.
+        let source = format!("the limit set by MESHCOLLIDE_MAX_INPUT_BYTES={lim}");
+        assert!(err.contains(&source), "{a}: `{err}` lacks `{source}`");
+        assert!(!err.contains("half the available memory"), "{a}: {err}");
         assert!(!d.join("pairs.csv").exists());
     }
     // Under the default limit (half the available memory) both read and query normally.

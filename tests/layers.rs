@@ -30,6 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Lowest first; a module may use the modules of the layers before its own.
 const LAYERS: &[&[&str]] = &[
     &["isa"],
+    &["limits"],
     &["geom", "rng", "option_names", "tri", "error", "prefetch"],
     &["kind"],
     &["mesh"],

@@ -593,6 +593,54 @@ fn stl_errors_name_the_line_or_facet() {
     assert_err(load(&p), &p, None, is_parse);
 }
 
+/// A text file named `.stl` that is no ASCII STL is said to be text, not read as a binary
+/// STL of the wrong size, from a file and from a pipe alike: an ASCII STL without its
+/// `solid` line (named so), an OBJ, a note. A file that is one of these with its `solid`
+/// line loads, and a binary STL whose header is text still does.
+#[test]
+fn text_that_is_no_ascii_stl_is_named_as_such() {
+    let d = TempDir::new("stl-text");
+    let ascii = stl_ascii();
+    let headless = &ascii[ascii.find('\n').unwrap() + 1..];
+    let obj = "# an OBJ\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    for (name, text, line, words) in [
+        (
+            "headless.stl",
+            headless,
+            1,
+            "ASCII STL without its `solid` line",
+        ),
+        ("obj.stl", obj, 1, "a text file but no STL"),
+        (
+            "note.stl",
+            "\n\nthis is not a mesh\n",
+            3,
+            "a text file but no STL",
+        ),
+        ("hello.stl", "hello", 1, "a text file but no STL"),
+    ] {
+        let p = d.write(name, text.as_bytes());
+        let check = |e: &MeshError| {
+            e.to_string().contains(words) && !e.to_string().contains("binary STL has")
+        };
+        assert_err(load(&p), &p, Some(Location::Line(line)), check);
+        let piped = load_reader(&p, text.as_bytes());
+        assert_err(piped, &p, Some(Location::Line(line)), check);
+    }
+    assert_eq!(
+        load_as(&d, "whole.stl", ascii.as_bytes()).unwrap(),
+        stl_expected()
+    );
+    let text_header = stl_binary(
+        b"a header of text, as exporters write",
+        &stl_expected().positions,
+    );
+    assert_eq!(
+        load_as(&d, "texthead.stl", &text_header).unwrap(),
+        stl_expected()
+    );
+}
+
 #[test]
 fn ply_errors_name_the_line_or_record() {
     let d = TempDir::new("ply-err");

@@ -3,6 +3,8 @@
 //! pytest suite against the command line built here. Skips loudly without Python, maturin,
 //! NumPy or pytest, and fails instead when `MESHCOLLIDE_REQUIRE_PYTHON=1` (as in CI).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -45,8 +47,11 @@ fn python_package_pytest_suite() {
             std::env::var("MESHCOLLIDE_REQUIRE_PYTHON").as_deref() != Ok("1"),
             "{why}, and MESHCOLLIDE_REQUIRE_PYTHON=1"
         );
-        eprintln!(
-            "SKIPPED python_package: {why} (pip install maturin numpy pytest \"dask[distributed]\"; MESHCOLLIDE_REQUIRE_PYTHON=1 makes this a failure)"
+        common::skip(
+            "without Python, maturin, NumPy or pytest (MESHCOLLIDE_REQUIRE_PYTHON=1 fails instead)",
+            &format!(
+                "python_package: {why} (pip install maturin numpy pytest \"dask[distributed]\"; MESHCOLLIDE_REQUIRE_PYTHON=1 makes this a failure)"
+            ),
         );
         return;
     }

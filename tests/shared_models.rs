@@ -223,3 +223,56 @@ fn dragon_loads_and_kdop6_agrees_with_kdop18() {
     assert!(want.iter().any(|p| !p.is_empty()));
     check_equal("dragon", &b, &want);
 }
+
+/// Without the shared models the tests above pass by skipping: the binary then says so in
+/// one line on stderr as it exits (which cargo shows, unlike a passing test's output), and
+/// with `MESHCOLLIDE_REQUIRE_SHARED=1` they fail. Runs one of them again in a child that
+/// looks for the models in a folder that does not exist.
+#[test]
+fn missing_shared_models_are_summed_up_or_fail_when_required() {
+    let absent = std::env::temp_dir().join(format!("meshcollide-no-shared-{}", std::process::id()));
+    let child = |require: bool| {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.args(["every_shared_model_loads", "--exact"])
+            .env("MESHCOLLIDE_SHARED_MESHES", &absent)
+            .env_remove("MESHCOLLIDE_REQUIRE_SHARED");
+        if require {
+            c.env("MESHCOLLIDE_REQUIRE_SHARED", "1");
+        }
+        let o = c.output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (o.status.success(), text(&o.stdout), text(&o.stderr))
+    };
+    let (ok, out, err) = child(false);
+    assert!(ok && out.contains("1 passed"), "{out}\n{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("SKIPPED")).collect();
+    assert_eq!(
+        lines,
+        [
+            "SKIPPED in shared_models: 1 test without the shared models (../shared/meshes absent; \
+             MESHCOLLIDE_REQUIRE_SHARED=1 fails instead); they report ok (--nocapture shows each \
+             SKIP line)"
+        ],
+        "{err}"
+    );
+    let (ok, out, err) = child(true);
+    assert!(!ok && out.contains("1 failed"), "{out}\n{err}");
+    assert!(!err.contains("SKIPPED"), "{err}");
+}
+
+/// The summary's wording: one clause per reason, counted; nothing when nothing skipped.
+#[test]
+fn skip_summary_counts_each_reason() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    assert_eq!(common::skips::summary_line("x", &m), None);
+    m.entry("without a".into())
+        .or_default()
+        .extend(["t1".into(), "t2".into()]);
+    m.entry("without b".into()).or_default().insert("t1".into());
+    assert_eq!(
+        common::skips::summary_line("x", &m).unwrap(),
+        "SKIPPED in x: 2 tests without a, 1 test without b; they report ok (--nocapture shows \
+         each SKIP line)"
+    );
+}

@@ -74,10 +74,10 @@ pub struct BoxtreeOptions {
 
 option_names! {
     BoxTest, kind "box test", all ALL {
-        Align => "align": "Axis alignment (3.2.1)",
-        SatLite => "satlite": "SAT lite: the axes of both boxes (3.2.4)",
-        Sat => "sat": "Full separating axis test, 15 axes (3.2.3)",
-        Lut => "lut": "Axis alignment with lookup tables (3.2.2)",
+        Align => "align": "Axis alignment: B's box aligned to A's axes (Zachmann 2002, 'Minimal Hierarchical Collision Detection', section 3.2.1)",
+        SatLite => "satlite": "SAT lite: separating axes among the 6 face normals of both boxes only (Zachmann 2002, section 3.2.4; the fastest)",
+        Sat => "sat": "Full separating axis test: 15 axes, face normals and edge cross products (Zachmann 2002, section 3.2.3)",
+        Lut => "lut": "Axis alignment with lookup tables of the box corners (Zachmann 2002, section 3.2.2)",
     }
 }
 

@@ -5,7 +5,7 @@ use super::Failure;
 use super::output::{AtomicFile, Out, Outputs};
 use super::query_args::ms;
 use crate::saved::SavedHierarchy;
-use crate::{bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule, kind::BvKind};
+use crate::{bvh::BuildOptions, bvh::SplitPoint, bvh::SplitRule};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,7 +20,7 @@ pub struct BuildArgs {
     /// Bounding volume: the k-DOPs only (a kdopK file also serves `query --bv dualK`; the
     /// boxtree and the R-tree are not saved).
     #[arg(long, value_enum, default_value = "kdop18")]
-    pub bv: BvKind,
+    pub bv: super::KdopArg,
     /// Splitting rule for the split axis.
     #[arg(long, value_enum, default_value = "splatter")]
     pub split: SplitRule,
@@ -52,7 +52,7 @@ pub fn run(a: &BuildArgs) -> Result<(), Failure> {
         leaf_size: a.leaf_size,
     };
     let t1 = Instant::now();
-    let saved = SavedHierarchy::build(mesh, a.bv, &options)?;
+    let saved = SavedHierarchy::build(mesh, a.bv.0, &options)?;
     let build_ms = ms(t1);
     let t2 = Instant::now();
     let bytes = saved.to_bytes();
@@ -63,7 +63,7 @@ pub fn run(a: &BuildArgs) -> Result<(), Failure> {
         "{}: {} triangles, {} ({} split at the {}, leaf size {}), {} bytes; load {load_ms:.1} ms, build {build_ms:.1} ms, write {:.1} ms",
         a.out.display(),
         saved.mesh.triangle_count(),
-        a.bv.name(),
+        a.bv.0.name(),
         a.split.name(),
         a.split_point.name(),
         a.leaf_size,

@@ -11,7 +11,6 @@ mod query;
 mod query_args;
 mod query_frames;
 mod report;
-mod runtime_dir;
 mod self_query;
 
 use crate::{kind::BvKind, tumble::TumbleMethod};
@@ -100,6 +99,24 @@ value_enum!(
     crate::deform::UpdateMethod = crate::deform::UpdateMethod::ALL,
 );
 
+/// `--bv` of `self` and `build`, which run on the k-DOPs only: `--help` lists those four;
+/// the other names still parse, hidden, so that the command refuses them saying why (not
+/// clap's bare "invalid value").
+#[derive(Clone, Copy)]
+pub struct KdopArg(pub BvKind);
+
+impl ValueEnum for KdopArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static EVERY: std::sync::LazyLock<Vec<KdopArg>> =
+            std::sync::LazyLock::new(|| BvKind::EVERY.iter().map(|&k| KdopArg(k)).collect());
+        &EVERY
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let v = self.0.to_possible_value()?;
+        Some(v.hide(!BvKind::ALL.contains(&self.0)))
+    }
+}
+
 /// Tumbling method (`--tumble`): a library method, or `auto`, which depends on the backend.
 #[derive(Clone, Copy)]
 pub enum TumbleArg {
@@ -138,10 +155,13 @@ impl TumbleArg {
 /// Temporal coherence (`--coherence [WHEN]`): `--coherence` alone is `on`.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
 pub enum CoherenceArg {
-    /// On for a motion path (`crate::pose::coherent_path` on the first poses) on the CPU in
-    /// all-contacts mode; off on the GPU, where the fronts' hand-over does not yet pay.
+    /// On for a motion path (consecutive poses among the first 64 move every point of B's
+    /// bounding box by at most 5 % of its half-diagonal) on the CPU in all-contacts mode; off on the GPU, where handing the search
+    /// front from pose to pose does not yet pay.
     Auto,
+    /// Always (all-contacts mode; `--coherence` alone means this).
     On,
+    /// Never: every pose starts at the roots.
     Off,
 }
 
@@ -209,8 +229,9 @@ impl From<crate::error::Error> for Failure {
 }
 
 pub fn run() -> ExitCode {
-    // First, while single-threaded: the environment variable is set here if at all.
-    runtime_dir::ensure();
+    // First, while single-threaded: the environment variable is set here if at all (the
+    // library would set it before its first wgpu instance otherwise, with threads running).
+    crate::gpu::runtime_dir::ensure();
     let cli = Cli::parse();
     interrupt::install();
     let result = match cli.command {
@@ -296,7 +317,7 @@ fn info() -> Result<(), Failure> {
         "self-collision (meshcollide self): cpu and gpu (kdop6, kdop14, kdop18, kdop26; all and first modes; frames refitted on the CPU and re-uploaded)"
     );
     println!(
-        "deforming meshes (query --frames-a/--frames-b, --update refit|hybrid|rebuild): cpu, kdop6, kdop14, kdop18, kdop26"
+        "deforming meshes (query --frames-a/--frames-b, --update refit|hybrid|rebuild): cpu and gpu (A refitted on the device per frame, a deformed B tumbled exactly; kdop6, kdop14, kdop18, kdop26)"
     );
     println!(
         "--backend auto uses a hardware GPU when present (and the hierarchy runs there), otherwise the CPU"

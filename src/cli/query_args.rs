@@ -60,7 +60,8 @@ pub struct QueryArgs {
     /// Node-pair test of `--bv boxtree` (default: SAT lite, the fastest).
     #[arg(long = "box-test", value_enum, default_value = "satlite")]
     pub box_test: BoxTest,
-    /// Dual hierarchies: centrally symmetric k-DOPs (Fang, Jiang, Xu, III.A).
+    /// Dual hierarchies: centrally symmetric k-DOPs (Fang, Jiang, Xu, 'Efficient Collision
+    /// Detection Using a Dual k-DOP-Sphere Bounding Volume Hierarchy', section III.A).
     #[arg(long = "dual-symmetric")]
     pub dual_symmetric: bool,
     /// Dual hierarchies: order of the k-DOP slab tests after the sphere test.
@@ -95,8 +96,8 @@ pub struct QueryArgs {
     /// poses are close (a motion path). The k-DOP trees on both backends (the GPU runs the
     /// CPU's rule: the same Nv, Np, Nu), the OBB and sphere trees and `auto` on the CPU
     /// (on the GPU `auto` is then kdop18); stats.json says whether it was used. `auto`
-    /// (the default): on the CPU for a motion path (consecutive poses of the first 64 move B
-    /// by at most 5 % of its size), else off. With frames: across frames, on both backends
+    /// (the default): on the CPU for a motion path (consecutive poses of the first 64 move
+    /// every point of B's bounding box by at most 5 % of its half-diagonal), else off. With frames: across frames, on both backends
     /// (the GPU runs the CPU's rule frame for frame); `auto` is on for the CPU there.
     #[arg(long, value_enum, value_name = "WHEN", num_args = 0..=1, default_value = "auto", default_missing_value = "on")]
     pub coherence: CoherenceArg,
@@ -105,6 +106,7 @@ pub struct QueryArgs {
     pub backend: BackendArg,
     /// GPU: memory for one batch's buffers, in MiB (beyond the uploaded hierarchies);
     /// batches hold as many poses as fit, so memory does not grow with the pose count.
+    /// [default: 512, or four times the device's largest storage binding where that is less]
     #[arg(long = "gpu-memory", value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=MAX_GPU_MEMORY_MIB))]
     pub gpu_memory: Option<u64>,
     /// `--bv rtree`: Figueiredo's Collide version 1 or 2.

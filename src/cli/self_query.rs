@@ -38,7 +38,7 @@ pub struct SelfArgs {
     pub stats: Option<PathBuf>,
     /// Bounding volume: the k-DOPs of Klosowski et al. (kdop6, kdop14, kdop18, kdop26).
     #[arg(long, value_enum, default_value = "kdop18")]
-    pub bv: BvKind,
+    pub bv: super::KdopArg,
     /// Splitting rule for the split axis.
     #[arg(long, value_enum, default_value = "splatter")]
     pub split: SplitRule,
@@ -67,10 +67,10 @@ pub struct SelfArgs {
 }
 
 pub fn run(a: &SelfArgs) -> Result<(), Failure> {
-    if !BvKind::ALL.contains(&a.bv) {
+    if !BvKind::ALL.contains(&a.bv.0) {
         return Err(Failure::Input(format!(
             "--bv {}: self-collision runs on the k-DOP hierarchies (kdop6, kdop14, kdop18, kdop26)",
-            a.bv.name()
+            a.bv.0.name()
         )));
     }
     if let Some(n) = a.threads {
@@ -105,7 +105,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
 
     let t1 = Instant::now();
     let mut collider = SelfCollider::builder(&mesh)
-        .bv(a.bv)
+        .bv(a.bv.0)
         .build_options(BuildOptions {
             rule: a.split,
             point: a.split_point,

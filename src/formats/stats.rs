@@ -106,9 +106,21 @@ impl Stats {
         let [depth_a, depth_b] = depths;
         let [oa, ob] = run.build;
         let [saved_a, saved_b] = run.saved;
+        let auto = c.sub.auto();
+        let bv_ran = match auto {
+            Some(a) => [(BvKind::Kdop18, a.kdop18_poses), (BvKind::Obb, a.obb_poses)]
+                .into_iter()
+                .filter(|&(_, n)| n > 0)
+                .map(|(k, n)| (k.name().to_string(), n))
+                .collect(),
+            // No pose reached `auto`'s choice (an empty run): nothing ran.
+            None if bv == BvKind::Auto => Default::default(),
+            None => [(bv.name().to_string(), totals.poses as u64)].into(),
+        };
         Stats {
             backend: run.backend,
             bv: bv.name().into(),
+            bv_ran,
             box_test: (bv == BvKind::Boxtree).then(|| run.box_test.name().into()),
             poses: totals.poses,
             pose_range: run.pose_range,
@@ -148,7 +160,7 @@ impl Stats {
                 accepted: c.bv_tests - c.dual().sphere_rejects - c.dual().slab_rejects,
                 slab_tests: c.dual().slab_tests,
             }),
-            auto: c.sub.auto().map(|a| AutoStatsJson {
+            auto: auto.map(|a| AutoStatsJson {
                 kdop18_poses: a.kdop18_poses,
                 obb_poses: a.obb_poses,
                 probes: a.probes,

@@ -65,21 +65,19 @@ impl std::fmt::Debug for GpuContext {
     }
 }
 
-/// The largest indirect dispatch the kernels write, per dimension: `groups` of
-/// `shaders/front_prepare.wgsl` (and the host's own sizing) gives `x ≤ DISPATCH_X` = 32,768
-/// and, as a u32 count needs at most ⌈2³² / 64⌉ = 2²⁶ workgroups of 64, `y ≤ 2²⁶ / 2¹⁵` =
-/// 2,048, with `z = 1`, whatever the counters hold (a test drives them to `u32::MAX`).
-pub const MAX_INDIRECT_GROUPS: u32 = crate::gpu::shader::DISPATCH_X;
-
 /// wgpu validates every indirect dispatch's arguments against the device's limits by
 /// injecting a validation dispatch, with rebinds, before it (`InstanceFlags::
 /// VALIDATION_INDIRECT_CALL`, on by default; wgpu issues 6567 and 8332): on a batch of 30
 /// levels that is 120 more dispatches than it counts. Every argument the kernels write is
-/// bounded by [`MAX_INDIRECT_GROUPS`] per dimension, within the 65,535 workgroups per
+/// bounded by `gpu::shader::MAX_INDIRECT_GROUPS` per dimension, within the 65,535 workgroups per
 /// dimension that every WebGPU device allows (`max_compute_workgroups_per_dimension`, also
 /// wgpu's downlevel default), so the check is off; `WGPU_VALIDATION_INDIRECT_CALL=1` turns
 /// it back on.
+/// The instance is made after [`crate::gpu::runtime_dir::ensure`]: every instance of the
+/// library is created here, so none of them makes libwayland print its false
+/// `XDG_RUNTIME_DIR` error.
 fn instance() -> wgpu::Instance {
+    crate::gpu::runtime_dir::ensure();
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.flags
         .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
@@ -103,6 +101,13 @@ static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 impl GpuContext {
     /// Picks the best adapter (discrete, then integrated, then others, lavapipe last) and
     /// opens a device with the adapter's own limits (large storage buffers matter here).
+    ///
+    /// The first call in a process sets `XDG_RUNTIME_DIR` to a private directory (mode 0700,
+    /// in the temporary directory) if the variable is unset, empty, relative or not a
+    /// directory, and leaves a valid one alone: Mesa's Vulkan device selection otherwise
+    /// makes libwayland print a false `error: XDG_RUNTIME_DIR is invalid or not set` twice
+    /// per instance. A program that wants another directory sets a valid one before the
+    /// first context.
     pub fn new() -> Result<GpuContext, GpuError> {
         GpuContext::open(requested())
     }

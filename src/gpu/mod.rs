@@ -20,6 +20,8 @@ pub mod collide;
 pub mod context;
 #[doc(hidden)]
 pub mod refit;
+// A valid `XDG_RUNTIME_DIR` before the first wgpu instance (no false Wayland errors).
+pub(crate) mod runtime_dir;
 #[doc(hidden)]
 pub mod self_collide;
 

@@ -51,6 +51,13 @@ pub const KERNEL_FILES: &[(&str, &str)] = &[
 /// Most workgroups along x in one dispatch; larger dispatches use y (see `linear_index`).
 pub const DISPATCH_X: u32 = 32768;
 
+/// The largest indirect dispatch the kernels write, per dimension: `groups` of
+/// `shaders/front_prepare.wgsl` (and the host's own sizing) gives `x ≤ DISPATCH_X` = 32,768
+/// and, as a u32 count needs at most ⌈2³² / 64⌉ = 2²⁶ workgroups of 64, `y ≤ 2²⁶ / 2¹⁵` =
+/// 2,048, with `z = 1`, whatever the counters hold (a test drives them to `u32::MAX`).
+/// wgpu's own check of indirect dispatches is off for that reason (`gpu::context`).
+pub const MAX_INDIRECT_GROUPS: u32 = DISPATCH_X;
+
 /// The constants every shader sees, for `H = k/2` slabs.
 pub fn preamble(h: usize) -> String {
     let axes = crate::bv::axes(h);

@@ -199,7 +199,7 @@ fn load_stream(
 /// gzip stream (up to 1032 bytes out per byte in) or an endless device is cut off with an
 /// error instead of running on.
 pub fn input_limit() -> u64 {
-    if let Some(n) = std::env::var("MESHCOLLIDE_MAX_INPUT_BYTES")
+    if let Some(n) = std::env::var(crate::limits::MAX_INPUT_ENV)
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
     {

@@ -40,6 +40,12 @@ pub(super) fn parse(input: &mut Input, mesh: &mut MeshBuilder) -> Result<(), Mes
         && (text.len() >= 5 && text[..5].eq_ignore_ascii_case(b"solid")
             // White space beyond the head: the tokenizer finds what follows.
             || text.is_empty() && head_len == HEAD);
+    // Text that is no ASCII STL: said as such, not as a binary STL of the wrong size.
+    let text = if ascii {
+        None
+    } else {
+        text_not_stl(path, head)
+    };
     match input.known_len() {
         Some(len) => {
             if let Some(c) = count
@@ -49,6 +55,9 @@ pub(super) fn parse(input: &mut Input, mesh: &mut MeshBuilder) -> Result<(), Mes
             }
             if ascii {
                 return self::ascii(input, mesh, Some((len, count)));
+            }
+            if let Some(e) = text {
+                return Err(e);
             }
             // A binary STL of the wrong length is read as a stream of unknown length reads it
             // (its first bad facet, or the truncation or trailing bytes at its end, is the
@@ -60,12 +69,55 @@ pub(super) fn parse(input: &mut Input, mesh: &mut MeshBuilder) -> Result<(), Mes
             }
         }
         None if ascii => self::ascii(input, mesh, None),
-        // The input ended within the header: its length is known after all.
-        None => match count {
-            Some(c) => binary(input, mesh, c, false),
-            None => Err(wrong_size(path, head_len as u64, None)),
+        None => match (text, count) {
+            (Some(e), _) => Err(e),
+            (None, Some(c)) => binary(input, mesh, c, false),
+            // The input ended within the header: its length is known after all.
+            (None, None) => Err(wrong_size(path, head_len as u64, None)),
         },
     }
+}
+
+/// The error for a `head` that is text (UTF-8 without control characters but white space)
+/// yet does not start with `solid`, as every ASCII STL does: an ASCII STL that lost its
+/// `solid` line (it has `facet` or `vertex` words), or another text file named `.stl`.
+/// `None` for anything else, which is read as a binary STL. A binary STL's header may be
+/// text, but its facet count and coordinates are not (a count of four printable bytes
+/// declares over 500 million facets), so a head that is text throughout is no binary STL.
+fn text_not_stl(path: &Path, head: &[u8]) -> Option<MeshError> {
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        // A character cut at the end of the head.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&head[..e.valid_up_to()]).ok()?,
+        Err(_) => return None,
+    };
+    if text
+        .chars()
+        .any(|c| c.is_control() && !c.is_ascii_whitespace())
+    {
+        return None;
+    }
+    let (i, first) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty())?;
+    let stl_words = text.split_ascii_whitespace().any(|w| {
+        ["facet", "vertex", "endfacet", "outer"]
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k))
+    });
+    let what = if stl_words {
+        "an ASCII STL without its `solid` line (ASCII STL is read, starting `solid <name>`)"
+    } else {
+        "a text file but no STL: an ASCII STL (which is read) starts with `solid`, and a binary \
+         STL is not text"
+    };
+    let start = shown(first.trim().as_bytes());
+    Some(parse_error(
+        path,
+        Location::Line(i + 1),
+        format!("{what}; it starts `{start}`"),
+    ))
 }
 
 /// The error for a file of `len` bytes with facet count `count` (none if shorter than the

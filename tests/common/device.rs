@@ -13,7 +13,10 @@ pub fn gpu() -> Option<GpuContext> {
             panic!("no GPU but MESHCOLLIDE_REQUIRE_GPU=1: {e}")
         }
         Err(e) => {
-            eprintln!("SKIP: no GPU adapter ({e}); set MESHCOLLIDE_REQUIRE_GPU=1 to fail instead");
+            super::skip(
+                "without a GPU adapter (MESHCOLLIDE_REQUIRE_GPU=1 fails instead)",
+                &format!("no GPU adapter ({e}); set MESHCOLLIDE_REQUIRE_GPU=1 to fail instead"),
+            );
             None
         }
     }

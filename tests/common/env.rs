@@ -7,8 +7,14 @@ use std::str::FromStr;
 /// The shared test meshes (`../shared/meshes` next to the crate), or `None` with a loud
 /// "SKIP" on stderr when absent. With `MESHCOLLIDE_REQUIRE_SHARED=1` (CI) absence is a
 /// failure instead, so a misconfigured runner cannot pass by skipping.
+///
+/// `MESHCOLLIDE_SHARED_MESHES=DIR` looks in `DIR` instead (a test of the skip itself points
+/// it at a folder that does not exist).
 pub fn shared_meshes_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes");
+    let dir = match std::env::var_os("MESHCOLLIDE_SHARED_MESHES") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes"),
+    };
     if dir.join("MANIFEST.md").is_file() {
         return Some(dir);
     }
@@ -18,9 +24,12 @@ pub fn shared_meshes_dir() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "SKIP: shared meshes not found at {} (set MESHCOLLIDE_REQUIRE_SHARED=1 to fail instead)",
-        dir.display()
+    super::skip(
+        "without the shared models (../shared/meshes absent; MESHCOLLIDE_REQUIRE_SHARED=1 fails instead)",
+        &format!(
+            "shared meshes not found at {} (set MESHCOLLIDE_REQUIRE_SHARED=1 to fail instead)",
+            dir.display()
+        ),
     );
     None
 }

@@ -7,6 +7,7 @@
 //!   the tiny capacities that force the overflow-and-resume path.
 //! - [`scenes`]: generated meshes, poses and deforming scenes.
 //! - [`exact`]: f64 coordinates as big integers, for the exact oracles.
+//! - [`skips`]: tests that skip, recorded and summed up in one line as the binary exits.
 //! - [`cli`]: the command-line binary (`MESHCOLLIDE_TEST_BIN`), temporary folders, OBJ files.
 //!
 //! tests/README.md lists the environment variables and which file tests what.
@@ -20,6 +21,7 @@ pub mod device;
 pub mod env;
 pub mod exact;
 pub mod scenes;
+pub mod skips;
 
 pub use cli::*;
 #[cfg(feature = "gpu")]
@@ -27,3 +29,4 @@ pub use device::*;
 pub use env::*;
 pub use exact::*;
 pub use scenes::*;
+pub use skips::skip;

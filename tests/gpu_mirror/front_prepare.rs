@@ -111,7 +111,7 @@ fn prepare_kernels_match_their_twins() {
 /// device as in the twins.
 #[test]
 fn dispatch_sizes_stay_within_the_device_limits_for_any_count() {
-    use meshcollide::gpu::context::MAX_INDIRECT_GROUPS;
+    use meshcollide::gpu::shader::MAX_INDIRECT_GROUPS;
     let Some(mut gpu) = Gpu::new() else { return };
     let device_limit = gpu.ctx.device.limits().max_compute_workgroups_per_dimension;
     assert!(MAX_INDIRECT_GROUPS <= device_limit, "{device_limit}");

@@ -31,7 +31,7 @@ pub struct DeformArgs {
     pub frames: usize,
     /// Update methods to compare; `refit!` and `hybrid!` are the same without the rebuild
     /// trigger.
-    #[arg(long, value_delimiter = ',', default_values_t = ["refit".to_string(), "hybrid".into(), "rebuild".into(), "refit!".into(), "hybrid!".into()])]
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = ["refit".to_string(), "hybrid".into(), "rebuild".into(), "refit!".into(), "hybrid!".into()])]
     pub updates: Vec<String>,
     /// The scene: `cloth` (a sheet draping over a wobbling ball) or `fold` (a sheet folding
     /// onto itself, its folding half crossing a flat copy of itself: topology far from the
@@ -42,8 +42,8 @@ pub struct DeformArgs {
     /// stop, for `meshcollide query A B --frames-a a.frames --frames-b b.frames`.
     #[arg(long = "write-frames", value_name = "DIR")]
     pub write_frames: Option<std::path::PathBuf>,
-    /// `cpu`, or `gpu`: every update on the GPU (`crate::gpu::deform`: A refitted on the
-    /// device, B tumbled exactly), its pairs checked against the CPU's at every frame;
+    /// `cpu`, or `gpu`: every update on the GPU (A refitted on the device, B tumbled
+    /// exactly), its pairs checked against the CPU's at every frame;
     /// written to `deform-gpu.md` and `.svg`.
     #[arg(long, default_value = "cpu", value_parser = ["cpu", "gpu"])]
     pub backend: String,
@@ -406,6 +406,6 @@ pub fn run(a: &DeformArgs) -> Result<(), Failure> {
             },
         ],
     )?;
-    eprintln!("wrote {}/{name}.md and {name}.svg", a.common.out.display());
+    a.common.wrote(name);
     Ok(())
 }

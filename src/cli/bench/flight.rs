@@ -194,6 +194,6 @@ pub fn run(a: &FlightArgs) -> Result<(), Failure> {
             series,
         }],
     )?;
-    eprintln!("wrote {0}/{file}.md and {file}.svg", a.common.out.display());
+    a.common.wrote(file);
     Ok(())
 }

@@ -314,8 +314,7 @@ pub fn run(a: &GpuArgs) -> Result<(), Failure> {
         let text = serde_json::to_string_pretty(&doc).map_err(gpu_failure)? + "\n";
         crate::cli::write_text(Some(path), &text)?;
     }
-    let out = a.common.out.display();
-    eprintln!("bench gpu: wrote {out}/gpu.md and {out}/gpu.svg");
+    a.common.wrote("gpu");
     if differ.is_empty() {
         Ok(())
     } else {

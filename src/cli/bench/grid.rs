@@ -14,7 +14,7 @@ pub struct GridArgs {
     #[arg(long, default_value_t = 100)]
     pub positions: usize,
     /// Relative distances (fractions of the object size).
-    #[arg(long, value_delimiter = ',', default_values_t = [0.0, 0.1, 0.2])]
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = [0.0, 0.1, 0.2])]
     pub distances: Vec<f64>,
     /// Shrinks the grid's cells per side (1.0: 160 × 144 cells, 46,080 triangles).
     #[arg(long, default_value_t = 1.0)]
@@ -119,6 +119,6 @@ pub fn run(a: &GridArgs) -> Result<(), Failure> {
             },
         ],
     )?;
-    eprintln!("wrote {}/grid.md and grid.svg", a.common.out.display());
+    a.common.wrote("grid");
     Ok(())
 }

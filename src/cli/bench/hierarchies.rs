@@ -22,7 +22,7 @@ pub struct HierarchiesArgs {
     #[arg(long, default_value_t = 100)]
     pub steps: usize,
     /// Centre distances d along x (the models fit a cube of side 2).
-    #[arg(long, value_delimiter = ',', default_values_t = [0.4, 0.8, 1.2, 1.6])]
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = [0.4, 0.8, 1.2, 1.6])]
     pub distances: Vec<f64>,
 }
 
@@ -197,9 +197,6 @@ pub fn run(a: &HierarchiesArgs) -> Result<(), Failure> {
             },
         ],
     )?;
-    eprintln!(
-        "wrote {}/hierarchies.md and hierarchies.svg",
-        a.common.out.display()
-    );
+    a.common.wrote("hierarchies");
     Ok(())
 }

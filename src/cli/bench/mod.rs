@@ -68,12 +68,21 @@ pub struct Common {
     /// Directory for `<experiment>.md` and `<experiment>.svg`.
     #[arg(long, default_value = "bench-results")]
     pub out: PathBuf,
-    /// Bounding volumes to compare, comma separated (default depends on the experiment).
-    #[arg(long, value_delimiter = ',', value_parser = str::parse::<BvKind>)]
+    /// Bounding volumes to compare, comma or space separated (default depends on the
+    /// experiment).
+    #[arg(long, num_args = 1.., value_delimiter = ',', value_parser = str::parse::<BvKind>)]
     pub bv: Vec<BvKind>,
 }
 
 impl Common {
+    /// Says where the experiment's two files are, each by its whole path (as `--out`
+    /// spells the folder), so that either can be opened from the message.
+    fn wrote(&self, name: &str) {
+        let md = self.out.join(format!("{name}.md"));
+        let svg = self.out.join(format!("{name}.svg"));
+        eprintln!("wrote {} and {}", md.display(), svg.display());
+    }
+
     fn kinds(&self, default: &[BvKind]) -> Vec<BvKind> {
         if self.bv.is_empty() {
             default.to_vec()

@@ -157,6 +157,6 @@ pub fn run(a: &RulesArgs) -> Result<(), Failure> {
             },
         ],
     )?;
-    eprintln!("wrote {}/rules.md and rules.svg", a.common.out.display());
+    a.common.wrote("rules");
     Ok(())
 }

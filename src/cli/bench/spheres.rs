@@ -11,10 +11,10 @@ pub struct SpheresArgs {
     #[command(flatten)]
     pub common: Common,
     /// Triangles per sphere.
-    #[arg(long, value_delimiter = ',', default_values_t = [2000, 20000])]
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = [2000, 20000])]
     pub sizes: Vec<usize>,
     /// Gaps alpha (the inner sphere has radius 1 − alpha).
-    #[arg(long, value_delimiter = ',', default_values_t = [0.55, 0.1, 0.055, 0.01, 0.0055, 0.001, 0.00055, 0.0001])]
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = [0.55, 0.1, 0.055, 0.01, 0.0055, 0.001, 0.00055, 0.0001])]
     pub alphas: Vec<f64>,
     /// Timed repetitions of each query (Nv is the same every time).
     #[arg(long, default_value_t = 5)]
@@ -95,9 +95,6 @@ pub fn run(a: &SpheresArgs) -> Result<(), Failure> {
         &table,
     )?;
     write_plot(&a.common.out, "spheres", &panels)?;
-    eprintln!(
-        "wrote {}/spheres.md and spheres.svg",
-        a.common.out.display()
-    );
+    a.common.wrote("spheres");
     Ok(())
 }

@@ -24,7 +24,7 @@ pub struct TumbleArgs {
     #[arg(long, default_value_t = 5000)]
     pub steps: usize,
     /// Centre distances d (the models fit a cube of side 2).
-    #[arg(long, value_delimiter = ',', default_values_t = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4])]
+    #[arg(long, num_args = 1.., value_delimiter = ',', default_values_t = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.2, 2.4])]
     pub distances: Vec<f64>,
     /// Check a sample of poses per d against brute force (small models) or against an
     /// independent k-DOP hierarchy (kdop18, or kdop6 when kdop18 is measured).
@@ -191,6 +191,6 @@ pub fn run(a: &TumbleArgs) -> Result<(), Failure> {
             },
         ],
     )?;
-    eprintln!("wrote {}/tumble.md and tumble.svg", a.common.out.display());
+    a.common.wrote("tumble");
     Ok(())
 }

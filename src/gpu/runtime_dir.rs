@@ -1,16 +1,33 @@
 //! A valid `XDG_RUNTIME_DIR` before wgpu probes Vulkan.
 //!
-//! Without one (containers, ssh sessions, CI), Mesa's Vulkan drivers connect to Wayland while
-//! enumerating adapters and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set
-//! in the environment.` (twice), which users take for our error. Pointing the variable at a
-//! private directory of ours silences it; nothing of ours is written there.
+//! Without one (containers, ssh sessions, CI), Mesa's Vulkan loader layer (device
+//! selection, which asks the Wayland compositor for the default GPU) connects to Wayland while
+//! enumerating adapters, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or not set
+//! in the environment.` (twice per instance), which users take for our error: it is no error,
+//! the adapters are found all the same. Pointing the variable at a private directory of ours
+//! silences it; nothing of ours is written there, and no compositor is found there, so Mesa
+//! behaves as it did without the variable.
+//!
+//! [`ensure`] runs once per process, before the first wgpu instance
+//! ([`crate::gpu::GpuContext::new`], [`crate::gpu::adapters`]), so every user of the library
+//! gets it, not only the command line. It changes the environment only when the variable is
+//! unset, empty, relative or not a directory, i.e. when no program could have used it; a
+//! valid value is never touched. A program that wants the variable left alone either way sets
+//! it to a valid directory itself before the first context.
 
 #[cfg(unix)]
 use std::path::{Path, PathBuf};
 
 /// Sets `XDG_RUNTIME_DIR` to a private directory if it is unset, empty, relative (libwayland
-/// rejects those) or not an existing directory. Must run before any other thread starts.
+/// rejects those) or not an existing directory; once per process (later calls return at
+/// once). The command line calls it first, while single-threaded; the library calls it
+/// before creating its first wgpu instance.
 pub fn ensure() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(set_if_invalid);
+}
+
+fn set_if_invalid() {
     #[cfg(unix)]
     {
         let valid = std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|v| {
@@ -21,8 +38,13 @@ pub fn ensure() {
             return;
         }
         if let Some(dir) = private_dir(&std::env::temp_dir()) {
-            // SAFETY: `cli::run` calls this first, while the process has a single thread, so
-            // no other thread can read or write the environment concurrently.
+            // SAFETY: setting a variable races only with C code reading the environment on
+            // another thread at this moment (Rust's own `env` functions take a lock). The
+            // command line calls this first, while it has a single thread. A library caller
+            // reaches it before its first wgpu instance, under `ONCE`, so none of our threads
+            // is inside Vulkan (which reads the environment) at that moment; the remaining
+            // risk, a caller's own thread calling `getenv` in C at that instant, is why the
+            // variable is touched only when it is invalid, once per process.
             unsafe { std::env::set_var("XDG_RUNTIME_DIR", dir) };
         }
     }
