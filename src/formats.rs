@@ -134,6 +134,10 @@ pub struct Stats {
     pub depth_b: u32,
     pub poses_in_contact: usize,
     pub load_ms: f64,
+    /// Probing the GPU adapter and opening its device (`--backend auto|gpu`), apart from
+    /// `build_ms`: tens of milliseconds, hundreds on a software adapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_probe_ms: Option<f64>,
     /// Sub-tests of the dual k-DOP–sphere hierarchy (`--bv dual*` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dual: Option<DualStatsJson>,

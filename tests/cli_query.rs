@@ -807,3 +807,52 @@ fn interrupted_query_leaves_no_output_and_keeps_whole_poses() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// The GPU probe is timed apart from the build (`gpu_probe_ms` in stats.json, issue 38):
+/// present for `--backend gpu` and `auto` in `query` and `self`, absent for `--backend cpu`,
+/// and the pairs the same whichever backend ran.
+#[test]
+fn the_gpu_probe_is_reported_apart_from_the_build() {
+    let Some(_ctx) = common::gpu() else { return };
+    let d = tmp_dir("probe-ms");
+    small_query_inputs(&d);
+    let stats = |args: &[&str]| -> (serde_json::Value, Vec<u8>) {
+        let o = common::bin()
+            .args(args)
+            .args(["--out", "pairs.csv", "--stats", "stats.json"])
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let s = std::fs::read_to_string(d.join("stats.json")).unwrap();
+        (
+            serde_json::from_str(&s).unwrap(),
+            std::fs::read(d.join("pairs.csv")).unwrap(),
+        )
+    };
+    for command in [
+        &["query", "a.obj", "b.obj", "--poses", "poses.csv"][..],
+        &["self", "a.obj"][..],
+    ] {
+        let mut pairs = Vec::new();
+        for backend in ["cpu", "gpu", "auto"] {
+            let mut args = command.to_vec();
+            args.extend(["--backend", backend]);
+            let (s, p) = stats(&args);
+            pairs.push(p);
+            let probe = &s["gpu_probe_ms"];
+            if backend == "cpu" {
+                assert!(probe.is_null(), "{args:?}: {s}");
+            } else {
+                let ms = probe.as_f64().unwrap_or_else(|| panic!("{args:?}: {s}"));
+                assert!(ms > 0.0 && ms.is_finite(), "{args:?}: {ms}");
+                assert!(s["build_ms"].as_f64().unwrap() >= 0.0);
+            }
+        }
+        assert!(pairs.windows(2).all(|w| w[0] == w[1]), "{command:?}");
+    }
+}

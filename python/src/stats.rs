@@ -43,6 +43,8 @@ impl Run {
             tumble: self.tumble,
             triangles: self.triangles,
             load_ms: self.load_ms,
+            // Reported apart, as `last_stats["gpu_probe_ms"]`, on the call that probed.
+            gpu_probe_ms: None,
             build_ms: self.build_ms,
             query_ms: self.query_ms,
             pose_range: None,

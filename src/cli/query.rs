@@ -100,7 +100,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // A `.mch` load counts as the build (below), not as the load.
     let load_ms =
         (ms(t0) - (ia.saved_load_time() + ib.saved_load_time()).as_secs_f64() * 1e3).max(0.0);
-    let gpu = choose_backend(backend)?.map(|ctx| match a.gpu_memory {
+    let (gpu, gpu_probe_ms) = choose_backend(backend)?;
+    let gpu = gpu.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
@@ -314,6 +315,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         tumble: opts.tumble,
         triangles: [ma.triangle_count(), mb.triangle_count()],
         load_ms,
+        gpu_probe_ms,
         build_ms,
         query_ms,
         pose_range: a.pose_range.map(|r| [r.start, r.end]),

@@ -144,14 +144,26 @@ pub struct QueryArgs {
     pub threads: Option<usize>,
 }
 
-/// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto).
+/// The GPU context for `--backend`, or `None` for the CPU path (said on stderr for auto),
+/// and how long probing the adapter took (`None` for `--backend cpu`): reported as
+/// `gpu_probe_ms`, apart from `build_ms`.
 pub(super) fn choose_backend(
     backend: BackendArg,
-) -> Result<Option<crate::gpu::GpuContext>, Failure> {
+) -> Result<(Option<crate::gpu::GpuContext>, Option<f64>), Failure> {
     if backend == BackendArg::Cpu {
-        return Ok(None);
+        return Ok((None, None));
     }
-    match crate::gpu::GpuContext::new() {
+    let t = Instant::now();
+    let ctx = probe_backend(backend, crate::gpu::GpuContext::new())?;
+    Ok((ctx, Some(ms(t))))
+}
+
+/// What `--backend` makes of the probe's outcome.
+fn probe_backend(
+    backend: BackendArg,
+    probe: Result<crate::gpu::GpuContext, crate::gpu::GpuError>,
+) -> Result<Option<crate::gpu::GpuContext>, Failure> {
+    match probe {
         Ok(ctx) if backend == BackendArg::Gpu => Ok(Some(ctx)),
         Ok(ctx) if ctx.info.device_type != wgpu::DeviceType::Cpu => Ok(Some(ctx)),
         Ok(ctx) => {

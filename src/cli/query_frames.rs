@@ -102,7 +102,8 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     );
     let load_ms = ms(t0);
     // The k-DOPs of frames run on the GPU like a rigid query (`auto`: a hardware adapter).
-    let gpu = super::query_args::choose_backend(a.backend)?.map(|ctx| match a.gpu_memory {
+    let (gpu, gpu_probe_ms) = super::query_args::choose_backend(a.backend)?;
+    let gpu = gpu.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
     });
@@ -266,6 +267,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
         tumble: opts.tumble,
         triangles: [ma.triangle_count(), mb.triangle_count()],
         load_ms,
+        gpu_probe_ms,
         build_ms,
         query_ms,
         pose_range: None,

@@ -103,6 +103,8 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         None => None,
     };
 
+    // The probe first, apart from the build: `gpu_probe_ms`.
+    let (gpu, gpu_probe_ms) = super::query_args::choose_backend(a.backend)?;
     let t1 = Instant::now();
     let mut collider = SelfCollider::builder(&mesh)
         .bv(a.bv.0)
@@ -114,7 +116,6 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         .mode(a.mode)
         .build()?;
     // The hierarchy on the GPU (uploaded once, refitted per frame), with `--backend gpu`.
-    let gpu = super::query_args::choose_backend(a.backend)?;
     let mut on_gpu = match &gpu {
         Some(ctx) => Some(
             crate::gpu::GpuSelf::new(ctx, &collider)
@@ -199,6 +200,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     if let Some(ctx) = &gpu {
         stats.backend = format!("gpu: {}", ctx.adapter_name());
     }
+    stats.gpu_probe_ms = gpu_probe_ms;
     super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(
         "{} frame(s), {} with self-intersections, {} pairs; build {:.1} ms, query {:.1} ms; Nv {}, Np {}",

@@ -39,6 +39,9 @@ pub struct SelfStats {
     pub poses_in_contact: usize,
     /// Reading the mesh files (the base mesh and every frame).
     pub load_ms: f64,
+    /// Probing the GPU adapter (`--backend auto|gpu`), apart from `build_ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_probe_ms: Option<f64>,
 }
 
 impl SelfStats {
@@ -79,6 +82,7 @@ impl SelfStats {
             depth: collider.depth(),
             poses_in_contact: in_contact,
             load_ms,
+            gpu_probe_ms: None,
         }
     }
 }

@@ -54,6 +54,8 @@ pub struct RunFacts {
     pub triangles: [usize; 2],
     /// Reading the mesh files.
     pub load_ms: f64,
+    /// Probing the GPU adapter (`--backend auto|gpu`; `None` on `--backend cpu`).
+    pub gpu_probe_ms: Option<f64>,
     /// Building (or loading from `.mch`) both hierarchies.
     pub build_ms: f64,
     /// Answering the poses.
@@ -152,6 +154,7 @@ impl Stats {
             depth_b,
             poses_in_contact: totals.in_contact,
             load_ms: run.load_ms,
+            gpu_probe_ms: run.gpu_probe_ms,
             dual: bv.is_dual().then(|| DualStatsJson {
                 symmetric: run.dual.symmetric,
                 slab_order: run.dual.order.name().into(),
