@@ -164,7 +164,9 @@ class Collider:
         """``query`` a chunk of ``chunk`` poses at a time, for runs whose pairs would not fit
         in memory at once: yields ``(first, pairs)``, ``first`` the pose number of the
         chunk's first pose, ``pairs`` what ``query`` returns for the chunk (pose numbers
-        absolute), so the chunks concatenated equal ``query(poses, ...)``. Every argument
+        absolute), so the chunks concatenated equal ``query(poses, ...)`` (with
+        ``mode="first"``: the same poses in contact, the one pair kept per pose the
+        traversal's first, which may differ from ``query``'s). Every argument
         and pose row is checked by the call, before any chunk runs; ``chunk`` from 1 to
         2**63 − 1. ``last_stats`` is the last chunk's."""
     def warm_up(self) -> None:

@@ -331,7 +331,8 @@ impl Collider {
     /// once: an iterator of `(first, pairs)`, `first` the pose number of the chunk's first
     /// pose and `pairs` what `query` returns for the chunk's poses (pose numbers absolute,
     /// offset by `first_pose` as `query`'s), so that the chunks concatenated are `query`'s
-    /// array. Every argument and every pose row is checked before the first chunk runs;
+    /// array (with `mode="first"`, the same poses in contact, but the one pair kept for a
+    /// pose is the traversal's first and may differ from `query`'s). Every argument and every pose row is checked before the first chunk runs;
     /// `chunk` is an integer from 1 to 2^63 − 1 (more than the poses: one chunk). No poses:
     /// no chunk. `last_stats` is the last chunk's.
     #[pyo3(
