@@ -61,6 +61,10 @@ fn python_package_pytest_suite() {
     let _ = std::fs::remove_dir_all(&work);
     run(Command::new(&py)
         .args(["-m", "maturin", "build", "--release", "--quiet", "-i", &py])
+        // The root's feature set (python/Cargo.toml): the artifacts this test's own build
+        // made are reused, not compiled again without the command line. maturin takes these
+        // instead of pyproject.toml's features, so `extension-module` is named again.
+        .args(["--features", "pyo3/extension-module,reuse-root-build"])
         .arg("-m")
         .arg(root.join("python/Cargo.toml"))
         .arg("--out")

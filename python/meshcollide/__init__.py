@@ -30,15 +30,42 @@ from ._meshcollide import (  # noqa: E402
     Collider,
     GpuError,
     InputError,
+    __version__,
     load_mesh,
     load_poses,
     self_collide,
 )
 
+
+
+def _constructor_signature():
+    """``inspect.signature(Collider)`` (and ``help``) on every Python the wheel serves: an
+    abi3 build run by CPython 3.9 has no class text signature (pyo3 leaves it out of the
+    type's doc there), so the class gets one built from ``from_files``'s keywords (the same
+    ``Options`` read both) after the four arrays. Newer Pythons read the extension's own."""
+    import inspect
+
+    try:
+        inspect.signature(Collider)
+        return
+    except ValueError:
+        pass
+    p = inspect.Parameter
+    arrays = [p(n, p.POSITIONAL_OR_KEYWORD) for n in ("vertices_a", "triangles_a", "vertices_b", "triangles_b")]
+    keywords = [k for k in inspect.signature(Collider.from_files).parameters.values() if k.kind is p.KEYWORD_ONLY]
+    try:
+        Collider.__signature__ = inspect.Signature(arrays + keywords)
+    except (AttributeError, TypeError):
+        pass
+
+
+_constructor_signature()
+
 __all__ = [
     "Collider",
     "GpuError",
     "InputError",
+    "__version__",
     "load_mesh",
     "load_poses",
     "self_collide",

@@ -1,7 +1,7 @@
 """Type stubs of ``meshcollide`` (the native module ``meshcollide._meshcollide``)."""
 
 from os import PathLike
-from typing import Any, Iterable, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Iterator, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +18,7 @@ _Bv = Literal[
 ]
 
 PAIRS_HEADER: str
+__version__: str
 
 class InputError(ValueError):
     """Bad input (a mesh, poses, an array's dtype or values, an option out of its range);
@@ -47,6 +48,7 @@ def self_collide(
     mode: Literal["all", "first"] = "all",
     leaf_size: int = 1,
     backend: Literal["auto", "cpu", "gpu"] = "auto",
+    threads: Optional[int] = None,
 ) -> npt.NDArray[np.int64]:
     """Self-collision (``meshcollide self``): int64 ``(K, 3)`` rows ``frame, tri_a, tri_b``
     with ``tri_a < tri_b``; neighbours sharing vertices count only where they meet outside
@@ -54,8 +56,10 @@ def self_collide(
     frame (the hierarchy is refitted); without it, frame 0 is the mesh as given; an empty
     ``frames`` raises ``InputError`` (``frames: the frame list names no frame``, as the
     command line refuses an empty frame list). ``backend``: ``auto`` (a hardware GPU, else
-    the CPU), ``cpu`` or ``gpu`` (the same pairs). Arrays and ``leaf_size`` (1 to 2**32 − 1)
-    are checked as ``Collider``'s."""
+    the CPU), ``cpu`` or ``gpu`` (the same pairs). ``threads``: a pool of that many
+    threads for this call (1 to 4096; default rayon's global pool: every core, or
+    ``RAYON_NUM_THREADS``). Arrays, ``leaf_size`` (1 to 2**32 − 1) and ``threads`` are
+    checked as ``Collider``'s."""
 
 def write_pairs(path: _Path, pairs: npt.NDArray[np.integer[Any]]) -> None:
     """Writes ``pairs.csv`` atomically (temporary file, then rename). ``pairs`` must be an
@@ -74,7 +78,12 @@ class Collider:
     are checked against their ranges (``InputError`` naming the option and the range; a
     ``TypeError`` for what is no integer, ``bool`` included): ``leaf_size``, ``leaf_size_b``
     1 to 2**32 − 1 (the boxtree takes at most 16), ``gpu_memory`` 1 to 2**44 − 1 MiB, ``rtree_min``, ``rtree_max`` as
-    ``meshcollide query`` checks them whatever ``bv``, ``chunk_poses`` 1 to 2**20."""
+    ``meshcollide query`` checks them whatever ``bv``, ``chunk_poses`` 1 to 2**20,
+    ``threads`` 1 to 4096.
+
+    ``threads``: the collider's own pool of that many threads, for its build and every
+    query; default (``None``) rayon's global pool, every core or ``RAYON_NUM_THREADS``
+    (read once per process, before the first parallel work)."""
 
     def __init__(
         self,
@@ -99,6 +108,7 @@ class Collider:
         rtree_min: int = 4,
         rtree_max: int = 8,
         chunk_poses: Optional[int] = None,
+        threads: Optional[int] = None,
     ) -> None: ...
     @staticmethod
     def from_files(
@@ -121,6 +131,7 @@ class Collider:
         rtree_min: int = 4,
         rtree_max: int = 8,
         chunk_poses: Optional[int] = None,
+        threads: Optional[int] = None,
     ) -> "Collider":
         """Loads A and B (mesh files, or ``.mch`` files of ``meshcollide build``, whose saved
         hierarchy is used without rebuilding; one built with other options raises
@@ -141,6 +152,23 @@ class Collider:
         orthonormal within 1e-6; a 4×4's last row ``0 0 0 1``). ``first_pose``:
         from 0 to 2**63 − P, so that every pose number is an int64 (``InputError`` naming
         the range otherwise, never a wrap)."""
+    def iter_query(
+        self,
+        poses: _Coords,
+        chunk: int = 4096,
+        mode: Literal["all", "first"] = "all",
+        backend: Literal["auto", "cpu", "gpu"] = "auto",
+        first_pose: int = 0,
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
+    ) -> Iterator[Tuple[int, npt.NDArray[np.int64]]]:
+        """``query`` a chunk of ``chunk`` poses at a time, for runs whose pairs would not fit
+        in memory at once: yields ``(first, pairs)``, ``first`` the pose number of the
+        chunk's first pose, ``pairs`` what ``query`` returns for the chunk (pose numbers
+        absolute), so the chunks concatenated equal ``query(poses, ...)`` (with
+        ``mode="first"``: the same poses in contact, the one pair kept per pose the
+        traversal's first, which may differ from ``query``'s). Every argument
+        and pose row is checked by the call, before any chunk runs; ``chunk`` from 1 to
+        2**63 − 1. ``last_stats`` is the last chunk's."""
     def warm_up(self) -> None:
         """Runs the query's code on a small scene of the same volume and reads the top of
         this collider's trees (the build already did), so that the next query's code is in

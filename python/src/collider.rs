@@ -34,6 +34,8 @@ pub struct Collider {
     saved_from: [Option<String>; 2],
     /// The last query's `stats.json` object, serialized.
     last_stats: Mutex<Option<String>>,
+    /// `threads=N`: the pool the build and every query run on; `None`: rayon's global pool.
+    pool: Option<rayon::ThreadPool>,
 }
 
 /// `--backend`: auto (a hardware GPU, else the CPU), cpu or gpu.
@@ -110,9 +112,10 @@ impl Collider {
             sb.as_ref().map(|s| s.1.clone()),
         ];
         let saved = [sa.map(|s| s.0), sb.map(|s| s.0)];
+        let pool = crate::pool::build(options.threads)?;
         let t = Instant::now();
         let inner = py
-            .detach(|| options.build(&a, &b, saved))
+            .detach(|| crate::pool::on(pool.as_ref(), || options.build(&a, &b, saved)))
             .map_err(errors::to_py)?;
         Ok(Collider {
             inner: RwLock::new(inner),
@@ -123,7 +126,39 @@ impl Collider {
             build_ms: t.elapsed().as_secs_f64() * 1e3,
             saved_from,
             last_stats: Mutex::new(None),
+            pool,
         })
+    }
+
+    /// Runs the poses on this collider's pool with the GIL released, keeps the statistics
+    /// for `last_stats` (made on the pool: its `threads` is the pool's) and returns the
+    /// pairs as `query` does. `query` and each chunk of `iter_query` are one call of this.
+    pub(crate) fn pairs<'py>(
+        &self,
+        py: Python<'py>,
+        poses: Vec<Pose>,
+        mode: Mode,
+        b: Backend,
+        first_pose: usize,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let (rows, json) = py
+            .detach(|| {
+                crate::pool::on(self.pool.as_ref(), || {
+                    let (rows, run) = self.run(poses, mode, b, first_pose)?;
+                    Ok::<_, meshcollide::Error>((
+                        rows,
+                        run.stats_json(&self.inner(), &self.options),
+                    ))
+                })
+            })
+            .map_err(errors::to_py)?;
+        if let Ok(mut s) = self.last_stats.lock() {
+            *s = Some(json);
+        }
+        let k = rows.len() / 3;
+        Ok(Array2::from_shape_vec((k, 3), rows)
+            .map_err(|e| errors::internal(e.to_string()))?
+            .into_pyarray(py))
     }
 
     /// Runs the poses (no GIL): `(pose, tri_a, tri_b)` rows, flat, and the statistics.
@@ -202,9 +237,16 @@ impl Collider {
 #[pymethods]
 impl Collider {
     /// Builds the hierarchies of A (`vertices_a`, `triangles_a`) and B from arrays; the
-    /// keyword arguments are `meshcollide query`'s build options.
+    /// keyword arguments are `meshcollide query`'s build options, and `threads` (1 to 4096)
+    /// the collider's own pool for its build and queries (default: rayon's global pool, all
+    /// cores or `RAYON_NUM_THREADS`).
     #[new]
-    #[pyo3(signature = (vertices_a, triangles_a, vertices_b, triangles_b, **options))]
+    // The keywords are read by `Options::from_kwargs` (one list for both constructors);
+    // the text signature names each with its default for `help` and `inspect.signature`.
+    #[pyo3(
+        signature = (vertices_a, triangles_a, vertices_b, triangles_b, **options),
+        text_signature = "(vertices_a, triangles_a, vertices_b, triangles_b, *, bv='auto', box_test='satlite', dual_symmetric=False, dual_order='pair', split='splatter', split_point='mean', leaf_size=1, leaf_size_b=None, tumble='auto', descent=None, coherence='auto', gpu_memory=None, rtree_collide='v2', rtree_min=4, rtree_max=8, chunk_poses=None, threads=None)"
+    )]
     fn new(
         py: Python<'_>,
         vertices_a: &Bound<'_, PyAny>,
@@ -222,7 +264,10 @@ impl Collider {
     /// Loads A and B from mesh files (errors name the file and line) and builds; a saved
     /// hierarchy (`.mch` of `meshcollide build`) stands for its mesh and is used as saved.
     #[staticmethod]
-    #[pyo3(signature = (path_a, path_b, **options))]
+    #[pyo3(
+        signature = (path_a, path_b, **options),
+        text_signature = "(path_a, path_b, *, bv='auto', box_test='satlite', dual_symmetric=False, dual_order='pair', split='splatter', split_point='mean', leaf_size=1, leaf_size_b=None, tumble='auto', descent=None, coherence='auto', gpu_memory=None, rtree_collide='v2', rtree_min=4, rtree_max=8, chunk_poses=None, threads=None)"
+    )]
     fn from_files(
         py: Python<'_>,
         path_a: PathBuf,
@@ -279,17 +324,44 @@ impl Collider {
             .parse()
             .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
         let b = self::backend(backend)?;
-        let (rows, run) = py
-            .detach(|| self.run(poses, mode, b, first_pose))
-            .map_err(errors::to_py)?;
-        let json = run.stats_json(&self.inner(), &self.options);
-        if let Ok(mut s) = self.last_stats.lock() {
-            *s = Some(json);
-        }
-        let k = rows.len() / 3;
-        Ok(Array2::from_shape_vec((k, 3), rows)
-            .map_err(|e| errors::internal(e.to_string()))?
-            .into_pyarray(py))
+        self.pairs(py, poses, mode, b, first_pose)
+    }
+
+    /// `query` in chunks of `chunk` poses, for runs whose pairs would not fit in memory at
+    /// once: an iterator of `(first, pairs)`, `first` the pose number of the chunk's first
+    /// pose and `pairs` what `query` returns for the chunk's poses (pose numbers absolute,
+    /// offset by `first_pose` as `query`'s), so that the chunks concatenated are `query`'s
+    /// array (with `mode="first"`, the same poses in contact, but the one pair kept for a
+    /// pose is the traversal's first and may differ from `query`'s). Every argument and every pose row is checked before the first chunk runs;
+    /// `chunk` is an integer from 1 to 2^63 − 1 (more than the poses: one chunk). No poses:
+    /// no chunk. `last_stats` is the last chunk's.
+    #[pyo3(
+        signature = (poses, chunk = IntArg::Int(4096), mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz"),
+        text_signature = "(self, poses, chunk=4096, mode='all', backend='auto', first_pose=0, quat='wxyz')"
+    )]
+    fn iter_query(
+        slf: &Bound<'_, Self>,
+        poses: &Bound<'_, PyAny>,
+        chunk: IntArg,
+        mode: &str,
+        backend: &str,
+        first_pose: IntArg,
+        quat: &str,
+    ) -> PyResult<crate::chunks::QueryChunks> {
+        let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
+        let chunk = chunk.check("chunk", 1, i64::MAX.into(), "")? as usize;
+        let mode: Mode = mode
+            .parse()
+            .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
+        let b = self::backend(backend)?;
+        Ok(crate::chunks::QueryChunks::new(
+            slf.clone().unbind(),
+            poses,
+            chunk,
+            mode,
+            b,
+            first_pose,
+        ))
     }
 
     /// Runs the query's code on a small scene of the same volume and reads the top of this

@@ -5,9 +5,11 @@
 
 mod args;
 mod arrays;
+mod chunks;
 mod collider;
 mod errors;
 mod options;
+mod pool;
 mod self_query;
 mod stats;
 
@@ -50,6 +52,8 @@ fn load_poses(py: Python<'_>, path: PathBuf) -> PyResult<Bound<'_, PyAny>> {
 #[pymodule]
 fn _meshcollide(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // The crate's version is the package's: pyproject.toml takes it from Cargo.toml.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("InputError", py.get_type::<errors::InputError>())?;
     m.add("GpuError", py.get_type::<errors::GpuError>())?;
     m.add_function(wrap_pyfunction!(load_mesh, m)?)?;

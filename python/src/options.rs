@@ -81,6 +81,9 @@ pub struct Options {
     pub rtree_min: u32,
     pub rtree_max: u32,
     pub chunk_poses: Option<usize>,
+    /// `threads`: the collider's own pool of this many threads ([`crate::pool`]), or the
+    /// global pool.
+    pub threads: Option<usize>,
 }
 
 impl Default for Options {
@@ -102,6 +105,7 @@ impl Default for Options {
             rtree_min: 4,
             rtree_max: 8,
             chunk_poses: None,
+            threads: None,
         }
     }
 }
@@ -140,7 +144,7 @@ impl Options {
             if v.is_none()
                 && matches!(
                     key.as_str(),
-                    "leaf_size_b" | "descent" | "gpu_memory" | "chunk_poses"
+                    "leaf_size_b" | "descent" | "gpu_memory" | "chunk_poses" | "threads"
                 )
             {
                 continue;
@@ -173,6 +177,7 @@ impl Options {
                     let n = int(&v)?.u64_in(&key, 1, MAX_CHUNK_POSES)?;
                     o.chunk_poses = Some(n as usize);
                 }
+                "threads" => o.threads = crate::pool::threads(Some(&int(&v)?))?,
                 _ => {
                     return Err(PyTypeError::new_err(format!(
                         "Collider() got an unexpected keyword argument '{}'",

@@ -19,12 +19,14 @@ use pyo3::prelude::*;
 /// `frames` is refused, as the command line refuses an empty frame list). `bv` is a
 /// k-DOP (`kdop6`, `kdop14`, `kdop18`, `kdop26`); `mode="first"` keeps at most one pair per
 /// frame. `backend`: `auto` (a hardware GPU, else the CPU), `cpu` or `gpu` (the same pairs,
-/// `meshcollide self --backend`). Bad input raises `InputError` naming the array, frame,
+/// `meshcollide self --backend`). `threads`: a pool of that many threads (1 to 4096) for
+/// this call, as `meshcollide self --threads`; default rayon's global pool (all cores, or
+/// `RAYON_NUM_THREADS`). Bad input raises `InputError` naming the array, frame,
 /// triangle or option; a GPU failure `GpuError`.
 #[pyfunction]
 #[pyo3(
-    signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = IntArg::Int(1), backend = "auto"),
-    text_signature = "(vertices, triangles, *, frames=None, bv='kdop18', mode='all', leaf_size=1, backend='auto')"
+    signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = IntArg::Int(1), backend = "auto", threads = None),
+    text_signature = "(vertices, triangles, *, frames=None, bv='kdop18', mode='all', leaf_size=1, backend='auto', threads=None)"
 )]
 #[allow(clippy::too_many_arguments)] // the Python signature
 pub fn self_collide<'py>(
@@ -36,8 +38,10 @@ pub fn self_collide<'py>(
     mode: &str,
     leaf_size: IntArg,
     backend: &str,
+    threads: Option<IntArg>,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let backend = crate::collider::backend(backend)?;
+    let threads = crate::pool::threads(threads.as_ref())?;
     let mesh = arrays::mesh_from_arrays(vertices, triangles, "mesh")?;
     let bv: BvKind = bv
         .parse()
@@ -50,13 +54,17 @@ pub fn self_collide<'py>(
         leaf_size,
         ..Default::default()
     };
+    // Every check done: the pool is started only for work.
+    let pool = crate::pool::build(threads)?;
     let mut c = py
         .detach(|| {
-            SelfCollider::builder(&mesh)
-                .bv(bv)
-                .build_options(build)
-                .mode(mode)
-                .build()
+            crate::pool::on(pool.as_ref(), || {
+                SelfCollider::builder(&mesh)
+                    .bv(bv)
+                    .build_options(build)
+                    .mode(mode)
+                    .build()
+            })
         })
         .map_err(errors::to_py)?;
     // The GPU context and the hierarchy on it, for `backend` (as `meshcollide self`).
@@ -91,7 +99,7 @@ pub fn self_collide<'py>(
     match frames {
         None => push(
             0,
-            &py.detach(|| collide(&c, &mut gpu, false))
+            &py.detach(|| crate::pool::on(pool.as_ref(), || collide(&c, &mut gpu, false)))
                 .map_err(errors::to_py)?,
         ),
         Some(frames) => {
@@ -107,10 +115,10 @@ pub fn self_collide<'py>(
                         p.len()
                     )));
                 }
-                py.detach(|| c.refit(&p))
+                py.detach(|| crate::pool::on(pool.as_ref(), || c.refit(&p)))
                     .map_err(|e| errors::input(format!("{what}: {e}")))?;
                 let pairs = py
-                    .detach(|| collide(&c, &mut gpu, true))
+                    .detach(|| crate::pool::on(pool.as_ref(), || collide(&c, &mut gpu, true)))
                     .map_err(errors::to_py)?;
                 push(i, &pairs);
             }
