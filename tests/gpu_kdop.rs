@@ -497,3 +497,43 @@ fn matrix_poses_equal_brute_force_on_the_gpu() {
     }
     assert!(contacts >= 8, "too few contacts: {contacts}");
 }
+
+/// Each batch reports its dispatches, the indirect ones and its levels (issue 39): a batch
+/// that ran through without a resume records exactly the stages of `gpu::collide::stages`,
+/// which per level are the lazy method's 7 (4 of them sized on the device, but the first
+/// level's `tumble_front`, sized on the host) or, after the exact method's slices, 4 (2
+/// indirect); its levels are the front sizes' levels.
+#[test]
+fn batches_report_their_dispatches_indirect_ones_and_levels() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(12);
+    let poses = tumbling_poses(24, [0.0; 3], [1.0, 0.0, 0.0]);
+    let o = BuildOptions::default();
+    let scene = KdopScene::<9>::build(&a, &b, &o, &o, KdopOptions::default());
+    for tumble in [TumbleMethod::Approximate, TumbleMethod::Exact] {
+        let mut gpu = GpuScene::new(&ctx, &scene).unwrap();
+        let (_, stats) = gpu
+            .collide_batch(&ctx, &scene, &poses, Mode::All, tumble, None)
+            .unwrap();
+        let mut clean = 0;
+        for w in &stats.batches {
+            assert_eq!(w.levels as usize, stats.level_sizes.len(), "{tumble:?}");
+            if w.resumes > 0 || w.submissions > 1 {
+                continue;
+            }
+            clean += 1;
+            let l = w.levels;
+            if tumble == TumbleMethod::Approximate {
+                assert_eq!((w.dispatches, w.indirect_dispatches), (7 * l, 4 * l - 1));
+            } else {
+                assert_eq!(w.indirect_dispatches, 2 * l, "{w:?}");
+                let slices = w.dispatches - 4 * l;
+                assert!(
+                    slices >= 1 && slices <= l,
+                    "exact tumbling's slices: {slices}"
+                );
+            }
+        }
+        assert!(clean > 0, "{tumble:?}: a batch without a resume");
+    }
+}

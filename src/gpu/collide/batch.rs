@@ -150,14 +150,14 @@ impl<const H: usize> GpuScene<H> {
 
     /// Records the batch's kernels from `from` to the last level, in the order of
     /// [`stages`] (the mirror's too), each timed by `clock` when there is one; returns the
-    /// dispatches.
+    /// dispatches and how many of them are indirect.
     fn record(
         &self,
         enc: &mut wgpu::CommandEncoder,
         bg: &BindGroups<'_>,
         (from, p): (Resume, u32),
         mut clock: Option<&mut KernelClock>,
-    ) -> u64 {
+    ) -> (u64, u64) {
         let pl = &self.pipelines;
         let bb = self.buffers.as_ref().expect("buffers before recording");
         let lazy = || -> &LazyGroups { bg.front.as_ref().expect("lazy tumbling's groups") };
@@ -175,6 +175,7 @@ impl<const H: usize> GpuScene<H> {
             c.mark(&mut pass, "start");
         }
         let list = stages(self.levels, tumbling, from);
+        let mut indirect = 0;
         for &(level, stage) in &list {
             let side = level as usize % 2;
             // Direct dispatches (sizes known on the host) or indirect ones at an offset of
@@ -207,13 +208,16 @@ impl<const H: usize> GpuScene<H> {
             pass.set_bind_group(0, group, &[]);
             match size {
                 Size::Direct((x, y)) => pass.dispatch_workgroups(x, y, 1),
-                Size::Indirect(offset) => pass.dispatch_workgroups_indirect(&bb.args, offset),
+                Size::Indirect(offset) => {
+                    indirect += 1;
+                    pass.dispatch_workgroups_indirect(&bb.args, offset)
+                }
             }
             if let Some(c) = clock.as_deref_mut() {
                 c.mark(&mut pass, stage.label());
             }
         }
-        list.len() as u64
+        (list.len() as u64, indirect)
     }
 
     /// Aligned size of one uniform slot of the exact method's slice parameters.
@@ -332,7 +336,10 @@ impl<const H: usize> GpuScene<H> {
             } else {
                 None
             };
-            work.dispatches += self.record(&mut enc, &bgs, (from, p), clock.as_mut());
+            let (all, indirect) = self.record(&mut enc, &bgs, (from, p), clock.as_mut());
+            work.dispatches += all;
+            work.indirect_dispatches += indirect;
+            work.levels = self.levels as u64;
             let stamps = clock.as_ref().and_then(|c| c.resolve(ctx, &mut enc));
             work.buffer_bytes = work.buffer_bytes.max(bb.bytes);
             // One readback of everything of fixed size: counters, level sizes, per-pose

@@ -25,6 +25,12 @@ pub struct BatchWork {
     pub atomics: u64,
     /// Compute dispatches recorded.
     pub dispatches: u64,
+    /// Those of them sized on the device (`dispatch_workgroups_indirect`): the ones a
+    /// driver may cost more for (wgpu's own validation of them is off, `gpu::context`).
+    pub indirect_dispatches: u64,
+    /// Tree levels the batch descends (depth of A + depth of B − 1): dispatches per level
+    /// is `dispatches / levels` for a batch that did not resume.
+    pub levels: u64,
     /// Bytes written to the device for this batch.
     pub bytes_uploaded: u64,
     /// Bytes copied back to the host.
