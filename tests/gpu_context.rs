@@ -59,32 +59,11 @@ fn a_missing_adapter_is_summed_up_or_fails_when_required() {
     if std::env::var_os(CHILD).is_some() {
         return;
     }
-    let child = |require: bool| {
-        let mut c = Command::new(std::env::current_exe().unwrap());
-        c.args([
-            "gpu_context_without_xdg_runtime_dir_prints_no_driver_noise",
-            "--exact",
-        ])
-        .env("WGPU_BACKEND", "none")
-        .env_remove("MESHCOLLIDE_REQUIRE_GPU");
-        if require {
-            c.env("MESHCOLLIDE_REQUIRE_GPU", "1");
-        }
-        let o = c.output().unwrap();
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (o.status.success(), text(&o.stdout), text(&o.stderr))
-    };
-    let (ok, out, err) = child(false);
-    assert!(ok && out.contains("1 passed"), "{out}\n{err}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("SKIPPED")).collect();
-    assert_eq!(
-        lines,
-        [
-            "SKIPPED in gpu_context: 1 test without a GPU adapter (MESHCOLLIDE_REQUIRE_GPU=1 \
-             fails instead); they report ok (--nocapture shows each SKIP line)"
-        ],
-        "{err}"
+    common::skips::rerun_without(
+        "gpu_context_without_xdg_runtime_dir_prints_no_driver_noise",
+        ("WGPU_BACKEND", "none".as_ref()),
+        "MESHCOLLIDE_REQUIRE_GPU",
+        "SKIPPED in gpu_context: 1 test without a GPU adapter (MESHCOLLIDE_REQUIRE_GPU=1 \
+         fails instead); they report ok (--nocapture shows each SKIP line)",
     );
-    let (ok, out, err) = child(true);
-    assert!(!ok && out.contains("1 failed"), "{out}\n{err}");
 }

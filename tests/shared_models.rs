@@ -231,33 +231,14 @@ fn dragon_loads_and_kdop6_agrees_with_kdop18() {
 #[test]
 fn missing_shared_models_are_summed_up_or_fail_when_required() {
     let absent = std::env::temp_dir().join(format!("meshcollide-no-shared-{}", std::process::id()));
-    let child = |require: bool| {
-        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
-        c.args(["every_shared_model_loads", "--exact"])
-            .env("MESHCOLLIDE_SHARED_MESHES", &absent)
-            .env_remove("MESHCOLLIDE_REQUIRE_SHARED");
-        if require {
-            c.env("MESHCOLLIDE_REQUIRE_SHARED", "1");
-        }
-        let o = c.output().unwrap();
-        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        (o.status.success(), text(&o.stdout), text(&o.stderr))
-    };
-    let (ok, out, err) = child(false);
-    assert!(ok && out.contains("1 passed"), "{out}\n{err}");
-    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("SKIPPED")).collect();
-    assert_eq!(
-        lines,
-        [
-            "SKIPPED in shared_models: 1 test without the shared models (../shared/meshes absent; \
-             MESHCOLLIDE_REQUIRE_SHARED=1 fails instead); they report ok (--nocapture shows each \
-             SKIP line)"
-        ],
-        "{err}"
+    common::skips::rerun_without(
+        "every_shared_model_loads",
+        ("MESHCOLLIDE_SHARED_MESHES", absent.as_os_str()),
+        "MESHCOLLIDE_REQUIRE_SHARED",
+        "SKIPPED in shared_models: 1 test without the shared models (../shared/meshes absent; \
+         MESHCOLLIDE_REQUIRE_SHARED=1 fails instead); they report ok (--nocapture shows each \
+         SKIP line)",
     );
-    let (ok, out, err) = child(true);
-    assert!(!ok && out.contains("1 failed"), "{out}\n{err}");
-    assert!(!err.contains("SKIPPED"), "{err}");
 }
 
 /// The summary's wording: one clause per reason, counted; nothing when nothing skipped.

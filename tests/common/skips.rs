@@ -80,3 +80,29 @@ extern "C" fn summary() {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
 }
+
+/// Runs `test` of this test binary again in a child with `env` set (hiding a resource) and
+/// the resource's `require` variable (`MESHCOLLIDE_REQUIRE_*`) unset, then set: unset, the
+/// test passes by skipping and the child's one `SKIPPED` line is `summary`; set, it fails,
+/// with no summary.
+pub fn rerun_without(test: &str, env: (&str, &std::ffi::OsStr), require: &str, summary: &str) {
+    let child = |required: bool| {
+        let mut c = std::process::Command::new(std::env::current_exe().unwrap());
+        c.args([test, "--exact"])
+            .env(env.0, env.1)
+            .env_remove(require);
+        if required {
+            c.env(require, "1");
+        }
+        let o = c.output().unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (o.status.success(), text(&o.stdout), text(&o.stderr))
+    };
+    let (ok, out, err) = child(false);
+    assert!(ok && out.contains("1 passed"), "{out}\n{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("SKIPPED")).collect();
+    assert_eq!(lines, [summary], "{err}");
+    let (ok, out, err) = child(true);
+    assert!(!ok && out.contains("1 failed"), "{out}\n{err}");
+    assert!(!err.contains("SKIPPED"), "{err}");
+}
