@@ -189,8 +189,9 @@ pub fn run(a: &GpuArgs) -> Result<(), Failure> {
             } else {
                 Default::default()
             };
-            let same = pairs_hash(&cpu) == pairs_hash(&gpu)
-                && cpu.iter().zip(&gpu).all(|(c, g)| c.pairs == g.pairs);
+            let hash = pairs_hash(&cpu);
+            let same =
+                hash == pairs_hash(&gpu) && cpu.iter().zip(&gpu).all(|(c, g)| c.pairs == g.pairs);
             if !same {
                 differ.push(label.clone());
             }
@@ -239,7 +240,7 @@ pub fn run(a: &GpuArgs) -> Result<(), Failure> {
                 "gpu_s": gpu_s,
                 "pairs_same": same,
                 "pairs": cpu.iter().map(|r| r.pairs.len()).sum::<usize>(),
-                "pairs_hash": format!("{:016x}", pairs_hash(&cpu)),
+                "pairs_hash": format!("{hash:016x}"),
                 "cpu_work": {"nv": wc[0], "np": wc[1], "nu": wc[2]},
                 "gpu_work": {"nv": wg[0], "np": wg[1], "nu": wg[2]},
                 "dispatches": stats.dispatches,
