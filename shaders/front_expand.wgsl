@@ -150,11 +150,98 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
     descend(p, na, kt);
 }
 
-// The OBB tree and the sphere tree (src/obb): B's volume posed by the pose's f32 frame in
-// every test (nothing tumbled: the pairs carry no slot), the descent by the volumes' sizes
-// (Descent::Larger, as obb::descend). A's nodes give the topology only.
+// The OBB tree and the sphere tree (src/obb): B's volume posed by the pose's f32 frame once
+// per (pose, node) the front reaches, as the CPU's VolumeWorkspace poses each node of B once
+// per pose on first use (so Nu is the CPU's), and kept in a lazy table like the tumbled
+// k-DOPs (`hash_keys`, keys and probing of shared/front.wgsl) whose slots hold the posed
+// boxes (`posed_obbs`) or spheres (`posed_spheres`). The pair that descends B claims its two
+// children's keys (`claim`) and poses each child it inserted into its slot; the next level
+// reads them there, so no dispatch is added. A root pair (level 0, one per pose, slot
+// NO_SLOT) poses and inserts its own. Every pair pushed is tested at the next level, so the
+// (pose, node) pairs posed are those tested: the CPU's set. The descent goes by the volumes'
+// sizes (Descent::Larger, as obb::descend); A's nodes give the topology only. A full table
+// raises OVERFLOW_TABLE and the host runs the batch again with a larger one.
 @group(0) @binding(13) var<storage, read> env_obbs: array<Obb32>;
 @group(0) @binding(14) var<storage, read> fly_obbs: array<Obb32>;
+@group(0) @binding(15) var<storage, read_write> hash_keys: array<atomic<u32>>;
+@group(0) @binding(18) var<storage, read_write> posed_obbs: array<PosedObb>;
+@group(0) @binding(19) var<storage, read_write> posed_spheres: array<Sphere>;
+@group(0) @binding(20) var<storage, read_write> nu: array<atomic<u32>>;
+
+// Finds or inserts the key of B's node `node` at pose `pose`: (slot, 1) when inserted here
+// (counted in Nu and `n_tumbled`), (slot, 2) when there before, (_, 0) when the table is
+// full (OVERFLOW_TABLE raised; counted in `n_tumbled`, so the host sizes the next table).
+// A weak exchange may fail spuriously (old value 0): then the same slot is tried again.
+// CPU twin: src/gpu/mirror/front.rs::claim
+fn claim(pose: u32, node: u32) -> vec2<u32> {
+    let key = pose * counters.n_fly + node + 1u;
+    let mask = counters.hash_mask;
+    var h = hash_slot(key, mask);
+    var state = 0u;
+    for (var tries = 0u; tries < MAX_PROBES && state == 0u; tries = tries + 1u) {
+        let r = atomicCompareExchangeWeak(&hash_keys[h], 0u, key);
+        if (r.exchanged) {
+            state = 1u;
+        } else if (r.old_value == key) {
+            state = 2u;
+        } else if (r.old_value != 0u) {
+            h = (h + 1u) & mask;
+        }
+    }
+    if (state != 2u) {
+        atomicAdd(&counters.n_tumbled, 1u);
+    }
+    if (state == 0u) {
+        atomicOr(&counters.overflow, OVERFLOW_TABLE);
+    } else if (state == 1u) {
+        atomicAdd(&nu[pose], 1u);
+    }
+    return vec2<u32>(h, state);
+}
+
+// Which way a pair of overlapping volumes descends (traverse::descend): 0 A's children, 1
+// B's, 2 a leaf pair.
+fn descent_side(na: KdopNode, nb: KdopNode, prefer_a: bool) -> u32 {
+    if (na.count == 0u && (nb.count != 0u || prefer_a)) {
+        return 0u;
+    }
+    return select(2u, 1u, nb.count == 0u);
+}
+
+// The pair's children (`side` 0 or 1) with the slots `s0`, `s1` (B's children) or the
+// pair's own (A's), or the leaf pair (`side` 2). One append site each, as in descend_pref.
+fn push_descent(p: FrontPair, na: KdopNode, nb: KdopNode, side: u32, s0: u32, s1: u32) {
+    if (side == 2u) {
+        push_leaf(p, counters.cap_leaf);
+        return;
+    }
+    if (s0 == NO_SLOT || s1 == NO_SLOT) {
+        // A full table: the batch runs again.
+        return;
+    }
+    var c0 = p;
+    var c1 = p;
+    if (side == 0u) {
+        c0.a = na.first;
+        c1.a = na.first + 1u;
+    } else {
+        c0.b = nb.first;
+        c1.b = nb.first + 1u;
+        c0.slot = s0;
+        c1.slot = s1;
+    }
+    push_children(c0, c1, counters.cap_front);
+}
+
+// B's box of `node` posed at `pose` into a slot claimed for it (NO_SLOT if the table is full).
+fn place_obb(pose: u32, node: u32) -> u32 {
+    let c = claim(pose, node);
+    if (c.y == 1u) {
+        let f = frames[pose];
+        posed_obbs[c.x] = obb_posed(fly_obbs_at(node), f.r, f.t, f.t_err);
+    }
+    return select(c.x, NO_SLOT, c.y == 0u);
+}
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_obb
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -163,14 +250,42 @@ fn expand_obb(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (enter_skips(i)) {
         return;
     }
-    let p = front_in[i];
-    let f = frames[p.pose];
+    var p = front_in[i];
     let a = env_obbs_at(p.a);
     let b = fly_obbs_at(p.b);
-    if (obb_disjoint(a, obb_posed(b, f.r, f.t, f.t_err))) {
+    var posed: PosedObb;
+    if (p.slot == NO_SLOT) {
+        let f = frames[p.pose];
+        posed = obb_posed(b, f.r, f.t, f.t_err);
+        let c = claim(p.pose, p.b);
+        if (c.y == 1u) {
+            posed_obbs[c.x] = posed;
+        }
+        p.slot = select(c.x, NO_SLOT, c.y == 0u);
+    } else {
+        posed = posed_obbs[p.slot];
+    }
+    if (obb_disjoint(a, posed)) {
         return;
     }
-    descend_pref(p, env_nodes_at(p.a), a.size >= b.size);
+    let na = env_nodes_at(p.a);
+    let nb = fly_nodes_at(p.b);
+    let side = descent_side(na, nb, a.size >= b.size);
+    var s = vec2<u32>(p.slot, p.slot);
+    if (side == 1u) {
+        s = vec2<u32>(place_obb(p.pose, nb.first), place_obb(p.pose, nb.first + 1u));
+    }
+    push_descent(p, na, nb, side, s.x, s.y);
+}
+
+// B's sphere of `node` posed at `pose` into a slot claimed for it (NO_SLOT if the table is full).
+fn place_sphere(pose: u32, node: u32) -> u32 {
+    let c = claim(pose, node);
+    if (c.y == 1u) {
+        let f = frames[pose];
+        posed_spheres[c.x] = sphere_posed(fly_spheres_at(node), f.r, f.t, f.t_err);
+    }
+    return select(c.x, NO_SLOT, c.y == 0u);
 }
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_sphere
@@ -180,14 +295,32 @@ fn expand_sphere(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (enter_skips(i)) {
         return;
     }
-    let p = front_in[i];
-    let f = frames[p.pose];
+    var p = front_in[i];
     let a = env_spheres_at(p.a);
     let b = fly_spheres_at(p.b);
-    if (sphere_disjoint(a, sphere_posed(b, f.r, f.t, f.t_err))) {
+    var posed: Sphere;
+    if (p.slot == NO_SLOT) {
+        let f = frames[p.pose];
+        posed = sphere_posed(b, f.r, f.t, f.t_err);
+        let c = claim(p.pose, p.b);
+        if (c.y == 1u) {
+            posed_spheres[c.x] = posed;
+        }
+        p.slot = select(c.x, NO_SLOT, c.y == 0u);
+    } else {
+        posed = posed_spheres[p.slot];
+    }
+    if (sphere_disjoint(a, posed)) {
         return;
     }
-    descend_pref(p, env_nodes_at(p.a), a.r >= b.r);
+    let na = env_nodes_at(p.a);
+    let nb = fly_nodes_at(p.b);
+    let side = descent_side(na, nb, a.r >= b.r);
+    var s = vec2<u32>(p.slot, p.slot);
+    if (side == 1u) {
+        s = vec2<u32>(place_sphere(p.pose, nb.first), place_sphere(p.pose, nb.first + 1u));
+    }
+    push_descent(p, na, nb, side, s.x, s.y);
 }
 
 // Self-collision (self_collide::collide_bvh): one hierarchy against itself in its own frame,

@@ -137,22 +137,6 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
 @group(0) @binding(12) var<storage, read_write> nu: array<atomic<u32>>;
 @group(0) @binding(15) var<storage, read_write> fresh: array<u32>;
 
-// Probes before a key gives up and the batch runs again with a larger table: a full table
-// must not cost a pass over it per pair.
-const MAX_PROBES: u32 = 256u;
-
-// A 32-bit mixer (the finalizer of MurmurHash3): the table index of a key.
-// CPU twin: src/gpu/mirror/kdop_tumble.rs::hash_slot
-fn hash_slot(key: u32, mask: u32) -> u32 {
-    var x = key;
-    x = x ^ (x >> 16u);
-    x = x * 0x85ebca6bu;
-    x = x ^ (x >> 13u);
-    x = x * 0xc2b2ae35u;
-    x = x ^ (x >> 16u);
-    return x & mask;
-}
-
 // CPU twin: src/gpu/mirror/kdop_tumble.rs::tumble_front
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tumble_front(@builtin(global_invocation_id) gid: vec3<u32>) {

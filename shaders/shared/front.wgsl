@@ -65,3 +65,23 @@ struct PoseFrame {
 fn linear_index(gid: vec3<u32>) -> u32 {
     return gid.y * (DISPATCH_X * WORKGROUP_SIZE) + gid.x;
 }
+
+// The lazy tables of B's volumes per (pose, node) (the tumbled k-DOPs of `tumble_front`,
+// the posed boxes and spheres of `expand_obb` and `expand_sphere`): open addressing with
+// linear probing, keyed by `pose · n_fly + node + 1` (0 = empty).
+
+// Probes before a key gives up and the batch runs again with a larger table: a full table
+// must not cost a pass over it per pair.
+const MAX_PROBES: u32 = 256u;
+
+// A 32-bit mixer (the finalizer of MurmurHash3): the table index of a key.
+// CPU twin: src/gpu/mirror/front.rs::hash_slot
+fn hash_slot(key: u32, mask: u32) -> u32 {
+    var x = key;
+    x = x ^ (x >> 16u);
+    x = x * 0x85ebca6bu;
+    x = x ^ (x >> 13u);
+    x = x * 0xc2b2ae35u;
+    x = x ^ (x >> 16u);
+    return x & mask;
+}

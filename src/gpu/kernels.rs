@@ -208,8 +208,12 @@ pub const FRONT_EXPAND_WGSL: Shader = Shader {
         read_write("dual_counts", 12),
         read("env_obbs", 13),
         read("fly_obbs", 14),
+        read_write("hash_keys", 15),
         read_write("front_record", 16),
         read_write("record_count", 17),
+        read_write("posed_obbs", 18),
+        read_write("posed_spheres", 19),
+        read_write("nu", 20),
     ],
 };
 
@@ -403,6 +407,9 @@ pub const EXPAND_OBB: Kernel = kernel(
         "frames",
         "env_obbs",
         "fly_obbs",
+        "hash_keys",
+        "posed_obbs",
+        "nu",
     ],
 );
 /// One level of the sphere tree.
@@ -421,6 +428,9 @@ pub const EXPAND_SPHERE: Kernel = kernel(
         "env_spheres",
         "fly_spheres",
         "frames",
+        "hash_keys",
+        "posed_spheres",
+        "nu",
     ],
 );
 /// One level of self-collision (one hierarchy, `env_nodes`, against itself).

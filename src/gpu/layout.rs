@@ -339,6 +339,24 @@ mod pipeline_layout_tests {
     }
 
     #[test]
+    fn posed_obb_matches_wgsl() {
+        use crate::obb::sat::PosedObb;
+        let src = crate::gpu::shader::source("front_expand.wgsl", 3);
+        let (size, m) = names_offsets(&src, "PosedObb");
+        assert_eq!(size as usize, size_of::<PosedObb>());
+        let rust: Vec<(String, u32)> = [
+            ("f", offset_of!(PosedObb, f)),
+            ("c", offset_of!(PosedObb, c)),
+            ("h", offset_of!(PosedObb, h)),
+            ("e", offset_of!(PosedObb, e)),
+        ]
+        .iter()
+        .map(|(n, o)| (n.to_string(), *o as u32))
+        .collect();
+        assert_eq!(m, rust);
+    }
+
+    #[test]
     fn slice_params_match_wgsl() {
         let src = crate::gpu::shader::source("kdop_tumble.wgsl", 9);
         let (size, m) = names_offsets(&src, "SliceParams");

@@ -15,7 +15,9 @@ pub(super) const FLOOR: f32 = U * U * U * U / 16.0;
 /// 2⁻⁵¹: the screen of [`obb_disjoint_cpu`](super::sat::obb_disjoint_cpu).
 pub(super) const COARSE: f32 = 1.0 / (1u64 << 51) as f32;
 
-/// B's box at a pose, in A's local frame (WGSL twin: `struct PosedObb`).
+/// B's box at a pose, in A's local frame (WGSL twin: `struct PosedObb`, stored by the GPU
+/// in its lazy table: layout test in `gpu::layout`).
+#[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PosedObb {
     /// The posed axes `fl(r·bⱼ)` (rows, `f[3j + k]`).

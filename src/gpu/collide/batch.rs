@@ -85,11 +85,11 @@ impl<const H: usize> GpuScene<H> {
             let tumbled = if dense {
                 make(
                     "tumbled",
-                    p as u64 * self.n_fly as u64 * Self::KDOP,
+                    p as u64 * self.n_fly as u64 * self.slot,
                     U::empty(),
                 )?
             } else {
-                make("tumbled", table as u64 * Self::KDOP, U::empty())?
+                make("tumbled", table as u64 * self.slot, U::empty())?
             };
             let hash_keys = make(
                 "hash_keys",
@@ -240,7 +240,7 @@ impl<const H: usize> GpuScene<H> {
         work: &mut BatchWork,
     ) -> Result<BatchRun, GpuError> {
         let p = frames.len() as u32;
-        let dense = tumble == TumbleMethod::Exact;
+        let dense = self.dense(tumble);
         let n0 = self.coherent.first_front(p);
         let caps = Capacities {
             front: caps.front.max(2 * p).max(n0),

@@ -93,17 +93,21 @@ impl<const H: usize> GpuScene<H> {
                 ("done", &bb.done),
             ];
             match &self.volumes {
-                // Nothing tumbled: B's volume is posed from the frame.
+                // Nothing tumbled: B's volumes are posed from the frame into the lazy table
+                // (`tumbled` holds posed boxes or spheres).
                 Some(v) => {
-                    let (env, fly) = if v.obb {
-                        ("env_obbs", "fly_obbs")
+                    let (env, fly, posed) = if v.obb {
+                        ("env_obbs", "fly_obbs", "posed_obbs")
                     } else {
-                        ("env_spheres", "fly_spheres")
+                        ("env_spheres", "fly_spheres", "posed_spheres")
                     };
                     named.extend([
                         ("frames", &bb.frames as &dyn Bindable),
                         (env, &v.env),
                         (fly, &v.fly),
+                        ("hash_keys", &bb.hash_keys),
+                        (posed, &bb.tumbled),
+                        ("nu", &bb.nu),
                     ]);
                 }
                 None => named.push(("tumbled", &bb.tumbled)),

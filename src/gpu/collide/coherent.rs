@@ -204,7 +204,7 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         frames: &mut FrameChunk,
     ) -> Result<(PoseResult<S::Sub>, GpuStats), GpuError> {
-        let mut stats = self.begin_run(tumble == TumbleMethod::Exact)?;
+        let mut stats = self.begin_run(self.dense(tumble))?;
         // A frame of the same chunk follows: record, unless coherence is off for it.
         let next = frames.tick() && !frames.chunk.off;
         self.coherent.device.next_step();

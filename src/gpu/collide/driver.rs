@@ -62,7 +62,7 @@ impl<const H: usize> GpuScene<H> {
         let coherent = mode == Mode::All && self.pipelines.expand_record.is_some();
         let chunk_len = if coherent { POSE_CHUNK } else { 1 };
         // The volume trees tumble nothing, whatever the method.
-        let dense = tumble == TumbleMethod::Exact && self.volumes.is_none();
+        let dense = self.dense(tumble);
         let mut stats = self.begin_run(dense)?;
         let group_poses = self.max_batch_poses.max(1).next_multiple_of(chunk_len);
         let screen = Screen::of(scene);
@@ -145,7 +145,7 @@ impl<const H: usize> GpuScene<H> {
         out: &mut Step<'_, S::Sub>,
         flush: &mut Flush<'_, S::Sub, E>,
     ) -> Result<(), E> {
-        let dense = tumble == TumbleMethod::Exact && self.volumes.is_none();
+        let dense = self.dense(tumble);
         let mut at = 0;
         // Re-runs of attempts that did not fit, counted with the batch that runs their poses.
         let mut reruns = 0;
@@ -181,12 +181,12 @@ impl<const H: usize> GpuScene<H> {
                 Attempt::Fewer { tried, reruns: r } if lane.len() > 1 => {
                     reruns += r;
                     out.stats.splits += 1;
-                    self.capacities = tried.clamped(self.max_buffer_bytes, Self::KDOP);
+                    self.capacities = tried.clamped(self.max_buffer_bytes, self.slot);
                     *out.cut = Some(lane.len() / 2);
                 }
                 Attempt::Fewer { .. } => {
                     return Err(GpuError::TooLarge {
-                        needed: Self::largest_buffer(&self.capacities),
+                        needed: self.largest_buffer(&self.capacities),
                         limit: self.max_buffer_bytes,
                     }
                     .into());
@@ -214,7 +214,7 @@ impl<const H: usize> GpuScene<H> {
         next: bool,
         mut caps: Capacities,
     ) -> Result<Attempt, GpuError> {
-        let dense = tumble == TumbleMethod::Exact && self.volumes.is_none();
+        let dense = self.dense(tumble);
         let p = lane.len();
         let front = |i: usize| step.chunks[i / step.chunk_len].seed();
         // Seeds gathered on the device when some front is there, else uploaded; none (the
@@ -298,7 +298,7 @@ impl<const H: usize> GpuScene<H> {
                     return fewer(caps, &work);
                 }
                 // One pose: the growth estimate may overshoot; try what fits.
-                caps = caps.clamped(self.max_buffer_bytes, Self::KDOP);
+                caps = caps.clamped(self.max_buffer_bytes, self.slot);
                 if at_limit == Some(caps) || !self.fits(&caps) {
                     return fewer(caps, &work);
                 }

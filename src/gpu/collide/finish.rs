@@ -15,8 +15,6 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
 ) -> Vec<PoseResult<S::Sub>> {
     let env = scene.env();
     let fly = scene.fly_bvh();
-    // The volume trees pose B's volume in every node test.
-    let posed_per_test = scene.volumes().is_some();
     let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
     let mut results: Vec<PoseResult<S::Sub>> = (0..poses.len())
         .map(|i| PoseResult {
@@ -24,11 +22,9 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
             counters: Counters {
                 bv_tests: out.nv[i] as u64,
                 tri_tests: out.np[i] as u64,
-                // Dense tumbling moves every node; lazy tumbling counted its own; the volume
-                // trees pose B's volume once per node test.
-                bv_updates: if posed_per_test {
-                    out.nv[i] as u64
-                } else if dense {
+                // Dense tumbling moves every node; lazy tumbling and the volume trees' posing
+                // counted their own.
+                bv_updates: if dense {
                     fly.nodes.len() as u64
                 } else {
                     out.nu[i] as u64
@@ -69,7 +65,7 @@ pub(crate) struct BatchOutput {
     /// Node pairs entering each level (all poses of the batch).
     pub level_sizes: Vec<u32>,
     pub nv: Vec<u32>,
-    /// Nodes tumbled per pose (lazy tumbling; zeros when dense).
+    /// Nodes tumbled (lazy tumbling) or posed (the volume trees) per pose; zeros when dense.
     pub nu: Vec<u32>,
     pub np: Vec<u32>,
     pub contacts: Vec<FrontPair>,

@@ -127,6 +127,9 @@ pub struct GpuScene<const H: usize> {
     volumes: Option<VolumeBuffers>,
     descent_larger: bool,
     n_fly: u32,
+    /// Bytes of one slot of the lazy table (and of dense tumbling): B's tumbled k-DOP, or
+    /// for the volume trees its posed box or sphere.
+    slot: u64,
     levels: u32,
     /// Bytes of the static upload.
     pub static_bytes: u64,
@@ -170,11 +173,18 @@ const PAIR: u64 = std::mem::size_of::<FrontPair>() as u64;
 pub const MAX_BATCH_POSES: usize = 1 << 14;
 
 impl<const H: usize> GpuScene<H> {
+    /// Whether a batch tumbles B densely (`poses · n_fly` k-DOPs, the exact method) rather
+    /// than into the lazy table: never for the volume trees, whose posed volumes are always
+    /// kept in the table (the tumbling method does not apply to them).
+    pub(super) fn dense(&self, tumble: TumbleMethod) -> bool {
+        tumble == TumbleMethod::Exact && self.volumes.is_none()
+    }
+
     /// A run's first step, shared by the plain and the coherent drivers: refuses exact
     /// tumbling beyond one binding, and starts the statistics (the static arrays counted
     /// as uploaded on the scene's first run).
     fn begin_run(&mut self, dense: bool) -> Result<GpuStats, GpuError> {
-        let per_pose = self.n_fly as u64 * Self::KDOP;
+        let per_pose = self.n_fly as u64 * self.slot;
         if dense && per_pose > self.max_buffer_bytes {
             return Err(GpuError::ExactTumbleTooLarge {
                 needed: per_pose,
@@ -343,6 +353,11 @@ impl<const H: usize> GpuScene<H> {
         };
         // Shader compilation and pipeline creation report through the error handler.
         ctx.check()?;
+        let slot = match &volumes {
+            None => Self::KDOP,
+            Some(v) if v.obb => std::mem::size_of::<crate::obb::sat::PosedObb>() as u64,
+            Some(_) => std::mem::size_of::<Sphere>() as u64,
+        };
         Ok(GpuScene {
             env_nodes,
             fly_nodes,
@@ -360,6 +375,7 @@ impl<const H: usize> GpuScene<H> {
             volumes,
             descent_larger: scene.descent_larger(),
             n_fly,
+            slot,
             levels: env.depth + fly_bvh.depth - 1,
             static_bytes,
             capacities: Capacities::default(),

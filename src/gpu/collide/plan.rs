@@ -57,7 +57,7 @@ const TABLE_LOAD: f64 = 0.5;
 const TABLE_HEADROOM: f64 = 1.5;
 
 impl<const H: usize> GpuScene<H> {
-    /// Bytes of one tumbled k-DOP.
+    /// Bytes of one tumbled k-DOP (the lazy table's slot of a k-DOP scene, `self.slot`).
     pub(super) const KDOP: u64 = std::mem::size_of::<Kdop<H>>() as u64;
 
     /// Most poses one batch may hold: the key space of the lazy table and, for dense
@@ -67,7 +67,7 @@ impl<const H: usize> GpuScene<H> {
         let keys = (u32::MAX as u64 - 1) / n_fly;
         let mut most = keys;
         if dense {
-            let per_pose = n_fly * Self::KDOP;
+            let per_pose = n_fly * self.slot;
             most = most
                 .min(self.max_buffer_bytes / per_pose)
                 .min(self.batch_memory / per_pose);
@@ -88,16 +88,16 @@ impl<const H: usize> GpuScene<H> {
                 tumbled: self.capacities.tumbled.max(table.min(1 << 30) as u32),
                 ..self.capacities
             };
-            return (p, caps.clamped(self.max_buffer_bytes, Self::KDOP));
+            return (p, caps.clamped(self.max_buffer_bytes, self.slot));
         };
         let frame = std::mem::size_of::<PoseFrame<H>>() as f64;
         // Slots per pose of the lazy table (before rounding to a power of two). The nodes
         // tumbled per batch vary little (a sum over many poses): a smaller headroom.
         let slots = TABLE_HEADROOM * r.tumbled / TABLE_LOAD;
         let tumbled_bytes = if dense {
-            self.n_fly as f64 * Self::KDOP as f64
+            self.n_fly as f64 * self.slot as f64
         } else {
-            2.0 * slots * (Self::KDOP + 4) as f64
+            2.0 * slots * (self.slot + 4) as f64
         };
         let per_pose = HEADROOM * PAIR as f64 * (2.0 * r.front + r.leaf + r.contact + r.unsure)
             + tumbled_bytes
@@ -112,7 +112,7 @@ impl<const H: usize> GpuScene<H> {
             }
         };
         // The table's power of two must fit one binding.
-        let max_slots = 1u64 << (self.max_buffer_bytes / Self::KDOP).max(1).ilog2();
+        let max_slots = 1u64 << (self.max_buffer_bytes / self.slot).max(1).ilog2();
         let by_table = if dense || slots <= 0.0 {
             usize::MAX
         } else {
@@ -175,8 +175,8 @@ impl<const H: usize> GpuScene<H> {
     }
 
     /// The largest buffer of these capacities (bytes).
-    pub(super) fn largest_buffer(c: &Capacities) -> u64 {
-        let table = c.tumbled.next_power_of_two() as u64 * Self::KDOP;
+    pub(super) fn largest_buffer(&self, c: &Capacities) -> u64 {
+        let table = c.tumbled.next_power_of_two() as u64 * self.slot;
         [c.front, c.leaf, c.contact, c.unsure]
             .iter()
             .map(|&n| n as u64 * PAIR)
@@ -185,7 +185,7 @@ impl<const H: usize> GpuScene<H> {
 
     /// Whether buffers of these capacities stay within [`GpuScene::max_buffer_bytes`].
     pub(super) fn fits(&self, c: &Capacities) -> bool {
-        Self::largest_buffer(c) <= self.max_buffer_bytes
+        self.largest_buffer(c) <= self.max_buffer_bytes
     }
 }
 

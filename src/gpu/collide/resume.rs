@@ -29,8 +29,8 @@ impl<const H: usize> GpuScene<H> {
     /// out (to twice what was asked for: later levels usually need more), keeping what they
     /// hold, and sets the counters to resume there: the level's node tests again (front or
     /// leaf pairs ran out) or only its triangle tests (contacts or unsure pairs ran out).
-    /// `None` when only a whole new run can help: a full tumbling table (the slots already
-    /// handed out would move), a buffer beyond the binding limit, or contacts in
+    /// `None` when only a whole new run can help: a full table of the volume trees' posed
+    /// volumes, a buffer beyond the binding limit, or contacts in
     /// first-contact mode (a pose marked done may have lost its contact).
     pub(super) fn resume(
         &mut self,
@@ -42,6 +42,11 @@ impl<const H: usize> GpuScene<H> {
     ) -> Result<Option<Resume>, GpuError> {
         let expand_stage = c.overflow & 3 != 0;
         if c.overflow & OVERFLOW_TABLE != 0 {
+            // The volume trees' table fills inside `expand_*`, which claimed children
+            // already: the batch runs again with a larger one (`rerun_capacities`).
+            if self.volumes.is_some() {
+                return Ok(None);
+            }
             return self.resume_table(ctx, c, nu_sum, work);
         }
         if !expand_stage && mode == Mode::First {
@@ -110,10 +115,10 @@ impl<const H: usize> GpuScene<H> {
         let slots = (c.n_tumbled as u64 * 4)
             .max(2 * old_slots as u64)
             .next_power_of_two();
-        if slots * Self::KDOP > self.max_buffer_bytes || slots > u32::MAX as u64 {
+        if slots * self.slot > self.max_buffer_bytes || slots > u32::MAX as u64 {
             return Ok(None);
         }
-        let tumbled = ctx.storage_empty("tumbled", slots * Self::KDOP, U::empty())?;
+        let tumbled = ctx.storage_empty("tumbled", slots * self.slot, U::empty())?;
         let keys = ctx.storage_empty("hash_keys", slots * 4, U::empty())?;
         // The full level's inserted nodes were tumbled before the batch froze: the list
         // starts empty.
@@ -126,7 +131,7 @@ impl<const H: usize> GpuScene<H> {
         // The table now has `slots` slots, fewer than a reused buffer's when this batch used
         // only part of it (its hash mask is the batch's): the capacity follows the buffer.
         bb.caps.tumbled = slots as u32;
-        bb.bytes += (slots - old_slots as u64) * (Self::KDOP + 8);
+        bb.bytes += (slots - old_slots as u64) * (self.slot + 8);
         let mut n = *c;
         n.overflow = 0;
         n.hash_mask = (slots - 1) as u32;

@@ -190,7 +190,7 @@ impl<const H: usize> GpuScene<H> {
         let appended: u64 = w.node_pairs.saturating_sub(w.poses); // every pair but the roots was appended
         let leaves = c.max_leaf as u64; // at least one level's leaf pairs (a lower bound)
         let point_bytes = (self.points_per_node * 12.0) as u64;
-        w.node_bytes_read = w.node_pairs * (node + Self::KDOP + PAIR)
+        w.node_bytes_read = w.node_pairs * (node + self.slot + PAIR)
             + appended * 8
             + w.nodes_tumbled * (point_bytes + if dense { 0 } else { 12 + PAIR })
             + leaves * 2 * 8;

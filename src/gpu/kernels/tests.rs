@@ -353,12 +353,14 @@ fn twin_names(twin: &str, entry: &str) -> Vec<String> {
 /// gives it, by their names: every binding the kernel uses is an argument of the twin or a
 /// field of one of its `…Bindings` structs, and every such name is a binding of the shader
 /// (the shared structs carry a binding or two some kernels do not use). The volume trees'
-/// `env` and `fly` stand for their `env_obbs`/`env_spheres` and `fly_obbs`/`fly_spheres`.
+/// `env`, `fly` and `posed` stand for their `env_obbs`/`env_spheres`, `fly_obbs`/`fly_spheres`
+/// and `posed_obbs`/`posed_spheres`.
 #[test]
 fn twins_take_the_registered_bindings() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let matches = |twin: &str, binding: &str| {
-        twin == binding || (["env", "fly"].contains(&twin) && binding.starts_with(twin))
+        twin == binding
+            || (["env", "fly", "posed"].contains(&twin) && binding.starts_with(&format!("{twin}_")))
     };
     for k in KERNELS {
         let stem = k.shader.file.trim_end_matches(".wgsl");

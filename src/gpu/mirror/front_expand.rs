@@ -4,8 +4,9 @@
 //! land in one of the orders the GPU may produce: the same pairs as a set, the same counters.
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
+use super::front::claim;
 use super::kdop::{kdop_overlaps, kdop_size};
-use super::obb::{Obb32, obb_disjoint, obb_posed};
+use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
 use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RESUMED_EXPAND};
@@ -29,13 +30,18 @@ pub struct ExpandBindings<'a, const H: usize> {
 }
 
 /// The bindings `expand_obb` and `expand_sphere` add (`gpu::kernels::EXPAND_OBB`,
-/// `EXPAND_SPHERE`): the volumes of the tree's nodes and the pose frames.
-pub struct VolumeBindings<'a, V, const H: usize> {
+/// `EXPAND_SPHERE`): the volumes of the tree's nodes, the pose frames and the lazy table
+/// of B's posed volumes `P` (atomics as `u32`).
+pub struct VolumeBindings<'a, V, P, const H: usize> {
     /// `env_obbs` or `env_spheres`.
     pub env: &'a [V],
     /// `fly_obbs` or `fly_spheres`.
     pub fly: &'a [V],
     pub frames: &'a [PoseFrame<H>],
+    pub hash_keys: &'a mut [u32],
+    /// `posed_obbs` or `posed_spheres`.
+    pub posed: &'a mut [P],
+    pub nu: &'a mut [u32],
 }
 
 /// The bindings `expand_dual` adds (`gpu::kernels::EXPAND_DUAL`).
@@ -230,45 +236,108 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
     }
 }
 
-/// `expand_obb` of `shaders/front_expand.wgsl` (the OBB tree): B's box posed by the pose's
-/// f32 frame ([`obb_posed`]) and tested against A's ([`obb_disjoint`]); survivors descend
-/// the node with the larger box (A on ties).
-pub fn expand_obb<const H: usize>(b: &mut ExpandBindings<'_, H>, v: &VolumeBindings<'_, Obb32, H>) {
-    let front_in = b.front_in;
-    for p in &front_in[..b.counters.n_in as usize] {
-        if !b.enter(p) {
-            continue;
-        }
-        let f = &v.frames[p.pose as usize];
-        let (ea, fb) = (&v.env[p.a as usize], &v.fly[p.b as usize]);
-        if obb_disjoint(ea, &obb_posed(fb, &f.r, &f.t, f.t_err)) {
-            continue;
-        }
-        let na = b.env_nodes[p.a as usize];
-        b.descend_pref(*p, &na, ea.size >= fb.size);
+/// `descent_side` of `shaders/front_expand.wgsl`: 0 A's children, 1 B's, 2 a leaf pair.
+fn descent_side<const H: usize>(na: &KdopNode<H>, nb: &KdopNode<H>, prefer_a: bool) -> u32 {
+    if na.count == 0 && (nb.count != 0 || prefer_a) {
+        0
+    } else if nb.count == 0 {
+        1
+    } else {
+        2
     }
 }
 
-/// `expand_sphere` of `shaders/front_expand.wgsl` (the sphere tree): B's sphere posed by the
-/// pose's f32 frame ([`sphere_posed`]) and tested against A's ([`sphere_disjoint`]);
-/// survivors descend the node with the larger sphere (A on ties).
-pub fn expand_sphere<const H: usize>(
+/// The volume trees' expansion (`expand_obb`, `expand_sphere` of
+/// `shaders/front_expand.wgsl`): B's volume at the pair's slot of the lazy table, or posed
+/// by `pose` and inserted ([`claim`]) for a root pair (no slot); a pair found disjoint
+/// stops; else it descends, claiming and posing B's children into the table when B
+/// descends, or goes to the leaf list.
+fn expand_posed<const H: usize, V, P: Copy>(
     b: &mut ExpandBindings<'_, H>,
-    v: &VolumeBindings<'_, Sphere, H>,
+    v: &mut VolumeBindings<'_, V, P, H>,
+    pose: impl Fn(&V, &PoseFrame<H>) -> P,
+    disjoint: impl Fn(&V, &P) -> bool,
+    prefer_a: impl Fn(&V, &V) -> bool,
 ) {
     let front_in = b.front_in;
     for p in &front_in[..b.counters.n_in as usize] {
         if !b.enter(p) {
             continue;
         }
+        let mut p = *p;
         let f = &v.frames[p.pose as usize];
         let (ea, fb) = (&v.env[p.a as usize], &v.fly[p.b as usize]);
-        if sphere_disjoint(ea, &sphere_posed(fb, &f.r, &f.t, f.t_err)) {
+        let posed = if p.slot == NO_SLOT {
+            let posed = pose(fb, f);
+            let c = claim(b.counters, v.hash_keys, v.nu, p.pose, p.b);
+            if let Some((slot, true)) = c {
+                v.posed[slot as usize] = posed;
+            }
+            p.slot = c.map_or(NO_SLOT, |(slot, _)| slot);
+            posed
+        } else {
+            v.posed[p.slot as usize]
+        };
+        if disjoint(ea, &posed) {
             continue;
         }
         let na = b.env_nodes[p.a as usize];
-        b.descend_pref(*p, &na, ea.r >= fb.r);
+        let nb = b.fly_nodes[p.b as usize];
+        match descent_side(&na, &nb, prefer_a(ea, fb)) {
+            0 if p.slot != NO_SLOT => {
+                let child = |a| FrontPair { a, ..p };
+                b.push_children(child(na.first), child(na.first + 1));
+            }
+            1 => {
+                let mut place = |node: u32| {
+                    let c = claim(b.counters, v.hash_keys, v.nu, p.pose, node);
+                    if let Some((slot, true)) = c {
+                        v.posed[slot as usize] = pose(&v.fly[node as usize], f);
+                    }
+                    c.map(|(slot, _)| FrontPair { b: node, slot, ..p })
+                };
+                let (c0, c1) = (place(nb.first), place(nb.first + 1));
+                if let (Some(c0), Some(c1)) = (c0, c1) {
+                    b.push_children(c0, c1);
+                }
+            }
+            2 => b.push_leaf(p),
+            _ => {} // a full table: the batch runs again
+        }
     }
+}
+
+/// `expand_obb` of `shaders/front_expand.wgsl` (the OBB tree): B's box posed by the pose's
+/// f32 frame ([`obb_posed`]) once per (pose, node), kept in the lazy table, tested against
+/// A's ([`obb_disjoint`]); survivors descend the node with the larger box (A on ties).
+pub fn expand_obb<const H: usize>(
+    b: &mut ExpandBindings<'_, H>,
+    v: &mut VolumeBindings<'_, Obb32, PosedObb, H>,
+) {
+    expand_posed(
+        b,
+        v,
+        |fb, f| obb_posed(fb, &f.r, &f.t, f.t_err),
+        obb_disjoint,
+        |ea, fb| ea.size >= fb.size,
+    );
+}
+
+/// `expand_sphere` of `shaders/front_expand.wgsl` (the sphere tree): B's sphere posed by
+/// the pose's f32 frame ([`sphere_posed`]) once per (pose, node), kept in the lazy table,
+/// tested against A's ([`sphere_disjoint`]); survivors descend the node with the larger
+/// sphere (A on ties).
+pub fn expand_sphere<const H: usize>(
+    b: &mut ExpandBindings<'_, H>,
+    v: &mut VolumeBindings<'_, Sphere, Sphere, H>,
+) {
+    expand_posed(
+        b,
+        v,
+        |fb, f| sphere_posed(fb, &f.r, &f.t, f.t_err),
+        sphere_disjoint,
+        |ea, fb| ea.r >= fb.r,
+    );
 }
 
 /// `expand_self` of `shaders/front_expand.wgsl` (self-collision, one hierarchy against

@@ -5,6 +5,7 @@
 //! [`crate::tumble::tumble_points`] and [`crate::tumble::posed_kdop`], the formulas of the
 //! CPU traversal, so the GPU, these twins and the traversal agree bit for bit.
 
+use super::front::{MAX_PROBES, claim, hash_slot};
 use super::kdop::kdop_merge;
 use crate::bv::{Kdop, KdopNode};
 use crate::bvh::Bvh;
@@ -69,25 +70,9 @@ pub fn exact_dispatch_order<const H: usize>(bvh: &Bvh<H>) -> (Vec<u32>, Vec<(u32
     (node_list, slices)
 }
 
-/// `MAX_PROBES` of `shaders/kdop_tumble.wgsl`: slots a key tries before the table counts
-/// as full.
-pub const MAX_PROBES: u32 = 256;
-
-/// `hash_slot` of `shaders/kdop_tumble.wgsl`: MurmurHash3's 32-bit finalizer, masked.
-#[inline]
-pub fn hash_slot(key: u32, mask: u32) -> u32 {
-    let mut x = key;
-    x ^= x >> 16;
-    x = x.wrapping_mul(0x85eb_ca6b);
-    x ^= x >> 13;
-    x = x.wrapping_mul(0xc2b2_ae35);
-    x ^= x >> 16;
-    x & mask
-}
-
 /// `tumble_front` of `shaders/kdop_tumble.wgsl`: every pair without a slot finds its key
-/// `pose · n_fly + b + 1` in the table by [`hash_slot`] and linear probing (at most
-/// [`MAX_PROBES`]; a full table raises [`OVERFLOW_TABLE`] and leaves the pair without a slot),
+/// `pose · n_fly + b + 1` in the table ([`claim`]: [`hash_slot`] and linear probing, at most
+/// [`MAX_PROBES`] slots; a full table raises [`OVERFLOW_TABLE`] and leaves the pair without a slot),
 /// inserting it if absent: then the slot is appended to `fresh` (for [`tumble_fresh`]) and
 /// the node counted in `nu` and `counters.n_tumbled`. Invocations run in index order, so
 /// the slots may differ from the GPU's when keys collide; what each pair's slot holds is
@@ -99,33 +84,16 @@ pub fn tumble_front(
     nu: &mut [u32],
     fresh: &mut [u32],
 ) {
-    let mask = counters.hash_mask;
     for p in &mut front[..counters.n_in as usize] {
         if p.slot != NO_SLOT {
             continue;
         }
-        let key = p.pose.wrapping_mul(counters.n_fly).wrapping_add(p.b + 1);
-        let mut h = hash_slot(key, mask);
-        let mut placed = false;
-        for _ in 0..MAX_PROBES.min(mask + 1) {
-            let k = &mut hash_keys[h as usize];
-            if *k == 0 {
-                *k = key;
-                fresh[counters.n_fresh as usize] = h;
+        if let Some((slot, inserted)) = claim(counters, hash_keys, nu, p.pose, p.b) {
+            p.slot = slot;
+            if inserted {
+                fresh[counters.n_fresh as usize] = slot;
                 counters.n_fresh += 1;
-                counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
-                nu[p.pose as usize] = nu[p.pose as usize].wrapping_add(1);
             }
-            if *k == key {
-                p.slot = h;
-                placed = true;
-                break;
-            }
-            h = (h + 1) & mask;
-        }
-        if !placed {
-            counters.n_tumbled = counters.n_tumbled.wrapping_add(1);
-            counters.overflow |= OVERFLOW_TABLE;
         }
     }
 }

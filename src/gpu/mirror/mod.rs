@@ -40,6 +40,7 @@ use crate::scene::PoseResult;
 use crate::tumble::PoseFrame;
 use crate::tumble::TumbleMethod;
 use front_expand::{DualBindings, ExpandBindings, VolumeBindings};
+use obb::PosedObb;
 use tri_tri::TriTestBindings;
 
 /// Runs every pose as one batch with the approximation method's tumbling; returns the
@@ -106,6 +107,13 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         p as usize * n_fly as usize
     };
     let mut tumbled = vec![Kdop::<H>::EMPTY; table];
+    // The volume trees' table of posed boxes or spheres (keys in `hash_keys`).
+    let mut posed = Posed::default();
+    match volumes {
+        Some(GpuVolumes::Obb(..)) => posed.obbs.resize(table, Default::default()),
+        Some(GpuVolumes::Sphere(..)) => posed.spheres.resize(table, Default::default()),
+        None => {}
+    }
     let mut hash_keys = vec![0u32; if lazy { table } else { 0 }];
     let mut fresh = vec![0u32; hash_keys.len()];
     let exact = tumbling
@@ -213,7 +221,8 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                     nv: &mut nv,
                     done: &done,
                 };
-                expand(&mut b, volumes, dual, &frames, &mut dual_counts);
+                let table = (&mut hash_keys[..], &mut posed, &mut nu[..]);
+                expand(&mut b, volumes, table, dual, &frames, &mut dual_counts);
             }
             Stage::PrepareTri => front_prepare::prepare_tri(&mut c, &mut args),
             Stage::TriTest => {
@@ -272,21 +281,46 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     (results, stats)
 }
 
-/// The scene's expansion twin over the bindings every expansion shares.
+/// The volume trees' lazy tables of B's posed volumes (one of them is used).
+#[derive(Default)]
+struct Posed {
+    obbs: Vec<PosedObb>,
+    spheres: Vec<Sphere>,
+}
+
+/// The scene's expansion twin over the bindings every expansion shares (and, for the
+/// volume trees, their table: keys, posed volumes, Nu).
 fn expand<const H: usize>(
     b: &mut ExpandBindings<'_, H>,
     volumes: Option<GpuVolumes<'_>>,
+    (hash_keys, posed, nu): (&mut [u32], &mut Posed, &mut [u32]),
     dual: Option<(&[Sphere], &[Sphere], DualOptions)>,
     frames: &[PoseFrame<H>],
     dual_counts: &mut [u32],
 ) {
     match (volumes, dual) {
-        (Some(GpuVolumes::Obb(env, fly)), _) => {
-            front_expand::expand_obb(b, &VolumeBindings { env, fly, frames })
-        }
-        (Some(GpuVolumes::Sphere(env, fly)), _) => {
-            front_expand::expand_sphere(b, &VolumeBindings { env, fly, frames })
-        }
+        (Some(GpuVolumes::Obb(env, fly)), _) => front_expand::expand_obb(
+            b,
+            &mut VolumeBindings {
+                env,
+                fly,
+                frames,
+                hash_keys,
+                posed: &mut posed.obbs,
+                nu,
+            },
+        ),
+        (Some(GpuVolumes::Sphere(env, fly)), _) => front_expand::expand_sphere(
+            b,
+            &mut VolumeBindings {
+                env,
+                fly,
+                frames,
+                hash_keys,
+                posed: &mut posed.spheres,
+                nu,
+            },
+        ),
         (None, Some((env_spheres, fly_spheres, _))) => front_expand::expand_dual(
             b,
             &mut DualBindings {
