@@ -1,10 +1,13 @@
 // Breadth-first, stackless expansion of the front of node pairs (pose, a, b): one level per
 // dispatch, the descent rule of the CPU reference (traverse.rs: Algorithm 1 of Klosowski et
 // al., "Efficient Collision Detection Using Bounding Volume Hierarchies of k-DOPs", 4.2, or
-// the k-DOP scene's default Descent::Larger); leaf pairs go to the leaf list. B's tumbled
+// the k-DOP scene's default Descent::Larger); leaf pairs are appended to the leaf list, which
+// keeps every level's (the triangle tests run once, after the last level). B's tumbled
 // k-DOP is read at the pair's slot. Appends by atomicAdd; an append beyond capacity raises
-// `overflow` instead of writing. `prepare_*` write the next dispatch sizes on the GPU (indirect dispatch), so the
-// host never reads back between levels.
+// `overflow` instead of writing. The last workgroup of each dispatch to finish hands the
+// level over (`hand_over`): it writes the next level's dispatch size and the triangle
+// tests', so the host never reads back between levels and no one-invocation kernel runs
+// between them.
 
 @group(0) @binding(0) var<storage, read> env_nodes: array<KdopNode>;
 @group(0) @binding(1) var<storage, read> fly_nodes: array<KdopNode>;
@@ -77,7 +80,7 @@ fn descend_pref(p: FrontPair, na: KdopNode, prefer_a: bool) {
 // before a resume. (After a full tumbling table, whose pairs' slots are unknown,
 // `prepare_tumble` sizes this dispatch to nothing.)
 fn enter_skips(i: u32) -> bool {
-    if (i >= counters.n_in) {
+    if (counters.frozen != 0u || i >= counters.n_in) {
         return true;
     }
     let pose = front_in[i].pose;
@@ -91,9 +94,7 @@ fn enter_skips(i: u32) -> bool {
 }
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
+fn expand_one(i: u32) {
     if (enter_skips(i)) {
         return;
     }
@@ -106,6 +107,16 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
     descend(p, na, kb);
 }
 
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    expand_one(linear_index(gid));
+    hand_over(lid, nwg);
+}
+
 // The dual k-DOP–sphere hierarchy (dual::collide_pose): one Nv per pair, the sphere test
 // first, then the k-DOP slabs (per-pair Minkowski order when bit 0 of `dual_flags` is set;
 // B's tumbled k-DOP symmetrized when bit 1 is). Per pose, `dual_counts` holds
@@ -116,9 +127,7 @@ fn expand(@builtin(global_invocation_id) gid: vec3<u32>) {
 @group(0) @binding(12) var<storage, read_write> dual_counts: array<atomic<u32>>;
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_dual
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
+fn expand_dual_one(i: u32) {
     if (enter_skips(i)) {
         return;
     }
@@ -148,6 +157,16 @@ fn expand_dual(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     descend(p, na, kt);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_dual(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    expand_dual_one(linear_index(gid));
+    hand_over(lid, nwg);
 }
 
 // The OBB tree and the sphere tree (src/obb): B's volume posed by the pose's f32 frame once
@@ -244,9 +263,7 @@ fn place_obb(pose: u32, node: u32) -> u32 {
 }
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_obb
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn expand_obb(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
+fn expand_obb_one(i: u32) {
     if (enter_skips(i)) {
         return;
     }
@@ -278,6 +295,16 @@ fn expand_obb(@builtin(global_invocation_id) gid: vec3<u32>) {
     push_descent(p, na, nb, side, s.x, s.y);
 }
 
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_obb(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    expand_obb_one(linear_index(gid));
+    hand_over(lid, nwg);
+}
+
 // B's sphere of `node` posed at `pose` into a slot claimed for it (NO_SLOT if the table is full).
 fn place_sphere(pose: u32, node: u32) -> u32 {
     let c = claim(pose, node);
@@ -289,9 +316,7 @@ fn place_sphere(pose: u32, node: u32) -> u32 {
 }
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_sphere
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn expand_sphere(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
+fn expand_sphere_one(i: u32) {
     if (enter_skips(i)) {
         return;
     }
@@ -323,6 +348,16 @@ fn expand_sphere(@builtin(global_invocation_id) gid: vec3<u32>) {
     push_descent(p, na, nb, side, s.x, s.y);
 }
 
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_sphere(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    expand_sphere_one(linear_index(gid));
+    hand_over(lid, nwg);
+}
+
 // Self-collision (self_collide::collide_bvh): one hierarchy against itself in its own frame,
 // nothing tumbled or posed (pose 0; B's node is another node of A, read from `env_nodes`).
 // A pair (n, n) needs no test: a leaf goes to the leaf list (its triangles pairwise), an
@@ -332,10 +367,8 @@ fn expand_sphere(@builtin(global_invocation_id) gid: vec3<u32>) {
 // k-DOP, A on ties, when both are), or goes to the leaf list: the CPU's rule, in the CPU's
 // order of the two nodes, so the node pairs met (Nv) and the leaf pairs (Np) are its own.
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_self
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn expand_self(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
-    if (i >= counters.n_in) {
+fn expand_self_one(i: u32) {
+    if (counters.frozen != 0u || i >= counters.n_in) {
         return;
     }
     let p = front_in[i];
@@ -382,6 +415,16 @@ fn expand_self(@builtin(global_invocation_id) gid: vec3<u32>) {
     push_children(c0, c1, counters.cap_front);
 }
 
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_self(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    expand_self_one(linear_index(gid));
+    hand_over(lid, nwg);
+}
+
 // Temporal coherence (kdop::KdopOptions::coherence on the GPU, gpu::collide::coherent):
 // `expand` that also records the pose's front, the pairs where its descent stops (those
 // found disjoint and the leaf pairs, traverse::descend_from), in `front_record` (slot
@@ -393,9 +436,7 @@ fn expand_self(@builtin(global_invocation_id) gid: vec3<u32>) {
 @group(0) @binding(17) var<storage, read_write> record_count: array<atomic<u32>>;
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand_record
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn expand_record(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid);
+fn expand_record_one(i: u32) {
     if (enter_skips(i)) {
         return;
     }
@@ -413,4 +454,79 @@ fn expand_record(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (overlap) {
         descend(p, na, kb);
     }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn expand_record(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    expand_record_one(linear_index(gid));
+    hand_over(lid, nwg);
+}
+
+// The hand-over from one level to the next, by the last workgroup of the dispatch to finish
+// (each workgroup counts itself done in `groups_done`; the one that brings it to the size
+// of the grid is last). Nothing waits on another workgroup, so nothing assumes that
+// workgroups run concurrently. Every invocation's appends and counts are atomics on
+// `counters`, `nv` and the lists, made before its workgroup's `storageBarrier` (naga:
+// OpControlBarrier with device-scope AcquireRelease memory semantics on uniform and
+// workgroup memory), so they precede the workgroup's increment of `groups_done`; the last
+// workgroup reads the counters with atomics after its own increment (the threadfence
+// reduction pattern of CUDA's samples). The lists themselves are read only by later
+// dispatches. The grid is never empty (`groups` sizes at least one workgroup), so the
+// chain of hand-overs never breaks.
+@group(0) @binding(21) var<storage, read_write> next_args: array<u32, 3>;
+@group(0) @binding(22) var<storage, read_write> tri_args: array<u32, 3>;
+@group(0) @binding(23) var<storage, read_write> level_sizes: array<u32>;
+
+fn hand_over(lid: u32, nwg: vec3<u32>) {
+    storageBarrier();
+    if (lid != 0u) {
+        return;
+    }
+    let finished = atomicAdd(&counters.groups_done, 1u) + 1u;
+    if (finished != nwg.x * nwg.y * nwg.z) {
+        return;
+    }
+    atomicStore(&counters.groups_done, 0u);
+    next_level();
+}
+
+// The output front becomes the next input (`n_in`, `next_args`), the level's input size
+// goes to `level_sizes`, the leaf pairs so far are marked (a resumed level restarts its
+// appends there) and the triangle tests are sized by them (`tri_args`). After an overflow
+// (this level's or an earlier one's) nothing changes but `frozen`: every later kernel skips
+// its work and the batch stops where it ran out of room, with the level's input intact;
+// the host grows what ran out and resumes it there (gpu::collide::batch). The next level
+// still runs one workgroup, whose hand-over keeps the chain.
+// CPU twin: src/gpu/mirror/front_expand.rs::next_level
+fn next_level() {
+    if (atomicLoad(&counters.overflow) != 0u) {
+        counters.frozen = 1u;
+        next_args = array<u32, 3>(1u, 1u, 1u);
+        tri_args = array<u32, 3>(0u, 1u, 1u);
+        return;
+    }
+    counters.resumed = 0u;
+    let produced = atomicLoad(&counters.n_out);
+    atomicMax(&counters.max_front, produced);
+    let level = counters.level;
+    if (level < arrayLength(&level_sizes)) {
+        level_sizes[level] = counters.n_in;
+    }
+    counters.level = level + 1u;
+    let n = min(produced, counters.cap_front);
+    counters.n_in = n;
+    atomicStore(&counters.n_out, 0u);
+    let leaves = atomicLoad(&counters.n_leaf);
+    atomicMax(&counters.max_leaf, leaves);
+    counters.leaf_mark = leaves;
+    counters.contact_mark = atomicLoad(&counters.n_contact);
+    counters.unsure_mark = atomicLoad(&counters.n_unsure);
+    let g = groups(n);
+    next_args = array<u32, 3>(g.x, g.y, 1u);
+    let t = groups(min(leaves, counters.cap_leaf));
+    tri_args = array<u32, 3>(t.x, t.y, 1u);
 }

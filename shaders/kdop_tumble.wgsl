@@ -141,7 +141,7 @@ fn tumble_exact_merge(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tumble_front(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
-    if (i >= counters.n_in) {
+    if (counters.frozen != 0u || i >= counters.n_in) {
         return;
     }
     let p = front[i];

@@ -1,4 +1,5 @@
-// Triangle tests of one level's leaf pairs. B's corners are moved into A's frame in f32 and
+// Triangle tests of the leaf pairs of every level (one dispatch after the last level; skipped
+// when an overflow froze the batch). B's corners are moved into A's frame in f32 and
 // the certified filter (shared/tri_filter.wgsl) decides HIT or MISS when the f32 error bound
 // allows; UNSURE pairs go to a list the host decides with the exact f64 test, so the result
 // equals the CPU reference exactly. Contacts carry the meshes' own triangle numbers (file
@@ -50,7 +51,7 @@ fn push_unsure(p: FrontPair) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
-    if (i >= min(atomicLoad(&counters.n_leaf), counters.cap_leaf)) {
+    if (counters.frozen != 0u || i >= min(atomicLoad(&counters.n_leaf), counters.cap_leaf)) {
         return;
     }
     let p = leaves[i];
@@ -88,7 +89,7 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// Self-collision: the triangle pairs of one level's leaf pairs of one hierarchy against
+// Self-collision: the triangle pairs of the leaf pairs of one hierarchy against
 // itself (`expand_self`), positions p < q of a leaf against itself, all pairs of two
 // distinct leaves. `env_slots` holds each position's three local vertex slots (one to one
 // with the mesh's vertex indices). A pair sharing a vertex index is never decided here: the
@@ -114,7 +115,7 @@ fn shares_vertex(p: u32, q: u32) -> bool {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn tri_test_self(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid);
-    if (i >= min(atomicLoad(&counters.n_leaf), counters.cap_leaf)) {
+    if (counters.frozen != 0u || i >= min(atomicLoad(&counters.n_leaf), counters.cap_leaf)) {
         return;
     }
     let p = leaves[i];

@@ -40,6 +40,9 @@ struct Counters {
     unsure_mark: u32,
     n_fresh: atomic<u32>,
     fresh_in: u32,
+    groups_done: atomic<u32>,
+    frozen: u32,
+    leaf_mark: u32,
 }
 
 // `Counters::resumed`: this level's node tests (bit 1) or triangle tests (bit 2) were
@@ -58,6 +61,18 @@ struct PoseFrame {
     off_lo: array<f32, H>,
     off_hi: array<f32, H>,
     root: Kdop,
+}
+
+// The 2-D grid of workgroups for `n` invocations, at least one workgroup: every kernel that
+// hands over to the next dispatch (`hand_over` of front_expand.wgsl) must run, even on an
+// empty level.
+// CPU twin: src/gpu/mirror/front.rs::groups
+fn groups(n: u32) -> vec2<u32> {
+    let g = max((n + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE, 1u);
+    if (g <= DISPATCH_X) {
+        return vec2<u32>(g, 1u);
+    }
+    return vec2<u32>(DISPATCH_X, (g + DISPATCH_X - 1u) / DISPATCH_X);
 }
 
 // Index of this invocation in a 2-D dispatch of at most DISPATCH_X groups per row.

@@ -214,17 +214,16 @@ pub const FRONT_EXPAND_WGSL: Shader = Shader {
         read_write("posed_obbs", 18),
         read_write("posed_spheres", 19),
         read_write("nu", 20),
+        read_write("next_args", 21),
+        read_write("tri_args", 22),
+        read_write("level_sizes", 23),
     ],
 };
 
 /// `shaders/front_prepare.wgsl`: one-invocation kernels writing the next dispatch sizes.
 pub const FRONT_PREPARE_WGSL: Shader = Shader {
     file: "front_prepare.wgsl",
-    bindings: &[
-        read_write("counters", 0),
-        read_write("args", 1),
-        read_write("level_sizes", 2),
-    ],
+    bindings: &[read_write("counters", 0), read_write("args", 1)],
 };
 
 /// `shaders/tri_tri.wgsl`: the triangle tests of a level's leaf pairs.
@@ -369,6 +368,9 @@ pub const EXPAND: Kernel = kernel(
         "counters",
         "nv",
         "done",
+        "next_args",
+        "tri_args",
+        "level_sizes",
     ],
 );
 /// One level of the dual hierarchy (sphere test, then slabs).
@@ -389,6 +391,9 @@ pub const EXPAND_DUAL: Kernel = kernel(
         "fly_spheres",
         "frames",
         "dual_counts",
+        "next_args",
+        "tri_args",
+        "level_sizes",
     ],
 );
 /// One level of the OBB tree.
@@ -410,6 +415,9 @@ pub const EXPAND_OBB: Kernel = kernel(
         "hash_keys",
         "posed_obbs",
         "nu",
+        "next_args",
+        "tri_args",
+        "level_sizes",
     ],
 );
 /// One level of the sphere tree.
@@ -431,6 +439,9 @@ pub const EXPAND_SPHERE: Kernel = kernel(
         "hash_keys",
         "posed_spheres",
         "nu",
+        "next_args",
+        "tri_args",
+        "level_sizes",
     ],
 );
 /// One level of self-collision (one hierarchy, `env_nodes`, against itself).
@@ -445,6 +456,9 @@ pub const EXPAND_SELF: Kernel = kernel(
         "counters",
         "nv",
         "done",
+        "next_args",
+        "tri_args",
+        "level_sizes",
     ],
 );
 /// [`EXPAND`] that also records the front (temporal coherence).
@@ -463,17 +477,12 @@ pub const EXPAND_RECORD: Kernel = kernel(
         "done",
         "front_record",
         "record_count",
+        "next_args",
+        "tri_args",
+        "level_sizes",
     ],
 );
 
-/// Sizes the triangle tests' dispatch.
-pub const PREPARE_TRI: Kernel = kernel(&FRONT_PREPARE_WGSL, "prepare_tri", &["counters", "args"]);
-/// Hands the counters over to the next level and sizes its dispatches.
-pub const PREPARE_NEXT: Kernel = kernel(
-    &FRONT_PREPARE_WGSL,
-    "prepare_next",
-    &["counters", "args", "level_sizes"],
-);
 /// Sizes `tumble_fresh`'s dispatch.
 pub const PREPARE_TUMBLE: Kernel =
     kernel(&FRONT_PREPARE_WGSL, "prepare_tumble", &["counters", "args"]);
@@ -545,8 +554,6 @@ pub const KERNELS: &[&Kernel] = &[
     &EXPAND_SPHERE,
     &EXPAND_SELF,
     &EXPAND_RECORD,
-    &PREPARE_TRI,
-    &PREPARE_NEXT,
     &PREPARE_TUMBLE,
     &TRI_TEST,
     &TRI_TEST_SELF,

@@ -149,12 +149,12 @@ pub struct GpuCounters {
     pub hash_mask: u32,
     /// (pose, node) pairs tumbled by `tumble_front` in this batch (Nu, summed).
     pub n_tumbled: u32,
-    /// Bit 1: this level's node tests, bit 2: its triangle tests, were counted before an
+    /// Bit 1: this level's node tests, bit 2: the triangle tests, were counted before an
     /// overflow froze the batch; the host resumed here, so they are not counted again.
-    /// `prepare_next` clears it.
+    /// The level's hand-over (`next_level`) clears it.
     pub resumed: u32,
-    /// `n_contact` and `n_unsure` before this level's triangle tests (`prepare_tri`): where
-    /// a resumed triangle stage appends again.
+    /// `n_contact` and `n_unsure` before the triangle tests (set by each hand-over,
+    /// `next_level`): where a resumed triangle stage appends again.
     pub contact_mark: u32,
     pub unsure_mark: u32,
     /// Appends of `tumble_front` to the `fresh` list: the slots whose keys it inserted, to
@@ -163,6 +163,15 @@ pub struct GpuCounters {
     /// Entries of the `fresh` list `tumble_fresh` tumbles (`prepare_tumble` moves
     /// `n_fresh` here and clears it).
     pub fresh_in: u32,
+    /// Workgroups of the current dispatch that have finished; the one that finishes last
+    /// hands the level over (`hand_over` of `shaders/front_expand.wgsl`) and clears it.
+    pub groups_done: u32,
+    /// 1 once a hand-over saw an overflow: every later kernel of the submission skips its
+    /// work (the host resumes the batch). The host clears it.
+    pub frozen: u32,
+    /// `n_leaf` at the start of this level (the leaf list keeps every level's pairs): where
+    /// a resumed level appends its leaf pairs again.
+    pub leaf_mark: u32,
 }
 
 /// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
@@ -281,6 +290,9 @@ mod pipeline_layout_tests {
             ("unsure_mark", offset_of!(GpuCounters, unsure_mark)),
             ("n_fresh", offset_of!(GpuCounters, n_fresh)),
             ("fresh_in", offset_of!(GpuCounters, fresh_in)),
+            ("groups_done", offset_of!(GpuCounters, groups_done)),
+            ("frozen", offset_of!(GpuCounters, frozen)),
+            ("leaf_mark", offset_of!(GpuCounters, leaf_mark)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))

@@ -2,9 +2,10 @@
 //! ([`crate::self_collide`]), as a breadth-first, stackless front like [`super::collide`]'s
 //! batch pipeline, for one pose (the mesh as it is; nothing tumbled or posed).
 //!
-//! Per level, one submission records `expand_self` (`shaders/front_expand.wgsl`),
-//! `prepare_tri`, `tri_test_self` (`shaders/tri_tri.wgsl`) and `prepare_next`, with dispatch
-//! sizes written on the GPU; the host reads the counters once at the end. The kernels follow
+//! One submission records `expand_self` (`shaders/front_expand.wgsl`) per level, the last
+//! workgroup of each writing the next one's dispatch size on the GPU, then `tri_test_self`
+//! (`shaders/tri_tri.wgsl`) once over every level's leaf pairs; the host reads the counters
+//! once at the end. The kernels follow
 //! the CPU traversal's rule (a pair `(n, n)` descends to its three child pairs untested,
 //! distinct nodes get the k-DOP slab test and descend the larger k-DOP) on the same f32
 //! k-DOPs with the same f32 arithmetic, so the node pairs tested (Nv) and the triangle pairs
@@ -24,7 +25,7 @@
 //! ([`crate::SelfCollider::refit`]) and [`GpuSelf::refit`] writes the new node k-DOPs and
 //! f32 corners over the old ones (same sizes: the tree and the triangles are kept).
 //!
-//! Overflow: every append checks its capacity; on overflow the prepare kernels freeze the
+//! Overflow: every append checks its capacity; on overflow the hand-overs freeze the
 //! traversal and the host grows what ran out (to twice what the counters asked for) and
 //! runs the traversal again from the root (no partial resume: one pose makes a rerun
 //! cheap, and the capacities are kept for the next frame). A buffer beyond the device's
@@ -66,8 +67,6 @@ pub struct GpuSelfStats {
 /// The pipelines of the traversal.
 struct Pipelines {
     expand: Pipeline,
-    prepare_tri: Pipeline,
-    prepare_next: Pipeline,
     tri_test: Pipeline,
 }
 
@@ -83,7 +82,9 @@ struct Buffers {
     nv: wgpu::Buffer,
     np: wgpu::Buffer,
     done: wgpu::Buffer,
-    args: wgpu::Buffer,
+    /// Level `L`'s dispatch size in `level_args[L % 2]`, the triangle tests' in `tri_args`.
+    level_args: [wgpu::Buffer; 2],
+    tri_args: wgpu::Buffer,
     level_sizes: wgpu::Buffer,
 }
 
@@ -157,8 +158,6 @@ impl<const H: usize> GpuSelfScene<H> {
         let pipeline = |kernel: &'static kernels::Kernel| pipeline(ctx, kernel, H, &paging);
         let pipelines = Pipelines {
             expand: pipeline(&kernels::EXPAND_SELF),
-            prepare_tri: pipeline(&kernels::PREPARE_TRI),
-            prepare_next: pipeline(&kernels::PREPARE_NEXT),
             tri_test: pipeline(&kernels::TRI_TEST_SELF),
         };
         ctx.check()?;
@@ -249,7 +248,11 @@ impl<const H: usize> GpuSelfScene<H> {
                 nv: make("nv", 4, U::empty())?,
                 np: make("np", 4, U::empty())?,
                 done: make("done", 4, U::empty())?,
-                args: make("args", 36, U::INDIRECT)?,
+                level_args: [
+                    make("level_args_0", 12, U::INDIRECT)?,
+                    make("level_args_1", 12, U::INDIRECT)?,
+                ],
+                tri_args: make("tri_args", 12, U::INDIRECT)?,
                 level_sizes: make("level_sizes", self.levels as u64 * 4, U::empty())?,
             });
         }
@@ -269,35 +272,25 @@ impl<const H: usize> GpuSelfScene<H> {
         let caps = self.capacities;
         let bb = self.buffers.as_ref().expect("made above");
         let pl = &self.pipelines;
-        let expand = |front_in: &wgpu::Buffer, front_out: &wgpu::Buffer| {
+        let expand = |side: usize| {
+            let fronts = [&bb.front_a, &bb.front_b];
             pl.expand.bind(
                 ctx,
                 &[
                     ("env_nodes", &self.nodes),
-                    ("front_in", front_in),
-                    ("front_out", front_out),
+                    ("front_in", fronts[side]),
+                    ("front_out", fronts[1 - side]),
                     ("leaves", &bb.leaves),
                     ("counters", &bb.counters),
                     ("nv", &bb.nv),
                     ("done", &bb.done),
+                    ("next_args", &bb.level_args[1 - side]),
+                    ("tri_args", &bb.tri_args),
+                    ("level_sizes", &bb.level_sizes),
                 ],
             )
         };
-        let bg_expand = [
-            expand(&bb.front_a, &bb.front_b),
-            expand(&bb.front_b, &bb.front_a),
-        ];
-        let bg_prep_tri = pl
-            .prepare_tri
-            .bind(ctx, &[("counters", &bb.counters), ("args", &bb.args)]);
-        let bg_prep_next = pl.prepare_next.bind(
-            ctx,
-            &[
-                ("counters", &bb.counters),
-                ("args", &bb.args),
-                ("level_sizes", &bb.level_sizes),
-            ],
-        );
+        let bg_expand = [expand(0), expand(1)];
         let bg_tri = pl.tri_test.bind(
             ctx,
             &[
@@ -335,31 +328,21 @@ impl<const H: usize> GpuSelfScene<H> {
             }),
         );
         q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
-        q.write_buffer(
-            &bb.args,
-            0,
-            bytemuck::cast_slice(&[1u32, 1, 1, 0, 0, 1, 0, 0, 1]),
-        );
+        q.write_buffer(&bb.level_args[0], 0, bytemuck::cast_slice(&[1u32, 1, 1]));
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         for b in [&bb.nv, &bb.np, &bb.done, &bb.level_sizes] {
             enc.clear_buffer(b, 0, None);
         }
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&pl.expand);
             for level in 0..self.levels as usize {
-                pass.set_pipeline(&pl.expand);
                 pass.set_bind_group(0, &bg_expand[level % 2], &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 0);
-                pass.set_pipeline(&pl.prepare_tri);
-                pass.set_bind_group(0, &bg_prep_tri, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-                pass.set_pipeline(&pl.tri_test);
-                pass.set_bind_group(0, &bg_tri, &[]);
-                pass.dispatch_workgroups_indirect(&bb.args, 12);
-                pass.set_pipeline(&pl.prepare_next);
-                pass.set_bind_group(0, &bg_prep_next, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
+                pass.dispatch_workgroups_indirect(&bb.level_args[level % 2], 0);
             }
+            pass.set_pipeline(&pl.tri_test);
+            pass.set_bind_group(0, &bg_tri, &[]);
+            pass.dispatch_workgroups_indirect(&bb.tri_args, 0);
         }
         let counters_bytes = std::mem::size_of::<GpuCounters>() as u64;
         let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {

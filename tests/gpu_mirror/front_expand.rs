@@ -13,7 +13,7 @@ use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings,
 use meshcollide::tumble::PoseFrame;
 use meshcollide::{KdopOptions, Pose};
 
-/// What one `expand` (or `expand_dual`) dispatch wrote.
+/// What one `expand` (or `expand_dual`) dispatch wrote, its hand-over included.
 #[derive(Debug, PartialEq)]
 struct Expanded {
     counters: GpuCounters,
@@ -21,6 +21,37 @@ struct Expanded {
     leaves: Vec<(u32, u32, u32, u32)>,
     nv: Vec<u32>,
     dual_counts: Vec<u32>,
+    /// `next_args`, `tri_args`, `level_sizes[0]`.
+    hand_over: ([u32; 3], [u32; 3], u32),
+}
+
+/// The hand-over's buffers: `next_args`, `tri_args`, `level_sizes` (one level).
+fn hand_over_buffers(gpu: &Gpu) -> [wgpu::Buffer; 3] {
+    [
+        gpu.buf(&[7u32; 3]),
+        gpu.buf(&[7u32; 3]),
+        gpu.buf(&[7u32; 1]),
+    ]
+}
+
+/// The hand-over as read back from the device.
+fn read_hand_over(gpu: &Gpu, b: &[wgpu::Buffer; 3]) -> ([u32; 3], [u32; 3], u32) {
+    let three = |v: Vec<u32>| [v[0], v[1], v[2]];
+    (
+        three(gpu.read(&b[0], 3)),
+        three(gpu.read(&b[1], 3)),
+        gpu.read(&b[2], 1)[0],
+    )
+}
+
+/// Pairs an expansion appended to `front_out`: after a hand-over they are the next input
+/// (`n_in`); after an overflow the counters stay as the expansion left them.
+fn appended(c: &GpuCounters, cap_front: u32) -> usize {
+    if c.overflow != 0 {
+        c.n_out.min(cap_front) as usize
+    } else {
+        c.n_in as usize
+    }
 }
 
 /// Runs the front level by level on both sides (each level's input is the twin's output),
@@ -95,6 +126,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             gpu.buf(&nv0),
             gpu.buf(&dc0),
         );
+        let hb = hand_over_buffers(gpu);
         let mut b: Vec<(&str, &wgpu::Buffer)> = vec![
             ("env_nodes", &env_nodes),
             ("fly_nodes", &fly_nodes),
@@ -105,10 +137,14 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             ("counters", &c_b),
             ("nv", &nv_b),
             ("done", &done_b),
+            ("next_args", &hb[0]),
+            ("tri_args", &hb[1]),
+            ("level_sizes", &hb[2]),
         ];
         let (mut c, mut nv, mut dc) = (c0, nv0, dc0);
         let mut front_out = vec![zero; cap_front as usize];
         let mut leaves = vec![zero; cap_leaf as usize];
+        let (mut next_args, mut tri_args, mut level_sizes) = ([7u32; 3], [7u32; 3], [7u32; 1]);
         let mut e = ExpandBindings {
             env_nodes: &env.nodes,
             fly_nodes: &fly.bvh.nodes,
@@ -119,6 +155,9 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             counters: &mut c,
             nv: &mut nv,
             done: &done,
+            next_args: &mut next_args,
+            tri_args: &mut tri_args,
+            level_sizes: &mut level_sizes,
         };
         let kernel = match (dual, &spheres) {
             (Some((env_s, fly_s, _)), Some((env_sb, fly_sb))) => {
@@ -146,13 +185,14 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
         let entry = kernel.entry;
         let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
         let stored = |n: u32, cap: u32| n.min(cap) as usize;
-        let (n_out, n_leaf) = (stored(c.n_out, cap_front), stored(c.n_leaf, cap_leaf));
+        let (n_out, n_leaf) = (appended(&c, cap_front), stored(c.n_leaf, cap_leaf));
         let got = Expanded {
             counters: got_c,
-            front_out: sorted(gpu.read(&front_out_b, stored(got_c.n_out, cap_front))),
+            front_out: sorted(gpu.read(&front_out_b, appended(&got_c, cap_front))),
             leaves: sorted(gpu.read(&leaves_b, stored(got_c.n_leaf, cap_leaf))),
             nv: gpu.read(&nv_b, p as usize),
             dual_counts: gpu.read(&dc_b, 3 * p as usize),
+            hand_over: read_hand_over(gpu, &hb),
         };
         let mut want = Expanded {
             counters: c,
@@ -160,6 +200,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             leaves: sorted(leaves[..n_leaf].to_vec()),
             nv,
             dual_counts: dc,
+            hand_over: (next_args, tri_args, level_sizes[0]),
         };
         if c.overflow != 0 {
             // Which appends found room is the device's order: compare the counters only.
@@ -266,6 +307,8 @@ fn expand_record_matches_its_twin() {
             let mut leaves = vec![zero; cap_leaf as usize];
             let mut records = vec![zero; record_cap];
             let mut count = [recorded];
+            let hb = hand_over_buffers(&gpu);
+            let (mut next_args, mut tri_args, mut level_sizes) = ([7u32; 3], [7u32; 3], [7u32; 1]);
             front_expand::expand_record(
                 &mut ExpandBindings {
                     env_nodes: &env.nodes,
@@ -277,6 +320,9 @@ fn expand_record_matches_its_twin() {
                     counters: &mut c,
                     nv: &mut nv,
                     done: &done,
+                    next_args: &mut next_args,
+                    tri_args: &mut tri_args,
+                    level_sizes: &mut level_sizes,
                 },
                 &mut RecordBindings {
                     front_record: &mut records,
@@ -295,13 +341,21 @@ fn expand_record_matches_its_twin() {
                 ("done", &done_b),
                 ("front_record", &rec_b),
                 ("record_count", &count_b),
+                ("next_args", &hb[0]),
+                ("tri_args", &hb[1]),
+                ("level_sizes", &hb[2]),
             ];
             gpu.run(&kernels::EXPAND_RECORD, 9, &b, front.len() as u64);
             let label = format!("expand_record level {level}, record buffer {record_cap}");
             let got_c: GpuCounters = gpu.read(&c_b, 1)[0];
             assert_eq!(got_c, c, "{label}: counters");
             assert_eq!(c.overflow, 0, "{label}");
-            let (n_out, n_leaf) = (c.n_out as usize, c.n_leaf as usize);
+            assert_eq!(
+                read_hand_over(&gpu, &hb),
+                (next_args, tri_args, level_sizes[0]),
+                "{label}: hand-over"
+            );
+            let (n_out, n_leaf) = (c.n_in as usize, c.n_leaf as usize);
             assert_eq!(
                 sorted(gpu.read(&front_out_b, n_out)),
                 sorted(front_out[..n_out].to_vec()),

@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | [`kdop_tumble`] | `tumble_front`, `tumble_fresh`, `rehash`, `reslot`, `tumble_exact_leaves`, `tumble_exact_merge` |
 //! | [`kdop_refit`] | `refit_leaves`, `refit_internal` |
-//! | [`front_prepare`] | `prepare_tri`, `prepare_next`, `prepare_tumble` |
+//! | [`front_prepare`] | `prepare_tumble`, the hand-over of every expansion |
 //! | [`front_expand`] | `expand`, `expand_dual`, `expand_record` (and `tri_test` after `expand`) |
 //! | [`tri_tri`] | `tri_test`, `tri_test_self` (after `expand_self` of `front_expand.wgsl`) |
 //! | [`front_coherent`] | `record_counts`, `gather_seeds` |

@@ -162,6 +162,7 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             gpu.buf(&[5u32]),
             gpu.buf(&[0u32]),
         );
+        let (next_b, tri_b, sizes_b) = (gpu.buf(&[7u32; 3]), gpu.buf(&[7u32; 3]), gpu.buf(&[7u32]));
         gpu.run(
             &kernels::EXPAND_SELF,
             H,
@@ -173,10 +174,14 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
                 ("counters", &c_b),
                 ("nv", &nv_b),
                 ("done", &done_b),
+                ("next_args", &next_b),
+                ("tri_args", &tri_b),
+                ("level_sizes", &sizes_b),
             ],
             n as u64,
         );
         let (mut c, mut nv, mut out, mut leaves) = (c0, [5u32], vec![zero; 3 * n], vec![zero; n]);
+        let (mut next, mut tri, mut sizes) = ([7u32; 3], [7u32; 3], [7u32]);
         front_expand::expand_self(&mut ExpandBindings {
             env_nodes: &bvh.nodes,
             fly_nodes: &bvh.nodes,
@@ -187,10 +192,17 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             counters: &mut c,
             nv: &mut nv,
             done: &[0],
+            next_args: &mut next,
+            tri_args: &mut tri,
+            level_sizes: &mut sizes,
         });
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "{label}: counters");
         assert_eq!(gpu.read::<u32>(&nv_b, 1), nv.to_vec(), "{label}: nv");
-        let (n_out, n_leaf) = (c.n_out as usize, c.n_leaf as usize);
+        assert_eq!(gpu.read::<u32>(&next_b, 3), next, "{label}: next_args");
+        assert_eq!(gpu.read::<u32>(&tri_b, 3), tri, "{label}: tri_args");
+        assert_eq!(gpu.read::<u32>(&sizes_b, 1), sizes, "{label}: level_sizes");
+        // After the hand-over the appended pairs are the next input.
+        let (n_out, n_leaf) = (c.n_in as usize, c.n_leaf as usize);
         assert_eq!(
             sorted(gpu.read(&out_b, n_out)),
             sorted(out[..n_out].to_vec())

@@ -41,7 +41,14 @@ pub(super) struct BatchBuffers {
     pub(super) nu: wgpu::Buffer,
     pub(super) done: wgpu::Buffer,
     pub(super) dual_counts: wgpu::Buffer,
-    pub(super) args: wgpu::Buffer,
+    /// The indirect dispatch sizes (x, y, z) of level `L`'s `expand`, `tumble_front` and
+    /// `reslot`, in `level_args[L % 2]`: level `L`'s hand-over writes level `L + 1`'s into
+    /// the other (a dispatch cannot write the buffer it is dispatched from).
+    pub(super) level_args: [wgpu::Buffer; 2],
+    /// The triangle tests' dispatch size (written by every hand-over).
+    pub(super) tri_args: wgpu::Buffer,
+    /// `tumble_fresh`'s dispatch size (written by `prepare_tumble`).
+    pub(super) fresh_args: wgpu::Buffer,
     pub(super) level_sizes: wgpu::Buffer,
     pub(super) slices: wgpu::Buffer,
     /// A full lazy table being moved into `tumbled` and `hash_keys` (`Resume::Table`):
@@ -132,7 +139,12 @@ impl<const H: usize> GpuScene<H> {
                     if self.dual.is_some() { 3 * per_pose } else { 4 },
                     U::empty(),
                 )?,
-                args: make("args", 36, U::INDIRECT)?,
+                level_args: [
+                    make("level_args_0", 12, U::INDIRECT)?,
+                    make("level_args_1", 12, U::INDIRECT)?,
+                ],
+                tri_args: make("tri_args", 12, U::INDIRECT)?,
+                fresh_args: make("fresh_args", 12, U::INDIRECT)?,
                 level_sizes: make("level_sizes", self.levels as u64 * 4, U::empty())?,
                 slices: ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("tumble_slices"),
@@ -178,8 +190,9 @@ impl<const H: usize> GpuScene<H> {
         let mut indirect = 0;
         for &(level, stage) in &list {
             let side = level as usize % 2;
-            // Direct dispatches (sizes known on the host) or indirect ones at an offset of
-            // `args` (sizes written by the prepare kernels).
+            // Direct dispatches (sizes known on the host) or indirect ones (sizes written on
+            // the device by the hand-overs and `prepare_tumble`).
+            let level_args = &bb.level_args[side];
             let (pipe, group, size): (&Pipeline, &wgpu::BindGroup, _) = match stage {
                 Stage::TumbleExact(k) => {
                     let (pipe, g, count) = &bg.tumble[k];
@@ -189,28 +202,34 @@ impl<const H: usize> GpuScene<H> {
                     let (old, slots) = bg.rehash.as_ref().expect("the old table is kept");
                     (&pl.rehash, old, Size::Direct(groups(*slots as u64)))
                 }
-                Stage::Reslot => (&pl.reslot, &bg.reslot[side], Size::Indirect(0)),
+                Stage::Reslot => (&pl.reslot, &bg.reslot[side], Size::Indirect(level_args)),
                 // The roots, one pair per pose, or a coherent step's seeds: sized here.
                 Stage::TumbleFront if level == 0 && from == Resume::Start => (
                     &pl.tumble_front,
                     &lazy().front[0],
                     Size::Direct(groups(self.coherent.first_front(p) as u64)),
                 ),
-                Stage::TumbleFront => (&pl.tumble_front, &lazy().front[side], Size::Indirect(0)),
+                Stage::TumbleFront => (
+                    &pl.tumble_front,
+                    &lazy().front[side],
+                    Size::Indirect(level_args),
+                ),
                 Stage::PrepareTumble => (&pl.prepare_tumble, &lazy().prepare, Size::Direct((1, 1))),
-                Stage::TumbleFresh => (&pl.tumble_fresh, &lazy().fresh, Size::Indirect(24)),
-                Stage::Expand => (bg.expand_pipe, &bg.expand[side], Size::Indirect(0)),
-                Stage::PrepareTri => (&pl.prepare_tri, &bg.prep_tri, Size::Direct((1, 1))),
-                Stage::TriTest => (&pl.tri_test, &bg.tri, Size::Indirect(12)),
-                Stage::PrepareNext => (&pl.prepare_next, &bg.prep_next, Size::Direct((1, 1))),
+                Stage::TumbleFresh => (
+                    &pl.tumble_fresh,
+                    &lazy().fresh,
+                    Size::Indirect(&bb.fresh_args),
+                ),
+                Stage::Expand => (bg.expand_pipe, &bg.expand[side], Size::Indirect(level_args)),
+                Stage::TriTest => (&pl.tri_test, &bg.tri, Size::Indirect(&bb.tri_args)),
             };
             pass.set_pipeline(pipe);
             pass.set_bind_group(0, group, &[]);
             match size {
                 Size::Direct((x, y)) => pass.dispatch_workgroups(x, y, 1),
-                Size::Indirect(offset) => {
+                Size::Indirect(args) => {
                     indirect += 1;
-                    pass.dispatch_workgroups_indirect(&bb.args, offset)
+                    pass.dispatch_workgroups_indirect(args, 0)
                 }
             }
             if let Some(c) = clock.as_deref_mut() {
@@ -286,15 +305,11 @@ impl<const H: usize> GpuScene<H> {
             q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
         }
         q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
-        q.write_buffer(
-            &bb.args,
-            0,
-            bytemuck::cast_slice(&[gx, gy, 1, 0, 0, 1, 0, 0, 1]),
-        );
+        q.write_buffer(&bb.level_args[0], 0, bytemuck::cast_slice(&[gx, gy, 1]));
         work.bytes_uploaded += std::mem::size_of_val(frames) as u64
             + initial.len() as u64 * PAIR
             + std::mem::size_of::<GpuCounters>() as u64
-            + 36;
+            + 12;
 
         if dense {
             let slot = Self::slice_slot(ctx);
@@ -427,10 +442,10 @@ impl<const H: usize> GpuScene<H> {
     }
 }
 
-/// A dispatch's size: workgroups counted on the host, or read from `args` at an offset.
-enum Size {
+/// A dispatch's size: workgroups counted on the host, or read from an indirect buffer.
+enum Size<'a> {
     Direct((u32, u32)),
-    Indirect(u64),
+    Indirect(&'a wgpu::Buffer),
 }
 
 /// What one submission of a batch gave (once per submission, moved once: its size does

@@ -59,7 +59,7 @@ impl<const H: usize> GpuScene<H> {
                 front: [front_bg(&bb.front_a), front_bg(&bb.front_b)],
                 prepare: pl
                     .prepare_tumble
-                    .bind(ctx, &[("counters", &bb.counters), ("args", &bb.args)]),
+                    .bind(ctx, &[("counters", &bb.counters), ("args", &bb.fresh_args)]),
                 fresh: pl.tumble_fresh.bind(
                     ctx,
                     &[
@@ -81,16 +81,21 @@ impl<const H: usize> GpuScene<H> {
         // Coherence: `expand_record` and its two buffers instead.
         let recording = self.coherent.recording(&pl.expand_record);
         let expand_pipe = recording.map_or(expand_pipe, |(pipe, _)| pipe);
-        let expand_bg = |front_in: &wgpu::Buffer, front_out: &wgpu::Buffer| {
+        // Level `L` (side `L % 2`) reads front `L % 2` and hands over into the other side.
+        let expand_bg = |side: usize| {
+            let fronts = [&bb.front_a, &bb.front_b];
             let mut named: Vec<(&str, &dyn Bindable)> = vec![
                 ("env_nodes", &self.env_nodes),
                 ("fly_nodes", &self.fly_nodes),
-                ("front_in", front_in),
-                ("front_out", front_out),
+                ("front_in", fronts[side]),
+                ("front_out", fronts[1 - side]),
                 ("leaves", &bb.leaves),
                 ("counters", &bb.counters),
                 ("nv", &bb.nv),
                 ("done", &bb.done),
+                ("next_args", &bb.level_args[1 - side]),
+                ("tri_args", &bb.tri_args),
+                ("level_sizes", &bb.level_sizes),
             ];
             match &self.volumes {
                 // Nothing tumbled: B's volumes are posed from the frame into the lazy table
@@ -128,21 +133,7 @@ impl<const H: usize> GpuScene<H> {
             }
             expand_pipe.bind(ctx, &named)
         };
-        let bg_expand = [
-            expand_bg(&bb.front_a, &bb.front_b),
-            expand_bg(&bb.front_b, &bb.front_a),
-        ];
-        let bg_prep_tri = pl
-            .prepare_tri
-            .bind(ctx, &[("counters", &bb.counters), ("args", &bb.args)]);
-        let bg_prep_next = pl.prepare_next.bind(
-            ctx,
-            &[
-                ("counters", &bb.counters),
-                ("args", &bb.args),
-                ("level_sizes", &bb.level_sizes),
-            ],
-        );
+        let bg_expand = [expand_bg(0), expand_bg(1)];
         let bg_tri = pl.tri_test.bind(
             ctx,
             &[
@@ -203,8 +194,6 @@ impl<const H: usize> GpuScene<H> {
             reslot,
             expand_pipe,
             expand: bg_expand,
-            prep_tri: bg_prep_tri,
-            prep_next: bg_prep_next,
             tri: bg_tri,
         }
     }
@@ -231,7 +220,5 @@ pub(super) struct BindGroups<'a> {
     pub(super) expand_pipe: &'a Pipeline,
     /// Expansion from A to B, and from B to A.
     pub(super) expand: [wgpu::BindGroup; 2],
-    pub(super) prep_tri: wgpu::BindGroup,
-    pub(super) prep_next: wgpu::BindGroup,
     pub(super) tri: wgpu::BindGroup,
 }

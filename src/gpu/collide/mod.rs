@@ -1,6 +1,9 @@
 //! The batch pipeline on the GPU: per batch of poses, one submission of
-//! (tumble_front → prepare_tumble → tumble_fresh → expand → prepare_tri → tri_test →
-//! prepare_next) × levels, then one readback of the counters and one of the contacts.
+//! (tumble_front → prepare_tumble → tumble_fresh → expand) × levels → tri_test, then one
+//! readback of the counters and one of the contacts. The last workgroup of each `expand`
+//! hands the level over to the next (its dispatch size, the counters), so no
+//! one-invocation kernel runs between levels; the leaf pairs of every level wait in one
+//! list for the triangle tests at the end.
 //!
 //! The front is breadth first and stackless: `(pose, a, b, slot)` pairs in, child pairs
 //! out, leaf pairs to a list, appends by atomics, dispatch sizes written on the GPU. The
@@ -92,8 +95,6 @@ struct Pipelines {
     rehash: Pipeline,
     reslot: Pipeline,
     expand: Pipeline,
-    prepare_tri: Pipeline,
-    prepare_next: Pipeline,
     tri_test: Pipeline,
     /// The dual hierarchy's expansion (built only for a dual scene).
     expand_dual: Option<Pipeline>,
@@ -335,8 +336,6 @@ impl<const H: usize> GpuScene<H> {
                 rehash: pipeline(&kernels::REHASH),
                 reslot: pipeline(&kernels::RESLOT),
                 expand: pipeline(&kernels::EXPAND),
-                prepare_tri: pipeline(&kernels::PREPARE_TRI),
-                prepare_next: pipeline(&kernels::PREPARE_NEXT),
                 tri_test: pipeline(&kernels::TRI_TEST),
                 expand_dual: dual.is_some().then(|| pipeline(&kernels::EXPAND_DUAL)),
                 expand_volume: volumes.as_ref().map(|v| {

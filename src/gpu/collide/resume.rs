@@ -1,4 +1,4 @@
-//! Overflow handling of a batch: after an overflow the prepare kernels freeze the batch at
+//! Overflow handling of a batch: after an overflow the hand-overs freeze the batch at
 //! the level that ran out; here the host grows what ran out (keeping its contents) and says
 //! where to resume, or sizes a whole new run when growing cannot help.
 
@@ -59,13 +59,13 @@ impl<const H: usize> GpuScene<H> {
                 cap
             }
         };
-        let mut n = *c;
-        n.overflow = 0;
+        let mut n = thawed(c);
         if expand_stage {
             n.cap_front = grow(c.cap_front, c.n_out);
             n.cap_leaf = grow(c.cap_leaf, c.n_leaf);
             n.n_out = 0;
-            n.n_leaf = 0;
+            // The leaf pairs of the levels before stay; this level's append again.
+            n.n_leaf = c.leaf_mark;
             n.resumed = RESUMED_EXPAND;
         } else {
             n.cap_contact = grow(c.cap_contact, c.n_contact);
@@ -87,13 +87,16 @@ impl<const H: usize> GpuScene<H> {
         ctx.queue
             .write_buffer(&bb.counters, 0, bytemuck::bytes_of(&n));
         work.bytes_uploaded += std::mem::size_of::<GpuCounters>() as u64;
-        if expand_stage {
-            // The frozen `prepare_next` zeroed the level's dispatch; its input is intact.
-            let (gx, gy) = groups(n.n_in as u64);
-            ctx.queue
-                .write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1]));
-            work.bytes_uploaded += 12;
-        }
+        // The frozen hand-overs wrote one-workgroup sizes; the level's input is intact.
+        let (args, count) = if expand_stage {
+            (&bb.level_args[c.level as usize % 2], n.n_in)
+        } else {
+            (&bb.tri_args, n.n_leaf.min(n.cap_leaf))
+        };
+        let (gx, gy) = groups(count as u64);
+        ctx.queue
+            .write_buffer(args, 0, bytemuck::cast_slice(&[gx, gy, 1]));
+        work.bytes_uploaded += 12;
         work.resumes += 1;
         Ok(Some(if expand_stage {
             Resume::Expand(c.level)
@@ -132,17 +135,19 @@ impl<const H: usize> GpuScene<H> {
         // only part of it (its hash mask is the batch's): the capacity follows the buffer.
         bb.caps.tumbled = slots as u32;
         bb.bytes += (slots - old_slots as u64) * (self.slot + 8);
-        let mut n = *c;
-        n.overflow = 0;
+        let mut n = thawed(c);
         n.hash_mask = (slots - 1) as u32;
         // The failed inserts were counted too; the nodes placed are the per-pose Nu.
         n.n_tumbled = nu_sum;
         ctx.queue
             .write_buffer(&bb.counters, 0, bytemuck::bytes_of(&n));
-        // The frozen `prepare_next` zeroed the level's dispatch; its input is intact.
+        // The frozen hand-overs wrote one-workgroup sizes; the level's input is intact.
         let (gx, gy) = groups(n.n_in as u64);
-        ctx.queue
-            .write_buffer(&bb.args, 0, bytemuck::cast_slice(&[gx, gy, 1]));
+        ctx.queue.write_buffer(
+            &bb.level_args[c.level as usize % 2],
+            0,
+            bytemuck::cast_slice(&[gx, gy, 1]),
+        );
         work.bytes_uploaded += std::mem::size_of::<GpuCounters>() as u64 + 12;
         work.resumes += 1;
         Ok(Some(Resume::Table(c.level)))
@@ -180,6 +185,17 @@ impl<const H: usize> GpuScene<H> {
         bb.bytes += added;
         ctx.queue.submit([enc.finish()]);
         Ok(())
+    }
+}
+
+/// The counters of a frozen batch, ready to resume: no overflow, not frozen, no workgroup
+/// counted done.
+fn thawed(c: &GpuCounters) -> GpuCounters {
+    GpuCounters {
+        overflow: 0,
+        frozen: 0,
+        groups_done: 0,
+        ..*c
     }
 }
 

@@ -38,14 +38,12 @@ pub(crate) enum Stage {
     /// The nodes `tumble_front` claimed, tumbled.
     TumbleFresh,
     /// The level's node pairs tested, children and leaf pairs appended (the scene's
-    /// expansion kernel: k-DOP, dual, OBB, sphere, or k-DOP recording the front).
+    /// expansion kernel: k-DOP, dual, OBB, sphere, or k-DOP recording the front); its last
+    /// workgroup hands the level over (the next level's input and dispatch size, the
+    /// level's size recorded, the triangle tests' dispatch size).
     Expand,
-    /// The dispatch size of `tri_test`.
-    PrepareTri,
-    /// The triangle pairs of the level's leaf pairs.
+    /// The triangle pairs of every level's leaf pairs, once after the last level.
     TriTest,
-    /// The next level's input and dispatch size; the level's size recorded.
-    PrepareNext,
 }
 
 impl Stage {
@@ -61,9 +59,7 @@ impl Stage {
             Stage::PrepareTumble => &kernels::PREPARE_TUMBLE,
             Stage::TumbleFresh => &kernels::TUMBLE_FRESH,
             Stage::Expand => &kernels::EXPAND,
-            Stage::PrepareTri => &kernels::PREPARE_TRI,
             Stage::TriTest => &kernels::TRI_TEST,
-            Stage::PrepareNext => &kernels::PREPARE_NEXT,
         }
     }
 
@@ -79,13 +75,15 @@ impl Stage {
 
 /// The dispatches of one submission of a batch of `levels` levels, from `from` to the last
 /// level, each with its level: exact tumbling first, then per level the lazy tumbling of
-/// its front, its expansion and its triangle tests. A resume starts inside a level: a moved
-/// table ([`Resume::Table`]) rehashes and reslots, then tumbles the level's front again; a
-/// frozen expansion ([`Resume::Expand`]) runs the level's expansion again (its front was
-/// tumbled); frozen triangle tests ([`Resume::Tri`]) run only those.
+/// its front and its expansion, then the triangle tests of every level's leaf pairs (tagged
+/// with the last level). A resume starts inside a level: a moved table ([`Resume::Table`])
+/// rehashes and reslots, then tumbles the level's front again; a frozen expansion
+/// ([`Resume::Expand`]) runs the level's expansion again (its front was tumbled); frozen
+/// triangle tests ([`Resume::Tri`]) run only those.
 pub(crate) fn stages(levels: u32, tumbling: Tumbling, from: Resume) -> Vec<(u32, Stage)> {
     let mut out = Vec::new();
     let lazy = tumbling == Tumbling::Lazy;
+    let last = levels.saturating_sub(1);
     let first = match from {
         Resume::Start => {
             if let Tumbling::Exact { slices } = tumbling {
@@ -97,20 +95,19 @@ pub(crate) fn stages(levels: u32, tumbling: Tumbling, from: Resume) -> Vec<(u32,
             out.extend([(level, Stage::Rehash), (level, Stage::Reslot)]);
             level
         }
-        Resume::Expand(level) | Resume::Tri(level) => level,
+        Resume::Expand(level) => level,
+        Resume::Tri(_) => levels,
     };
     for level in first..levels {
-        let resumed_inside = level == first && matches!(from, Resume::Expand(_) | Resume::Tri(_));
+        let resumed_inside = level == first && matches!(from, Resume::Expand(_));
         if lazy && !resumed_inside {
             out.extend(
                 [Stage::TumbleFront, Stage::PrepareTumble, Stage::TumbleFresh].map(|s| (level, s)),
             );
         }
-        if from != Resume::Tri(level) {
-            out.push((level, Stage::Expand));
-        }
-        out.extend([Stage::PrepareTri, Stage::TriTest, Stage::PrepareNext].map(|s| (level, s)));
+        out.push((level, Stage::Expand));
     }
+    out.push((last, Stage::TriTest));
     out
 }
 
@@ -118,14 +115,14 @@ pub(crate) fn stages(levels: u32, tumbling: Tumbling, from: Resume) -> Vec<(u32,
 mod tests {
     use super::*;
 
-    /// From the start, lazily: per level the tumbling of its front, then expand and the
-    /// triangle tests; the count is what `GpuStats::dispatches` counts per submission
-    /// (7 per level).
+    /// From the start, lazily: per level the tumbling of its front, then its expansion;
+    /// the triangle tests once at the end. The count is what `GpuStats::dispatches` counts
+    /// per submission (4 per level and 1).
     #[test]
     fn a_lazy_batch_tumbles_each_level_before_expanding_it() {
         let s = stages(3, Tumbling::Lazy, Resume::Start);
-        assert_eq!(s.len(), 3 * 7);
-        for (i, chunk) in s.chunks(7).enumerate() {
+        assert_eq!(s.len(), 3 * 4 + 1);
+        for (i, chunk) in s[..12].chunks(4).enumerate() {
             let kinds: Vec<Stage> = chunk
                 .iter()
                 .map(|&(l, k)| {
@@ -140,12 +137,10 @@ mod tests {
                     Stage::PrepareTumble,
                     Stage::TumbleFresh,
                     Stage::Expand,
-                    Stage::PrepareTri,
-                    Stage::TriTest,
-                    Stage::PrepareNext
                 ]
             );
         }
+        assert_eq!(s[12], (2, Stage::TriTest));
     }
 
     /// Exact tumbling runs its slices once, before level 0, and no lazy stage.
@@ -158,12 +153,12 @@ mod tests {
             [0, 1, 2, 3].map(Stage::TumbleExact),
             "the leaves first, then the merges"
         );
-        assert_eq!(kinds.len(), 4 + 2 * 4);
+        assert_eq!(kinds[4..], [Stage::Expand, Stage::Expand, Stage::TriTest]);
         assert!(!kinds.contains(&Stage::TumbleFront));
-        assert_eq!(stages(2, Tumbling::None, Resume::Start).len(), 2 * 4);
+        assert_eq!(stages(2, Tumbling::None, Resume::Start).len(), 2 + 1);
     }
 
-    /// A resume runs a suffix: the frozen level's triangle tests only, its expansion again
+    /// A resume runs a suffix: the triangle tests only, the frozen level's expansion again
     /// (not its tumbling), or a moved table then the level's tumbling again.
     #[test]
     fn a_resume_runs_the_rest_of_the_frozen_level_then_the_later_levels() {
@@ -173,8 +168,8 @@ mod tests {
             full[at..].to_vec()
         };
         assert_eq!(
-            stages(4, Tumbling::Lazy, Resume::Tri(2)),
-            from(2, Stage::PrepareTri)
+            stages(4, Tumbling::Lazy, Resume::Tri(3)),
+            from(3, Stage::TriTest)
         );
         assert_eq!(
             stages(4, Tumbling::Lazy, Resume::Expand(1)),

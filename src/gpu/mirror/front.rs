@@ -11,6 +11,17 @@ pub use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT};
 /// `struct PoseFrame` (computed on the host, [`PoseFrame::new`]).
 pub use crate::tumble::PoseFrame;
 
+/// `groups` of `shaders/shared/front.wgsl`: the 2-D grid for `n` invocations, at least one
+/// workgroup (u32 arithmetic as in WGSL: wrapping; counts stay far below the wrap).
+pub fn groups(n: u32) -> [u32; 2] {
+    let g = (n.wrapping_add(WORKGROUP_SIZE - 1) / WORKGROUP_SIZE).max(1);
+    if g <= DISPATCH_X {
+        [g, 1]
+    } else {
+        [DISPATCH_X, g.wrapping_add(DISPATCH_X - 1) / DISPATCH_X]
+    }
+}
+
 /// `linear_index` of `shaders/shared/front.wgsl`: the invocation's index in a 2-D grid of at most
 /// `DISPATCH_X` workgroups per row. The entry-point twins loop over these indices directly.
 #[inline]

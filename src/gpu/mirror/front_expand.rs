@@ -4,7 +4,7 @@
 //! land in one of the orders the GPU may produce: the same pairs as a set, the same counters.
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
-use super::front::claim;
+use super::front::{claim, groups};
 use super::kdop::{kdop_overlaps, kdop_size};
 use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
@@ -27,6 +27,12 @@ pub struct ExpandBindings<'a, const H: usize> {
     pub counters: &'a mut GpuCounters,
     pub nv: &'a mut [u32],
     pub done: &'a [u32],
+    /// The next level's dispatch size (the hand-over's, [`next_level`]).
+    pub next_args: &'a mut [u32; 3],
+    /// The triangle tests' dispatch size.
+    pub tri_args: &'a mut [u32; 3],
+    /// Node pairs entering each level.
+    pub level_sizes: &'a mut [u32],
 }
 
 /// The bindings `expand_obb` and `expand_sphere` add (`gpu::kernels::EXPAND_OBB`,
@@ -53,7 +59,56 @@ pub struct DualBindings<'a, const H: usize> {
     pub dual_counts: &'a mut [u32],
 }
 
+/// `next_level` of `shaders/front_expand.wgsl`, the hand-over of the last workgroup of every
+/// expansion (the twins call it after their loop): the output front becomes the next input
+/// (`n_in`, `next_args`), the level's input size goes to `level_sizes`, the leaf pairs so far
+/// are marked (`leaf_mark`) and size the triangle tests (`tri_args`). After an overflow
+/// nothing changes but `frozen` (one workgroup next, no triangle tests).
+pub fn next_level(
+    counters: &mut GpuCounters,
+    next_args: &mut [u32; 3],
+    tri_args: &mut [u32; 3],
+    level_sizes: &mut [u32],
+) {
+    if counters.overflow != 0 {
+        counters.frozen = 1;
+        *next_args = [1, 1, 1];
+        *tri_args = [0, 1, 1];
+        return;
+    }
+    counters.resumed = 0;
+    let produced = counters.n_out;
+    counters.max_front = counters.max_front.max(produced);
+    let level = counters.level;
+    if let Some(s) = level_sizes.get_mut(level as usize) {
+        *s = counters.n_in;
+    }
+    counters.level = level.wrapping_add(1);
+    let n = produced.min(counters.cap_front);
+    counters.n_in = n;
+    counters.n_out = 0;
+    let leaves = counters.n_leaf;
+    counters.max_leaf = counters.max_leaf.max(leaves);
+    counters.leaf_mark = leaves;
+    counters.contact_mark = counters.n_contact;
+    counters.unsure_mark = counters.n_unsure;
+    let [x, y] = groups(n);
+    *next_args = [x, y, 1];
+    let [x, y] = groups(leaves.min(counters.cap_leaf));
+    *tri_args = [x, y, 1];
+}
+
 impl<const H: usize> ExpandBindings<'_, H> {
+    /// The hand-over after the dispatch ([`next_level`]).
+    fn hand_over(&mut self) {
+        next_level(
+            self.counters,
+            self.next_args,
+            self.tri_args,
+            self.level_sizes,
+        );
+    }
+
     /// `push_children`: append both children with one increment of two, or neither
     /// (overflow bit 1) when both do not fit.
     fn push_children(&mut self, c0: FrontPair, c1: FrontPair) {
@@ -122,7 +177,9 @@ impl<const H: usize> ExpandBindings<'_, H> {
     /// resume) and true. (After a full tumbling table `prepare_tumble` sizes the dispatch
     /// to nothing.)
     fn enter(&mut self, p: &FrontPair) -> bool {
-        if self.counters.mode_first != 0 && self.done[p.pose as usize] != 0 {
+        if self.counters.frozen != 0
+            || self.counters.mode_first != 0 && self.done[p.pose as usize] != 0
+        {
             return false;
         }
         if self.counters.resumed & RESUMED_EXPAND == 0 {
@@ -157,6 +214,7 @@ pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
         }
         b.descend(*p, &na, &kb);
     }
+    b.hand_over();
 }
 
 /// The bindings `expand_record` adds (`gpu::kernels::EXPAND_RECORD`): the recorded front
@@ -194,6 +252,7 @@ pub fn expand_record<const H: usize>(b: &mut ExpandBindings<'_, H>, r: &mut Reco
             b.descend(*p, &na, &kb);
         }
     }
+    b.hand_over();
 }
 
 /// `expand_dual` of `shaders/front_expand.wgsl` (the dual k-DOP–sphere hierarchy): the
@@ -234,6 +293,7 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
         }
         b.descend(*p, &na, &kt);
     }
+    b.hand_over();
 }
 
 /// `descent_side` of `shaders/front_expand.wgsl`: 0 A's children, 1 B's, 2 a leaf pair.
@@ -305,6 +365,7 @@ fn expand_posed<const H: usize, V, P: Copy>(
             _ => {} // a full table: the batch runs again
         }
     }
+    b.hand_over();
 }
 
 /// `expand_obb` of `shaders/front_expand.wgsl` (the OBB tree): B's box posed by the pose's
@@ -348,7 +409,12 @@ pub fn expand_sphere<const H: usize>(
 /// [`crate::self_collide::collide_bvh`].
 pub fn expand_self<const H: usize>(b: &mut ExpandBindings<'_, H>) {
     let front_in = b.front_in;
-    for p in &front_in[..b.counters.n_in as usize] {
+    let n = if b.counters.frozen != 0 {
+        0
+    } else {
+        b.counters.n_in as usize
+    };
+    for p in &front_in[..n] {
         if b.counters.mode_first != 0 && b.done[p.pose as usize] != 0 {
             continue;
         }
@@ -388,4 +454,5 @@ pub fn expand_self<const H: usize>(b: &mut ExpandBindings<'_, H>) {
             b.push_leaf(*p);
         }
     }
+    b.hand_over();
 }

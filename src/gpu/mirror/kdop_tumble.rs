@@ -84,6 +84,9 @@ pub fn tumble_front(
     nu: &mut [u32],
     fresh: &mut [u32],
 ) {
+    if counters.frozen != 0 {
+        return;
+    }
     for p in &mut front[..counters.n_in as usize] {
         if p.slot != NO_SLOT {
             continue;

@@ -11,7 +11,7 @@
 //! fails if a shader file or an entry point has no twin.
 //!
 //! [`collide_batch_mirror`] composes the twins into the batch pipeline of `gpu::collide`
-//! (tumble → per level: expand, prepare_tri, tri_test, prepare_next), for debugging and for
+//! (tumble → per level: expand with its hand-over → tri_test), for debugging and for
 //! per-level parity with the GPU (`level_sizes`); the reference for pairs and Nv remains the
 //! depth-first traversal of [`crate::traverse`].
 
@@ -152,14 +152,14 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     let mut dual_counts = vec![0u32; if dual.is_some() { 3 * p as usize } else { 0 }];
     let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
     let mut level_sizes = vec![0u32; levels];
-    let mut args = [0u32; 9];
+    let (mut next_args, mut tri_args, mut fresh_args) = ([0u32; 3], [0u32; 3], [0u32; 3]);
     let mut front_in: Vec<FrontPair> = (0..p)
         .map(|pose| FrontPair {
             slot: if lazy { NO_SLOT } else { pose * n_fly },
             ..FrontPair::new(pose, 0, 0)
         })
         .collect();
-    let (mut front_out, mut leaves) = (Vec::new(), Vec::new());
+    let mut leaves = Vec::new();
     let fly = || tumbling.expect("a tumbling stage tumbles B's k-DOPs");
     // The device's sequence of dispatches, one twin call each (`collide::stages`).
     for (_, stage) in stages(levels as u32, kind, Resume::Start) {
@@ -194,7 +194,7 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                 &mut nu,
                 &mut fresh,
             ),
-            Stage::PrepareTumble => front_prepare::prepare_tumble(&mut c, &mut args),
+            Stage::PrepareTumble => front_prepare::prepare_tumble(&mut c, &mut fresh_args),
             Stage::TumbleFresh => kdop_tumble::tumble_fresh(
                 &frames,
                 &fly().offsets,
@@ -205,9 +205,10 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                 &fresh,
             ),
             Stage::Expand => {
-                // Each input pair appends at most two children or one leaf pair.
-                front_out = vec![zero; 2 * c.n_in as usize];
-                leaves = vec![zero; c.n_in as usize];
+                // Each input pair appends at most two children or one leaf pair; the leaf
+                // list keeps the pairs of the levels before.
+                let mut front_out = vec![zero; 2 * c.n_in as usize];
+                leaves.resize(c.n_leaf as usize + c.n_in as usize, zero);
                 c.cap_front = front_out.len() as u32;
                 c.cap_leaf = leaves.len() as u32;
                 let mut b = ExpandBindings {
@@ -220,13 +221,18 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                     counters: &mut c,
                     nv: &mut nv,
                     done: &done,
+                    next_args: &mut next_args,
+                    tri_args: &mut tri_args,
+                    level_sizes: &mut level_sizes,
                 };
                 let table = (&mut hash_keys[..], &mut posed, &mut nu[..]);
                 expand(&mut b, volumes, table, dual, &frames, &mut dual_counts);
+                // The hand-over made the output the next level's input.
+                front_out.truncate(c.n_in as usize);
+                front_in = front_out;
             }
-            Stage::PrepareTri => front_prepare::prepare_tri(&mut c, &mut args),
             Stage::TriTest => {
-                // Room for every triangle pair of this level's leaf pairs.
+                // Room for every triangle pair of the leaf pairs.
                 let need: usize = leaves[..c.n_leaf as usize]
                     .iter()
                     .map(|l| {
@@ -252,11 +258,6 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                     env_tri_index: &env.tri_index,
                     fly_tri_index: &fly_bvh.tri_index,
                 });
-            }
-            Stage::PrepareNext => {
-                front_prepare::prepare_next(&mut c, &mut args, &mut level_sizes);
-                front_out.truncate(c.n_in as usize);
-                front_in = std::mem::take(&mut front_out);
             }
             Stage::Rehash | Stage::Reslot => unreachable!("the mirror's table never fills"),
         }

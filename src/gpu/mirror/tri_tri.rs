@@ -55,6 +55,9 @@ impl<const H: usize> TriTestBindings<'_, H> {
 /// meshes' triangle numbers to `contacts` (and, in first-contact mode, marks the pose done
 /// and ends the invocation), UNSURE appends the reordered positions to `unsure`.
 pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
+    if b.counters.frozen != 0 {
+        return;
+    }
     let n = b.counters.n_leaf.min(b.counters.cap_leaf);
     let first = b.counters.mode_first != 0;
     'invocation: for i in 0..n as usize {
@@ -128,6 +131,9 @@ fn shares_vertex(slots: &[[u32; 3]], p: u32, q: u32) -> bool {
 /// (`eps_q` = [`transform_error_bound`] with `t = 0`, `e0 = 0`): HIT appends the
 /// `(min, max)` file numbers to `contacts`, UNSURE the positions to `unsure`.
 pub fn tri_test_self<const H: usize>(b: &mut SelfTriBindings<'_, H>) {
+    if b.counters.frozen != 0 {
+        return;
+    }
     let n = b.counters.n_leaf.min(b.counters.cap_leaf);
     let first = b.counters.mode_first != 0;
     let zero = [0.0f32; 3];
