@@ -11,7 +11,7 @@
 
 @group(0) @binding(0) var<storage, read> env_nodes: array<KdopNode>;
 @group(0) @binding(1) var<storage, read> fly_nodes: array<KdopNode>;
-@group(0) @binding(2) var<storage, read> tumbled: array<Kdop>;
+@group(0) @binding(2) var<storage, read_write> tumbled: array<Kdop>;
 @group(0) @binding(3) var<storage, read> front_in: array<FrontPair>;
 @group(0) @binding(4) var<storage, read_write> front_out: array<FrontPair>;
 @group(0) @binding(5) var<storage, read_write> leaves: array<FrontPair>;
@@ -50,8 +50,9 @@ fn descend(p: FrontPair, na: KdopNode, kb: Kdop) {
 }
 
 // `descend` with the preference given: with both nodes internal, A's children when
-// `prefer_a`. Children of A keep B's slot; children of B get theirs from `tumble_front`
-// (lazy) or at their dense index. One append site for both children and one for the leaf:
+// `prefer_a`. Children of A keep B's slot; children of B get theirs at their dense index,
+// or lazily from the table (`place_kdop`: the pair that pushes them claims their keys and
+// tumbles those it inserted). One append site for both children and one for the leaf:
 // lavapipe runs every branch of a SIMD group under a mask, so each site costs every pair.
 fn descend_pref(p: FrontPair, na: KdopNode, prefer_a: bool) {
     let caps = vec2<u32>(counters.cap_front, counters.cap_leaf);
@@ -66,8 +67,17 @@ fn descend_pref(p: FrontPair, na: KdopNode, prefer_a: bool) {
     } else if (nb.count == 0u) {
         c0.b = nb.first;
         c1.b = nb.first + 1u;
-        c0.slot = select(p.pose * n_fly + nb.first, NO_SLOT, lazy);
-        c1.slot = select(p.pose * n_fly + nb.first + 1u, NO_SLOT, lazy);
+        if (lazy) {
+            c0.slot = place_kdop(p.pose, c0.b);
+            c1.slot = place_kdop(p.pose, c1.b);
+            if (c0.slot == NO_SLOT || c1.slot == NO_SLOT) {
+                // A full table: the host grows it and runs this level again.
+                return;
+            }
+        } else {
+            c0.slot = p.pose * n_fly + nb.first;
+            c1.slot = p.pose * n_fly + nb.first + 1u;
+        }
     } else {
         push_leaf(p, caps.y);
         return;
@@ -180,6 +190,61 @@ fn expand_dual(
 // (pose, node) pairs posed are those tested: the CPU's set. The descent goes by the volumes'
 // sizes (Descent::Larger, as obb::descend); A's nodes give the topology only. A full table
 // raises OVERFLOW_TABLE and the host runs the batch again with a larger one.
+// Lazy tumbling of the k-DOP scenes (the approximation method, Klosowski et al. 4.1): the
+// children of B a pair descends to are claimed in the table (`claim`, below) as they are
+// pushed, and the pair that inserted a key tumbles that node into its slot (`place_kdop`),
+// so the next level reads them and no dispatch of its own tumbles them. Every pair pushed
+// is tested at the next level, so the (pose, node) pairs tumbled are those the front
+// reaches, once each: Nu is the CPU's (TumbleWorkspace::node_bv). The roots (and a
+// coherent step's seeds) get their slots before the first level (`tumble_front`,
+// `tumble_fresh` of kdop_tumble.wgsl).
+@group(0) @binding(24) var<storage, read> fly_offsets: array<u32>;
+@group(0) @binding(25) var<storage, read> fly_points: array<f32>;
+
+// Twin of tumble::tumble_points (src/tumble.rs), the text of `tumble_points` in
+// kdop_tumble.wgsl (a test keeps the two identical: WGSL has no includes, and a shared
+// piece may not read bindings).
+fn tumble_points(pose: u32, node: u32) -> Kdop {
+    let first = fly_offsets_at(node);
+    let last = fly_offsets_at(node + 1u);
+    var dir: array<f32, H * 3u>;
+    var lo: array<f32, H>;
+    var hi: array<f32, H>;
+    for (var i = 0u; i < H; i = i + 1u) {
+        dir[3u * i] = frames[pose].dir[3u * i];
+        dir[3u * i + 1u] = frames[pose].dir[3u * i + 1u];
+        dir[3u * i + 2u] = frames[pose].dir[3u * i + 2u];
+        lo[i] = bitcast<f32>(0x7f800000u);
+        hi[i] = -lo[i];
+    }
+    for (var j = first; j < last; j = j + 1u) {
+        let x = fly_points_at(3u * j);
+        let y = fly_points_at(3u * j + 1u);
+        let z = fly_points_at(3u * j + 2u);
+        for (var i = 0u; i < H; i = i + 1u) {
+            let v = (dir[3u * i] * x + dir[3u * i + 1u] * y) + dir[3u * i + 2u] * z;
+            lo[i] = min(lo[i], v);
+            hi[i] = max(hi[i], v);
+        }
+    }
+    var k: Kdop;
+    for (var i = 0u; i < H; i = i + 1u) {
+        k.min[i] = lo[i] + frames[pose].off_lo[i];
+        k.max[i] = hi[i] + frames[pose].off_hi[i];
+    }
+    return k;
+}
+
+// B's node `node` (never the root) tumbled at `pose` into a slot claimed for it (NO_SLOT if
+// the table is full).
+fn place_kdop(pose: u32, node: u32) -> u32 {
+    let c = claim(pose, node);
+    if (c.y == 1u) {
+        tumbled[c.x] = tumble_points(pose, node);
+    }
+    return select(c.x, NO_SLOT, c.y == 0u);
+}
+
 @group(0) @binding(13) var<storage, read> env_obbs: array<Obb32>;
 @group(0) @binding(14) var<storage, read> fly_obbs: array<Obb32>;
 @group(0) @binding(15) var<storage, read_write> hash_keys: array<atomic<u32>>;
@@ -191,7 +256,7 @@ fn expand_dual(
 // (counted in Nu and `n_tumbled`), (slot, 2) when there before, (_, 0) when the table is
 // full (OVERFLOW_TABLE raised; counted in `n_tumbled`, so the host sizes the next table).
 // A weak exchange may fail spuriously (old value 0): then the same slot is tried again.
-// CPU twin: src/gpu/mirror/front.rs::claim
+// CPU twin: ExpandBindings::claim in src/gpu/mirror/front_expand.rs
 fn claim(pose: u32, node: u32) -> vec2<u32> {
     let key = pose * counters.n_fly + node + 1u;
     let mask = counters.hash_mask;
@@ -211,7 +276,7 @@ fn claim(pose: u32, node: u32) -> vec2<u32> {
         atomicAdd(&counters.n_tumbled, 1u);
     }
     if (state == 0u) {
-        atomicOr(&counters.overflow, OVERFLOW_TABLE);
+        atomicOr(&counters.overflow, OVERFLOW_TABLE | OVERFLOW_CLAIM);
     } else if (state == 1u) {
         atomicAdd(&nu[pose], 1u);
     }

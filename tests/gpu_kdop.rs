@@ -54,8 +54,8 @@ fn small_buffer_budget_splits_batches() {
     assert!(pairs > 0);
 }
 
-/// Static arrays beyond the binding limit are split over several bindings: with a limit a
-/// third of the largest array, every array above it is paged and the pairs, Nv, Np and Nu
+/// Static arrays beyond the binding limit are split over several bindings: with a limit
+/// half the largest array, every array above it is paged and the pairs, Nv, Np and Nu
 /// stay the reference's (k-DOP scenes of two node sizes, and a dual scene with its spheres).
 #[test]
 fn arrays_beyond_the_binding_limit_are_paged() {
@@ -67,7 +67,10 @@ fn arrays_beyond_the_binding_limit_are_paged() {
     fn limited<const H: usize>(ctx: GpuContext, scene: &KdopScene<H>) -> GpuContext {
         let full = GpuScene::new(&ctx, scene).unwrap().pages();
         let largest = full.iter().map(|&(_, _, bytes)| bytes).max().unwrap();
-        let ctx = ctx.with_binding_limit(largest / 3);
+        // Half: a third pages the k26 node arrays into 8 pages each, and with B's bounding
+        // points (which the expansions read to tumble lazily) the expansion would bind 35
+        // storage buffers, over lavapipe's 32 per stage.
+        let ctx = ctx.with_binding_limit(largest / 2);
         let paged = GpuScene::new(&ctx, scene).unwrap();
         assert!(paged.paged);
         for (name, pages, bytes) in paged.pages() {
@@ -499,10 +502,13 @@ fn matrix_poses_equal_brute_force_on_the_gpu() {
 }
 
 /// Each batch reports its dispatches, the indirect ones and its levels (issue 39): a batch
-/// that ran through without a resume records exactly the stages of `gpu::collide::stages`,
-/// which per level are the lazy method's 7 (4 of them sized on the device, but the first
-/// level's `tumble_front`, sized on the host) or, after the exact method's slices, 4 (2
-/// indirect); its levels are the front sizes' levels.
+/// that ran through without a resume records exactly the stages of `gpu::collide::stages`:
+/// lazily the first level's three tumbling dispatches (`tumble_front` sized on the host),
+/// one expansion per level (each hands over to the next and tumbles what it pushes) and
+/// one triangle-test dispatch; after the exact method's slices, the expansions and the
+/// triangle tests. Its levels are the front sizes' levels. Before issue 39 a lazy batch
+/// recorded 7 dispatches per level (`tumble_front`, `prepare_tumble`, `tumble_fresh`,
+/// `expand`, `prepare_tri`, `tri_test`, `prepare_next`): now at most a quarter of that.
 #[test]
 fn batches_report_their_dispatches_indirect_ones_and_levels() {
     let Some(ctx) = common::gpu() else { return };
@@ -524,10 +530,11 @@ fn batches_report_their_dispatches_indirect_ones_and_levels() {
             clean += 1;
             let l = w.levels;
             if tumble == TumbleMethod::Approximate {
-                assert_eq!((w.dispatches, w.indirect_dispatches), (7 * l, 4 * l - 1));
+                assert_eq!((w.dispatches, w.indirect_dispatches), (l + 4, l + 2));
+                assert!(4 * w.dispatches <= 7 * l, "{w:?}: a quarter of 7 per level");
             } else {
-                assert_eq!(w.indirect_dispatches, 2 * l, "{w:?}");
-                let slices = w.dispatches - 4 * l;
+                assert_eq!(w.indirect_dispatches, l + 1, "{w:?}");
+                let slices = w.dispatches - (l + 1);
                 assert!(
                     slices >= 1 && slices <= l,
                     "exact tumbling's slices: {slices}"

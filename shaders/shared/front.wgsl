@@ -52,6 +52,9 @@ const RESUMED_EXPAND: u32 = 1u;
 const RESUMED_TRI: u32 = 2u;
 // `Counters::overflow` bit of a full lazy tumbling table (set by `tumble_front`).
 const OVERFLOW_TABLE: u32 = 16u;
+// `Counters::overflow` bit of a full table met by an expansion's claim (with
+// OVERFLOW_TABLE): the level's node tests were counted before it froze.
+const OVERFLOW_CLAIM: u32 = 32u;
 
 struct PoseFrame {
     r: array<f32, 9>,

@@ -195,7 +195,7 @@ pub const FRONT_EXPAND_WGSL: Shader = Shader {
     bindings: &[
         read("env_nodes", 0),
         read("fly_nodes", 1),
-        read("tumbled", 2),
+        read_write("tumbled", 2),
         read("front_in", 3),
         read_write("front_out", 4),
         read_write("leaves", 5),
@@ -217,6 +217,8 @@ pub const FRONT_EXPAND_WGSL: Shader = Shader {
         read_write("next_args", 21),
         read_write("tri_args", 22),
         read_write("level_sizes", 23),
+        read("fly_offsets", 24),
+        read("fly_points", 25),
     ],
 };
 
@@ -368,9 +370,14 @@ pub const EXPAND: Kernel = kernel(
         "counters",
         "nv",
         "done",
+        "frames",
+        "hash_keys",
+        "nu",
         "next_args",
         "tri_args",
         "level_sizes",
+        "fly_offsets",
+        "fly_points",
     ],
 );
 /// One level of the dual hierarchy (sphere test, then slabs).
@@ -391,9 +398,13 @@ pub const EXPAND_DUAL: Kernel = kernel(
         "fly_spheres",
         "frames",
         "dual_counts",
+        "hash_keys",
+        "nu",
         "next_args",
         "tri_args",
         "level_sizes",
+        "fly_offsets",
+        "fly_points",
     ],
 );
 /// One level of the OBB tree.
@@ -475,11 +486,16 @@ pub const EXPAND_RECORD: Kernel = kernel(
         "counters",
         "nv",
         "done",
+        "frames",
+        "hash_keys",
         "front_record",
         "record_count",
+        "nu",
         "next_args",
         "tri_args",
         "level_sizes",
+        "fly_offsets",
+        "fly_points",
     ],
 );
 

@@ -114,6 +114,9 @@ pub const RESUMED_EXPAND: u32 = 1;
 pub const RESUMED_TRI: u32 = 2;
 /// `GpuCounters::overflow` bit of a full lazy tumbling table.
 pub const OVERFLOW_TABLE: u32 = 16;
+/// `GpuCounters::overflow` bit (with [`OVERFLOW_TABLE`]) of a full table met by an
+/// expansion's claim: the level's node tests were counted before the batch froze.
+pub const OVERFLOW_CLAIM: u32 = 32;
 
 /// Append counters, capacities and flags of the batch pipeline. WGSL twin: `Counters` in
 /// `shaders/shared/front.wgsl` (atomics there are plain u32 here).

@@ -131,6 +131,20 @@ mod tests {
         }
     }
 
+    /// `tumble_points` is written twice, in `kdop_tumble.wgsl` (`tumble_fresh`) and in
+    /// `front_expand.wgsl` (the expansions tumble the children they claim): WGSL has no
+    /// includes and a shared piece may not read bindings. The two texts are the same.
+    #[test]
+    fn both_tumble_points_are_the_same_text() {
+        let body = |file: &str| {
+            let src = KERNEL_FILES.iter().find(|(n, _)| *n == file).unwrap().1;
+            let at = src.find("fn tumble_points(").expect(file);
+            let end = at + src[at..].find("\n}\n").expect(file);
+            src[at..end].to_string()
+        };
+        assert_eq!(body("kdop_tumble.wgsl"), body("front_expand.wgsl"));
+    }
+
     /// With every paged array in several pages too (the accessors' switches).
     #[test]
     fn paged_shaders_validate_with_naga() {

@@ -25,6 +25,22 @@ struct Expanded {
     hand_over: ([u32; 3], [u32; 3], u32),
 }
 
+/// Lazy tumbling's bindings of the k-DOP expansions: `hash_keys`, `nu`, `fly_offsets`,
+/// `fly_points`.
+fn lazy_table_buffers(
+    gpu: &Gpu,
+    p: u32,
+    offsets: &[u32],
+    points: &[[f32; 3]],
+) -> [wgpu::Buffer; 4] {
+    [
+        gpu.buf(&[0u32; 1]),
+        gpu.buf(&vec![0u32; p as usize]),
+        gpu.buf(offsets),
+        gpu.buf(points),
+    ]
+}
+
 /// The hand-over's buffers: `next_args`, `tri_args`, `level_sizes` (one level).
 fn hand_over_buffers(gpu: &Gpu) -> [wgpu::Buffer; 3] {
     [
@@ -92,6 +108,8 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
         gpu.buf(&frames),
     );
     let spheres = dual.map(|(e, f, _)| (gpu.buf(e), gpu.buf(f)));
+    // Lazy tumbling's bindings, unused here (dense slots, `lazy` 0).
+    let table_b = lazy_table_buffers(gpu, p, &fly.offsets, &fly.points);
     let zero = FrontPair::new(0, 0, 0);
     let mut front: Vec<FrontPair> = (0..p)
         .map(|pose| FrontPair {
@@ -140,15 +158,21 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             ("next_args", &hb[0]),
             ("tri_args", &hb[1]),
             ("level_sizes", &hb[2]),
+            ("frames", &frames_b),
+            ("hash_keys", &table_b[0]),
+            ("nu", &table_b[1]),
+            ("fly_offsets", &table_b[2]),
+            ("fly_points", &table_b[3]),
         ];
         let (mut c, mut nv, mut dc) = (c0, nv0, dc0);
         let mut front_out = vec![zero; cap_front as usize];
         let mut leaves = vec![zero; cap_leaf as usize];
         let (mut next_args, mut tri_args, mut level_sizes) = ([7u32; 3], [7u32; 3], [7u32; 1]);
+        let (mut tumbled, mut keys, mut nu) = (tumbled.clone(), [0u32; 1], vec![0u32; p as usize]);
         let mut e = ExpandBindings {
             env_nodes: &env.nodes,
             fly_nodes: &fly.bvh.nodes,
-            tumbled: &tumbled,
+            tumbled: &mut tumbled,
             front_in: &front,
             front_out: &mut front_out,
             leaves: &mut leaves,
@@ -158,19 +182,22 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             next_args: &mut next_args,
             tri_args: &mut tri_args,
             level_sizes: &mut level_sizes,
+            frames: &frames,
+            hash_keys: &mut keys,
+            nu: &mut nu,
+            fly_offsets: &fly.offsets,
+            fly_points: &fly.points,
         };
         let kernel = match (dual, &spheres) {
             (Some((env_s, fly_s, _)), Some((env_sb, fly_sb))) => {
                 b.extend([
                     ("env_spheres", env_sb),
                     ("fly_spheres", fly_sb),
-                    ("frames", &frames_b),
                     ("dual_counts", &dc_b),
                 ]);
                 let mut d = DualBindings {
                     env_spheres: env_s,
                     fly_spheres: fly_s,
-                    frames: &frames,
                     dual_counts: &mut dc,
                 };
                 front_expand::expand_dual(&mut e, &mut d);
@@ -264,12 +291,14 @@ fn expand_record_matches_its_twin() {
         })
         .collect();
     let done = vec![0u32; p as usize];
-    let (env_nodes, fly_nodes, tumbled_b, done_b) = (
+    let (env_nodes, fly_nodes, tumbled_b, done_b, frames_b) = (
         gpu.buf(&env.nodes),
         gpu.buf(&fly.bvh.nodes),
         gpu.buf(&tumbled),
         gpu.buf(&done),
+        gpu.buf(&frames),
     );
+    let table_b = lazy_table_buffers(&gpu, p, &fly.offsets, &fly.points);
     let zero = FrontPair::new(0, 0, 0);
     for record_cap in [1usize << 16, 2] {
         let mut front: Vec<FrontPair> = (0..p)
@@ -309,11 +338,13 @@ fn expand_record_matches_its_twin() {
             let mut count = [recorded];
             let hb = hand_over_buffers(&gpu);
             let (mut next_args, mut tri_args, mut level_sizes) = ([7u32; 3], [7u32; 3], [7u32; 1]);
+            let (mut tumbled, mut keys, mut nu) =
+                (tumbled.clone(), [0u32; 1], vec![0u32; p as usize]);
             front_expand::expand_record(
                 &mut ExpandBindings {
                     env_nodes: &env.nodes,
                     fly_nodes: &fly.bvh.nodes,
-                    tumbled: &tumbled,
+                    tumbled: &mut tumbled,
                     front_in: &front,
                     front_out: &mut front_out,
                     leaves: &mut leaves,
@@ -323,6 +354,11 @@ fn expand_record_matches_its_twin() {
                     next_args: &mut next_args,
                     tri_args: &mut tri_args,
                     level_sizes: &mut level_sizes,
+                    frames: &frames,
+                    hash_keys: &mut keys,
+                    nu: &mut nu,
+                    fly_offsets: &fly.offsets,
+                    fly_points: &fly.points,
                 },
                 &mut RecordBindings {
                     front_record: &mut records,
@@ -344,6 +380,11 @@ fn expand_record_matches_its_twin() {
                 ("next_args", &hb[0]),
                 ("tri_args", &hb[1]),
                 ("level_sizes", &hb[2]),
+                ("frames", &frames_b),
+                ("hash_keys", &table_b[0]),
+                ("nu", &table_b[1]),
+                ("fly_offsets", &table_b[2]),
+                ("fly_points", &table_b[3]),
             ];
             gpu.run(&kernels::EXPAND_RECORD, 9, &b, front.len() as u64);
             let label = format!("expand_record level {level}, record buffer {record_cap}");

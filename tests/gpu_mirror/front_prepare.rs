@@ -21,7 +21,7 @@ fn hand_over(gpu: &mut Gpu, c0: GpuCounters, invocations: u64) -> (HandedOver, H
     let dummies: Vec<wgpu::Buffer> = kernels::EXPAND
         .uses
         .iter()
-        .map(|_| gpu.buf(&[0u32; 64]))
+        .map(|_| gpu.buf(&[0u32; 1024]))
         .collect();
     let (c_b, next_b, tri_b, sizes_b) = (
         gpu.buf(&[GpuCounters { n_in: 0, ..c0 }]),

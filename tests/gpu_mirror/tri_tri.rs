@@ -185,7 +185,7 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
         front_expand::expand_self(&mut ExpandBindings {
             env_nodes: &bvh.nodes,
             fly_nodes: &bvh.nodes,
-            tumbled: &[],
+            tumbled: &mut [],
             front_in: &front_in,
             front_out: &mut out,
             leaves: &mut leaves,
@@ -195,6 +195,11 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             next_args: &mut next,
             tri_args: &mut tri,
             level_sizes: &mut sizes,
+            frames: &[],
+            hash_keys: &mut [],
+            nu: &mut [],
+            fly_offsets: &[],
+            fly_points: &[],
         });
         assert_eq!(gpu.read::<GpuCounters>(&c_b, 1)[0], c, "{label}: counters");
         assert_eq!(gpu.read::<u32>(&nv_b, 1), nv.to_vec(), "{label}: nv");

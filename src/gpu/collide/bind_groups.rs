@@ -115,7 +115,16 @@ impl<const H: usize> GpuScene<H> {
                         ("nu", &bb.nu),
                     ]);
                 }
-                None => named.push(("tumbled", &bb.tumbled)),
+                // B's tumbled k-DOPs, and for lazy tumbling what the expansion needs to
+                // tumble the children it claims.
+                None => named.extend([
+                    ("tumbled", &bb.tumbled as &dyn Bindable),
+                    ("frames", &bb.frames),
+                    ("hash_keys", &bb.hash_keys),
+                    ("nu", &bb.nu),
+                    ("fly_offsets", &self.fly_offsets),
+                    ("fly_points", &self.fly_points),
+                ]),
             }
             if let Some((_, (record, count))) = recording {
                 named.extend([
@@ -125,8 +134,7 @@ impl<const H: usize> GpuScene<H> {
             }
             if let Some(d) = &self.dual {
                 named.extend([
-                    ("frames", &bb.frames as &dyn Bindable),
-                    ("dual_counts", &bb.dual_counts),
+                    ("dual_counts", &bb.dual_counts as &dyn Bindable),
                     ("env_spheres", &d.env_spheres),
                     ("fly_spheres", &d.fly_spheres),
                 ]);

@@ -6,7 +6,9 @@ use super::plan::Capacities;
 use super::stats::BatchWork;
 use super::{GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
-use crate::gpu::layout::{GpuCounters, OVERFLOW_TABLE, RESUMED_EXPAND, RESUMED_TRI};
+use crate::gpu::layout::{
+    GpuCounters, OVERFLOW_CLAIM, OVERFLOW_TABLE, RESUMED_EXPAND, RESUMED_TRI,
+};
 use crate::scene::Mode;
 use wgpu::BufferUsages as U;
 
@@ -137,6 +139,13 @@ impl<const H: usize> GpuScene<H> {
         bb.bytes += (slots - old_slots as u64) * (self.slot + 8);
         let mut n = thawed(c);
         n.hash_mask = (slots - 1) as u32;
+        if c.overflow & OVERFLOW_CLAIM != 0 {
+            // The level's expansion ran (its node tests counted) and met the full table
+            // claiming children: it runs again, its appends restarting.
+            n.n_out = 0;
+            n.n_leaf = c.leaf_mark;
+            n.resumed = RESUMED_EXPAND;
+        }
         // The failed inserts were counted too; the nodes placed are the per-pose Nu.
         n.n_tumbled = nu_sum;
         ctx.queue

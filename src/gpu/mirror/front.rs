@@ -47,14 +47,14 @@ pub fn hash_slot(key: u32, mask: u32) -> u32 {
     x & mask
 }
 
-/// `claim` of `shaders/front_expand.wgsl` (inline in `tumble_front` of
-/// `shaders/kdop_tumble.wgsl`): finds or inserts the key `pose · n_fly + node + 1` of a lazy
+/// The probe of `claim` in `shaders/front_expand.wgsl` and of `tumble_front` in
+/// `shaders/kdop_tumble.wgsl`: finds or inserts the key `pose · n_fly + node + 1` of a lazy
 /// table by [`hash_slot`] and linear probing (at most [`MAX_PROBES`]): `Some((slot, true))`
 /// when inserted here (counted in `nu` and `counters.n_tumbled`), `Some((slot, false))`
 /// when there before, `None` when the table is full ([`OVERFLOW_TABLE`] raised, counted in
 /// `counters.n_tumbled`). Invocations run in index order, so the slots may differ from the
 /// GPU's when keys collide; what each key's slot holds is the same.
-pub fn claim(
+pub fn claim_key(
     counters: &mut GpuCounters,
     hash_keys: &mut [u32],
     nu: &mut [u32],

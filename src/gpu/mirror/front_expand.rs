@@ -4,13 +4,14 @@
 //! land in one of the orders the GPU may produce: the same pairs as a set, the same counters.
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
-use super::front::{claim, groups};
+use super::front::{claim_key, groups};
 use super::kdop::{kdop_overlaps, kdop_size};
 use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
-use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, RESUMED_EXPAND};
+use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND};
 use crate::tumble::PoseFrame;
+use crate::tumble::tumble_points;
 
 /// The bindings of `expand` (`gpu::kernels::EXPAND`), which the other expansions share, by
 /// their WGSL names (atomics as `u32`). `front_out` and `leaves` hold `counters.cap_front`
@@ -19,8 +20,8 @@ pub struct ExpandBindings<'a, const H: usize> {
     pub env_nodes: &'a [KdopNode<H>],
     pub fly_nodes: &'a [KdopNode<H>],
     /// B's tumbled k-DOPs, read at each pair's `slot` (dense: `pose · n_fly + node`; lazy:
-    /// the table of `super::kdop_tumble::tumble_front`).
-    pub tumbled: &'a [Kdop<H>],
+    /// the table, where the expansion tumbles the children of B it inserts).
+    pub tumbled: &'a mut [Kdop<H>],
     pub front_in: &'a [FrontPair],
     pub front_out: &'a mut [FrontPair],
     pub leaves: &'a mut [FrontPair],
@@ -33,6 +34,14 @@ pub struct ExpandBindings<'a, const H: usize> {
     pub tri_args: &'a mut [u32; 3],
     /// Node pairs entering each level.
     pub level_sizes: &'a mut [u32],
+    pub frames: &'a [PoseFrame<H>],
+    /// The keys of the lazy table (`tumbled`, or the volume trees' posed volumes).
+    pub hash_keys: &'a mut [u32],
+    pub nu: &'a mut [u32],
+    /// B's bounding points per node (`fly_points[fly_offsets[n]..fly_offsets[n + 1]]`), for
+    /// lazy tumbling.
+    pub fly_offsets: &'a [u32],
+    pub fly_points: &'a [[f32; 3]],
 }
 
 /// The bindings `expand_obb` and `expand_sphere` add (`gpu::kernels::EXPAND_OBB`,
@@ -43,18 +52,14 @@ pub struct VolumeBindings<'a, V, P, const H: usize> {
     pub env: &'a [V],
     /// `fly_obbs` or `fly_spheres`.
     pub fly: &'a [V],
-    pub frames: &'a [PoseFrame<H>],
-    pub hash_keys: &'a mut [u32],
     /// `posed_obbs` or `posed_spheres`.
     pub posed: &'a mut [P],
-    pub nu: &'a mut [u32],
 }
 
 /// The bindings `expand_dual` adds (`gpu::kernels::EXPAND_DUAL`).
 pub struct DualBindings<'a, const H: usize> {
     pub env_spheres: &'a [Sphere],
     pub fly_spheres: &'a [Sphere],
-    pub frames: &'a [PoseFrame<H>],
     /// Per pose: sphere rejects, slab rejects, slab tests.
     pub dual_counts: &'a mut [u32],
 }
@@ -133,14 +138,30 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `child_slot` (inline in `descend`): a child of B has no tumbled k-DOP yet when
-    /// tumbling is lazy, else its dense index.
-    fn child_slot(&self, pose: u32, b: u32) -> u32 {
-        if self.counters.lazy != 0 {
-            NO_SLOT
-        } else {
-            pose.wrapping_mul(self.counters.n_fly).wrapping_add(b)
+    /// `claim` of `shaders/front_expand.wgsl`: [`claim_key`] in the lazy table, a full
+    /// table marked as met by an expansion ([`OVERFLOW_CLAIM`]).
+    fn claim(&mut self, pose: u32, node: u32) -> Option<(u32, bool)> {
+        let c = claim_key(self.counters, self.hash_keys, self.nu, pose, node);
+        if c.is_none() {
+            self.counters.overflow |= OVERFLOW_CLAIM;
         }
+        c
+    }
+
+    /// A child of B's slot (inline in `descend_pref`): its dense index, or lazily
+    /// `place_kdop`: its key claimed and, when inserted here, its node tumbled into it
+    /// ([`tumble_points`]); `None` when the table is full.
+    fn child_slot(&mut self, pose: u32, b: u32) -> Option<u32> {
+        if self.counters.lazy == 0 {
+            return Some(pose.wrapping_mul(self.counters.n_fly).wrapping_add(b));
+        }
+        let (slot, inserted) = self.claim(pose, b)?;
+        if inserted {
+            let (o, f) = (self.fly_offsets, &self.frames[pose as usize]);
+            let points = &self.fly_points[o[b as usize] as usize..o[b as usize + 1] as usize];
+            self.tumbled[slot as usize] = tumble_points(f, points);
+        }
+        Some(slot)
     }
 
     /// `descend`: the pair's volumes overlap; descend A while internal and B is a leaf or A
@@ -160,13 +181,13 @@ impl<const H: usize> ExpandBindings<'_, H> {
             let child = |a| FrontPair { a, ..p };
             self.push_children(child(na.first), child(na.first + 1));
         } else if nb.count == 0 {
-            let child = |b| FrontPair {
-                b,
-                slot: self.child_slot(p.pose, b),
-                ..p
-            };
-            let (c0, c1) = (child(nb.first), child(nb.first + 1));
-            self.push_children(c0, c1);
+            let s0 = self.child_slot(p.pose, nb.first);
+            let s1 = self.child_slot(p.pose, nb.first + 1);
+            // A full table: the host grows it and runs this level again.
+            if let (Some(s0), Some(s1)) = (s0, s1) {
+                let child = |b, slot| FrontPair { b, slot, ..p };
+                self.push_children(child(nb.first, s0), child(nb.first + 1, s1));
+            }
         } else {
             self.push_leaf(p);
         }
@@ -266,7 +287,7 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
             continue;
         }
         let pose = p.pose as usize;
-        let f = &d.frames[pose];
+        let f = &b.frames[pose];
         let sb = sphere_posed(&d.fly_spheres[p.b as usize], &f.r, &f.t, f.t_err);
         let counted = b.counted();
         if sphere_disjoint(&d.env_spheres[p.a as usize], &sb) {
@@ -325,11 +346,11 @@ fn expand_posed<const H: usize, V, P: Copy>(
             continue;
         }
         let mut p = *p;
-        let f = &v.frames[p.pose as usize];
+        let f = &b.frames[p.pose as usize];
         let (ea, fb) = (&v.env[p.a as usize], &v.fly[p.b as usize]);
         let posed = if p.slot == NO_SLOT {
             let posed = pose(fb, f);
-            let c = claim(b.counters, v.hash_keys, v.nu, p.pose, p.b);
+            let c = b.claim(p.pose, p.b);
             if let Some((slot, true)) = c {
                 v.posed[slot as usize] = posed;
             }
@@ -350,7 +371,7 @@ fn expand_posed<const H: usize, V, P: Copy>(
             }
             1 => {
                 let mut place = |node: u32| {
-                    let c = claim(b.counters, v.hash_keys, v.nu, p.pose, node);
+                    let c = b.claim(p.pose, node);
                     if let Some((slot, true)) = c {
                         v.posed[slot as usize] = pose(&v.fly[node as usize], f);
                     }

@@ -5,7 +5,7 @@
 //! [`crate::tumble::tumble_points`] and [`crate::tumble::posed_kdop`], the formulas of the
 //! CPU traversal, so the GPU, these twins and the traversal agree bit for bit.
 
-use super::front::{MAX_PROBES, claim, hash_slot};
+use super::front::{MAX_PROBES, claim_key, hash_slot};
 use super::kdop::kdop_merge;
 use crate::bv::{Kdop, KdopNode};
 use crate::bvh::Bvh;
@@ -71,7 +71,7 @@ pub fn exact_dispatch_order<const H: usize>(bvh: &Bvh<H>) -> (Vec<u32>, Vec<(u32
 }
 
 /// `tumble_front` of `shaders/kdop_tumble.wgsl`: every pair without a slot finds its key
-/// `pose · n_fly + b + 1` in the table ([`claim`]: [`hash_slot`] and linear probing, at most
+/// `pose · n_fly + b + 1` in the table ([`claim_key`]: [`hash_slot`] and linear probing, at most
 /// [`MAX_PROBES`] slots; a full table raises [`OVERFLOW_TABLE`] and leaves the pair without a slot),
 /// inserting it if absent: then the slot is appended to `fresh` (for [`tumble_fresh`]) and
 /// the node counted in `nu` and `counters.n_tumbled`. Invocations run in index order, so
@@ -91,7 +91,7 @@ pub fn tumble_front(
         if p.slot != NO_SLOT {
             continue;
         }
-        if let Some((slot, inserted)) = claim(counters, hash_keys, nu, p.pose, p.b) {
+        if let Some((slot, inserted)) = claim_key(counters, hash_keys, nu, p.pose, p.b) {
             p.slot = slot;
             if inserted {
                 fresh[counters.n_fresh as usize] = slot;

@@ -37,7 +37,6 @@ use crate::dual::{DualOptions, SlabOrder, Sphere};
 use crate::pose::Pose;
 use crate::scene::Mode;
 use crate::scene::PoseResult;
-use crate::tumble::PoseFrame;
 use crate::tumble::TumbleMethod;
 use front_expand::{DualBindings, ExpandBindings, VolumeBindings};
 use obb::PosedObb;
@@ -211,10 +210,12 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                 leaves.resize(c.n_leaf as usize + c.n_in as usize, zero);
                 c.cap_front = front_out.len() as u32;
                 c.cap_leaf = leaves.len() as u32;
+                let (fly_offsets, fly_points) =
+                    tumbling.map_or((&[][..], &[][..]), |f| (&f.offsets[..], &f.points[..]));
                 let mut b = ExpandBindings {
                     env_nodes: &env.nodes,
                     fly_nodes: &fly_bvh.nodes,
-                    tumbled: &tumbled,
+                    tumbled: &mut tumbled,
                     front_in: &front_in,
                     front_out: &mut front_out,
                     leaves: &mut leaves,
@@ -224,9 +225,13 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                     next_args: &mut next_args,
                     tri_args: &mut tri_args,
                     level_sizes: &mut level_sizes,
+                    frames: &frames,
+                    hash_keys: &mut hash_keys,
+                    nu: &mut nu,
+                    fly_offsets,
+                    fly_points,
                 };
-                let table = (&mut hash_keys[..], &mut posed, &mut nu[..]);
-                expand(&mut b, volumes, table, dual, &frames, &mut dual_counts);
+                expand(&mut b, volumes, &mut posed, dual, &mut dual_counts);
                 // The hand-over made the output the next level's input.
                 front_out.truncate(c.n_in as usize);
                 front_in = front_out;
@@ -290,13 +295,12 @@ struct Posed {
 }
 
 /// The scene's expansion twin over the bindings every expansion shares (and, for the
-/// volume trees, their table: keys, posed volumes, Nu).
+/// volume trees, their table of posed volumes).
 fn expand<const H: usize>(
     b: &mut ExpandBindings<'_, H>,
     volumes: Option<GpuVolumes<'_>>,
-    (hash_keys, posed, nu): (&mut [u32], &mut Posed, &mut [u32]),
+    posed: &mut Posed,
     dual: Option<(&[Sphere], &[Sphere], DualOptions)>,
-    frames: &[PoseFrame<H>],
     dual_counts: &mut [u32],
 ) {
     match (volumes, dual) {
@@ -305,10 +309,7 @@ fn expand<const H: usize>(
             &mut VolumeBindings {
                 env,
                 fly,
-                frames,
-                hash_keys,
                 posed: &mut posed.obbs,
-                nu,
             },
         ),
         (Some(GpuVolumes::Sphere(env, fly)), _) => front_expand::expand_sphere(
@@ -316,10 +317,7 @@ fn expand<const H: usize>(
             &mut VolumeBindings {
                 env,
                 fly,
-                frames,
-                hash_keys,
                 posed: &mut posed.spheres,
-                nu,
             },
         ),
         (None, Some((env_spheres, fly_spheres, _))) => front_expand::expand_dual(
@@ -327,7 +325,6 @@ fn expand<const H: usize>(
             &mut DualBindings {
                 env_spheres,
                 fly_spheres,
-                frames,
                 dual_counts,
             },
         ),

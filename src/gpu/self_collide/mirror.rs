@@ -34,7 +34,7 @@ pub fn collide_mirror<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> (PoseResult, 
         expand_self(&mut ExpandBindings {
             env_nodes: &bvh.nodes,
             fly_nodes: &bvh.nodes,
-            tumbled: &[],
+            tumbled: &mut [],
             front_in: &front_in,
             front_out: &mut front_out,
             leaves: &mut leaves,
@@ -44,6 +44,11 @@ pub fn collide_mirror<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> (PoseResult, 
             next_args: &mut next_args,
             tri_args: &mut tri_args,
             level_sizes: &mut level_sizes,
+            frames: &[],
+            hash_keys: &mut [],
+            nu: &mut [],
+            fly_offsets: &[],
+            fly_points: &[],
         });
         front_out.truncate(c.n_in as usize);
         front_in = front_out;
