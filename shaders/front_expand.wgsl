@@ -631,28 +631,35 @@ fn expand_record(
 // (each workgroup counts itself done in `groups_done`; the one that brings it to the size
 // of the grid is last). Nothing waits on another workgroup, so nothing assumes that
 // workgroups run concurrently. Every invocation's appends and counts are atomics on
-// `counters`, `nv` and the lists, made before its workgroup's `storageBarrier` (naga:
-// OpControlBarrier with device-scope AcquireRelease memory semantics on uniform and
-// workgroup memory), so they precede the workgroup's increment of `groups_done`; the last
-// workgroup reads the counters with atomics after its own increment (the threadfence
-// reduction pattern of CUDA's samples). The lists themselves are read only by later
+// `counters`, `nv` and the lists, made before its workgroup's `storageBarrier` (naga emits
+// OpControlBarrier with device-scope AcquireRelease semantics on storage memory), which
+// releases them before the workgroup's increment of `groups_done`; the last workgroup,
+// having seen the full count, runs a `storageBarrier` of its own (an acquire) before it
+// reads the counters: the fence–atomic–atomic–fence synchronization of the Vulkan memory
+// model, and CUDA's threadfence reduction. The lists themselves are read only by later
 // dispatches. The grid is never empty (`groups` sizes at least one workgroup), so the
 // chain of hand-overs never breaks.
 @group(0) @binding(21) var<storage, read_write> next_args: array<u32, 3>;
 @group(0) @binding(22) var<storage, read_write> tri_args: array<u32, 3>;
 @group(0) @binding(23) var<storage, read_write> level_sizes: array<atomic<u32>>;
 
+// Whether this workgroup finished last (written by its invocation 0).
+var<workgroup> finished_last: u32;
+
 fn hand_over(lid: u32, nwg: vec3<u32>) {
     storageBarrier();
-    if (lid != 0u) {
+    if (lid == 0u) {
+        let finished = atomicAdd(&counters.groups_done, 1u) + 1u;
+        finished_last = u32(finished == nwg.x * nwg.y * nwg.z);
+    }
+    if (workgroupUniformLoad(&finished_last) == 0u) {
         return;
     }
-    let finished = atomicAdd(&counters.groups_done, 1u) + 1u;
-    if (finished != nwg.x * nwg.y * nwg.z) {
-        return;
+    storageBarrier();
+    if (lid == 0u) {
+        atomicStore(&counters.groups_done, 0u);
+        next_level();
     }
-    atomicStore(&counters.groups_done, 0u);
-    next_level();
 }
 
 // The output front becomes the next input (`n_in`, `next_args`), the level's input size
