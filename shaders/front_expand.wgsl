@@ -317,39 +317,6 @@ fn push_descent(p: FrontPair, na: KdopNode, nb: KdopNode, side: u32, s0: u32, s1
     push_children(c0, c1, counters.cap_front);
 }
 
-// The volume trees' first dispatch covers two levels (the head, as gDist expands several
-// levels per launch while the front is small; Fan et al., SIGGRAPH Asia 2024): a root pair
-// (one per pose, slot NO_SLOT) poses B's root, inserts it, and when it descends tests its
-// two children in the same invocation, each counted as a node test of level 1; what they
-// push enters level 2. Each pose's root is one invocation, so the children it places are
-// its own inserts (or, in a level run again after an overflow, an earlier submission's),
-// read back from their slots. The hand-over of that dispatch then skips a level (`head`).
-
-// The two children of pair `r` by `side` (0: A's, 1: B's, in slots `s0`, `s1`).
-fn children(r: FrontPair, na: KdopNode, nb: KdopNode, side: u32, s0: u32, s1: u32) -> array<FrontPair, 2> {
-    var c0 = r;
-    var c1 = r;
-    if (side == 0u) {
-        c0.a = na.first;
-        c1.a = na.first + 1u;
-    } else {
-        c0.b = nb.first;
-        c1.b = nb.first + 1u;
-        c0.slot = s0;
-        c1.slot = s1;
-    }
-    return array<FrontPair, 2>(c0, c1);
-}
-
-// A child tested in the head: a node test of level 1 (not counted again in a level run
-// again after an overflow).
-fn enter_head(p: FrontPair) {
-    if ((counters.resumed & RESUMED_EXPAND) == 0u) {
-        atomicAdd(&nv[p.pose], 1u);
-        atomicAdd(&level_sizes[1], 1u);
-    }
-}
-
 // B's box of `node` posed at `pose` into a slot claimed for it (NO_SLOT if the table is full).
 fn place_obb(pose: u32, node: u32) -> u32 {
     let c = claim(pose, node);
@@ -360,14 +327,29 @@ fn place_obb(pose: u32, node: u32) -> u32 {
     return select(c.x, NO_SLOT, c.y == 0u);
 }
 
-// One pair of the OBB tree with B's box posed: tested, then descended (B's children
-// claimed and posed) or stored as a leaf pair.
-fn obb_pair(p: FrontPair, posed: PosedObb) {
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_obb
+fn expand_obb_one(i: u32) {
+    if (enter_skips(i)) {
+        return;
+    }
+    var p = front_in[i];
     let a = env_obbs_at(p.a);
+    let b = fly_obbs_at(p.b);
+    var posed: PosedObb;
+    if (p.slot == NO_SLOT) {
+        let f = frames[p.pose];
+        posed = obb_posed(b, f.r, f.t, f.t_err);
+        let c = claim(p.pose, p.b);
+        if (c.y == 1u) {
+            posed_obbs[c.x] = posed;
+        }
+        p.slot = select(c.x, NO_SLOT, c.y == 0u);
+    } else {
+        posed = posed_obbs[p.slot];
+    }
     if (obb_disjoint(a, posed)) {
         return;
     }
-    let b = fly_obbs_at(p.b);
     let na = env_nodes_at(p.a);
     let nb = fly_nodes_at(p.b);
     let side = descent_side(na, nb, a.size >= b.size);
@@ -378,53 +360,6 @@ fn obb_pair(p: FrontPair, posed: PosedObb) {
     push_descent(p, na, nb, side, s.x, s.y);
 }
 
-fn expand_obb_one(i: u32) {
-    if (enter_skips(i)) {
-        return;
-    }
-    let p = front_in[i];
-    if (p.slot != NO_SLOT) {
-        obb_pair(p, posed_obbs[p.slot]);
-        return;
-    }
-    // A root: the head.
-    let f = frames[p.pose];
-    let posed = obb_posed(fly_obbs_at(p.b), f.r, f.t, f.t_err);
-    let c = claim(p.pose, p.b);
-    if (c.y == 1u) {
-        posed_obbs[c.x] = posed;
-    }
-    if (c.y == 0u) {
-        return;
-    }
-    var r = p;
-    r.slot = c.x;
-    let a = env_obbs_at(r.a);
-    if (obb_disjoint(a, posed)) {
-        return;
-    }
-    let na = env_nodes_at(r.a);
-    let nb = fly_nodes_at(r.b);
-    let side = descent_side(na, nb, a.size >= fly_obbs_at(r.b).size);
-    if (side == 2u) {
-        push_leaf(r, counters.cap_leaf);
-        return;
-    }
-    var s = vec2<u32>(r.slot, r.slot);
-    if (side == 1u) {
-        s = vec2<u32>(place_obb(r.pose, nb.first), place_obb(r.pose, nb.first + 1u));
-        if (s.x == NO_SLOT || s.y == NO_SLOT) {
-            return;
-        }
-    }
-    let k = children(r, na, nb, side, s.x, s.y);
-    enter_head(k[0]);
-    obb_pair(k[0], posed_obbs[k[0].slot]);
-    enter_head(k[1]);
-    obb_pair(k[1], posed_obbs[k[1].slot]);
-}
-
-// CPU twin: src/gpu/mirror/front_expand.rs::expand_obb
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand_obb(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -445,13 +380,29 @@ fn place_sphere(pose: u32, node: u32) -> u32 {
     return select(c.x, NO_SLOT, c.y == 0u);
 }
 
-// One pair of the sphere tree with B's sphere posed, as `obb_pair`.
-fn sphere_pair(p: FrontPair, posed: Sphere) {
+// CPU twin: src/gpu/mirror/front_expand.rs::expand_sphere
+fn expand_sphere_one(i: u32) {
+    if (enter_skips(i)) {
+        return;
+    }
+    var p = front_in[i];
     let a = env_spheres_at(p.a);
+    let b = fly_spheres_at(p.b);
+    var posed: Sphere;
+    if (p.slot == NO_SLOT) {
+        let f = frames[p.pose];
+        posed = sphere_posed(b, f.r, f.t, f.t_err);
+        let c = claim(p.pose, p.b);
+        if (c.y == 1u) {
+            posed_spheres[c.x] = posed;
+        }
+        p.slot = select(c.x, NO_SLOT, c.y == 0u);
+    } else {
+        posed = posed_spheres[p.slot];
+    }
     if (sphere_disjoint(a, posed)) {
         return;
     }
-    let b = fly_spheres_at(p.b);
     let na = env_nodes_at(p.a);
     let nb = fly_nodes_at(p.b);
     let side = descent_side(na, nb, a.r >= b.r);
@@ -462,53 +413,6 @@ fn sphere_pair(p: FrontPair, posed: Sphere) {
     push_descent(p, na, nb, side, s.x, s.y);
 }
 
-fn expand_sphere_one(i: u32) {
-    if (enter_skips(i)) {
-        return;
-    }
-    let p = front_in[i];
-    if (p.slot != NO_SLOT) {
-        sphere_pair(p, posed_spheres[p.slot]);
-        return;
-    }
-    // A root: the head.
-    let f = frames[p.pose];
-    let posed = sphere_posed(fly_spheres_at(p.b), f.r, f.t, f.t_err);
-    let c = claim(p.pose, p.b);
-    if (c.y == 1u) {
-        posed_spheres[c.x] = posed;
-    }
-    if (c.y == 0u) {
-        return;
-    }
-    var r = p;
-    r.slot = c.x;
-    let a = env_spheres_at(r.a);
-    if (sphere_disjoint(a, posed)) {
-        return;
-    }
-    let na = env_nodes_at(r.a);
-    let nb = fly_nodes_at(r.b);
-    let side = descent_side(na, nb, a.r >= fly_spheres_at(r.b).r);
-    if (side == 2u) {
-        push_leaf(r, counters.cap_leaf);
-        return;
-    }
-    var s = vec2<u32>(r.slot, r.slot);
-    if (side == 1u) {
-        s = vec2<u32>(place_sphere(r.pose, nb.first), place_sphere(r.pose, nb.first + 1u));
-        if (s.x == NO_SLOT || s.y == NO_SLOT) {
-            return;
-        }
-    }
-    let k = children(r, na, nb, side, s.x, s.y);
-    enter_head(k[0]);
-    sphere_pair(k[0], posed_spheres[k[0].slot]);
-    enter_head(k[1]);
-    sphere_pair(k[1], posed_spheres[k[1].slot]);
-}
-
-// CPU twin: src/gpu/mirror/front_expand.rs::expand_sphere
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn expand_sphere(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -641,7 +545,7 @@ fn expand_record(
 // chain of hand-overs never breaks.
 @group(0) @binding(21) var<storage, read_write> next_args: array<u32, 3>;
 @group(0) @binding(22) var<storage, read_write> tri_args: array<u32, 3>;
-@group(0) @binding(23) var<storage, read_write> level_sizes: array<atomic<u32>>;
+@group(0) @binding(23) var<storage, read_write> level_sizes: array<u32>;
 
 // Whether this workgroup finished last (written by its invocation 0).
 var<workgroup> finished_last: u32;
@@ -682,11 +586,9 @@ fn next_level() {
     atomicMax(&counters.max_front, produced);
     let level = counters.level;
     if (level < arrayLength(&level_sizes)) {
-        atomicStore(&level_sizes[level], counters.n_in);
+        level_sizes[level] = counters.n_in;
     }
-    // The volume trees' head covered the next level too.
-    counters.level = level + 1u + counters.head;
-    counters.head = 0u;
+    counters.level = level + 1u;
     let n = min(produced, counters.cap_front);
     counters.n_in = n;
     atomicStore(&counters.n_out, 0u);

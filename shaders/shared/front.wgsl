@@ -43,7 +43,6 @@ struct Counters {
     groups_done: atomic<u32>,
     frozen: u32,
     leaf_mark: u32,
-    head: u32,
 }
 
 // `Counters::resumed`: this level's node tests (bit 1) or triangle tests (bit 2) were

@@ -175,9 +175,6 @@ pub struct GpuCounters {
     /// `n_leaf` at the start of this level (the leaf list keeps every level's pairs): where
     /// a resumed level appends its leaf pairs again.
     pub leaf_mark: u32,
-    /// Levels the current dispatch covers beyond its own: 1 for the volume trees' first
-    /// (their head tests the roots' children too); the hand-over adds it and clears it.
-    pub head: u32,
 }
 
 /// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
@@ -299,7 +296,6 @@ mod pipeline_layout_tests {
             ("groups_done", offset_of!(GpuCounters, groups_done)),
             ("frozen", offset_of!(GpuCounters, frozen)),
             ("leaf_mark", offset_of!(GpuCounters, leaf_mark)),
-            ("head", offset_of!(GpuCounters, head)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))

@@ -6,7 +6,7 @@ use super::finish::BatchOutput;
 use super::plan::Capacities;
 use super::profile::KernelClock;
 use super::resume::{Resume, rerun_capacities};
-use super::stages::{Stage, Tumbling, side, stages};
+use super::stages::{Stage, Tumbling, stages};
 use super::stats::BatchWork;
 use super::{GpuScene, PAIR, groups};
 use crate::gpu::context::{GpuContext, GpuError};
@@ -189,7 +189,7 @@ impl<const H: usize> GpuScene<H> {
         let list = stages(self.levels, tumbling, from);
         let mut indirect = 0;
         for &(level, stage) in &list {
-            let side = side(level, tumbling);
+            let side = level as usize % 2;
             // Direct dispatches (sizes known on the host) or indirect ones (sizes written on
             // the device by the hand-overs and `prepare_tumble`).
             let level_args = &bb.level_args[side];
@@ -296,8 +296,6 @@ impl<const H: usize> GpuScene<H> {
             descent_larger: self.descent_larger as u32,
             lazy: !dense as u32,
             hash_mask: if dense { 0 } else { caps.tumbled - 1 },
-            // The volume trees' first dispatch tests the roots' children too.
-            head: self.volumes.is_some() as u32,
             ..Default::default()
         };
         let (gx, gy) = groups(n0 as u64);

@@ -181,17 +181,6 @@ impl<const H: usize> GpuScene<H> {
         tumble == TumbleMethod::Exact && self.volumes.is_none()
     }
 
-    /// Which front and `level_args` level `level` reads ([`stages::side`]; the volume
-    /// trees tumble nothing, the other scenes' tumbling does not change it).
-    pub(super) fn side(&self, level: u32) -> usize {
-        let tumbling = if self.volumes.is_some() {
-            stages::Tumbling::None
-        } else {
-            stages::Tumbling::Lazy
-        };
-        stages::side(level, tumbling)
-    }
-
     /// A run's first step, shared by the plain and the coherent drivers: refuses exact
     /// tumbling beyond one binding, and starts the statistics (the static arrays counted
     /// as uploaded on the scene's first run).

@@ -91,7 +91,7 @@ impl<const H: usize> GpuScene<H> {
         work.bytes_uploaded += std::mem::size_of::<GpuCounters>() as u64;
         // The frozen hand-overs wrote one-workgroup sizes; the level's input is intact.
         let (args, count) = if expand_stage {
-            (&bb.level_args[self.side(c.level)], n.n_in)
+            (&bb.level_args[c.level as usize % 2], n.n_in)
         } else {
             (&bb.tri_args, n.n_leaf.min(n.cap_leaf))
         };
@@ -128,7 +128,6 @@ impl<const H: usize> GpuScene<H> {
         // The full level's inserted nodes were tumbled before the batch froze: the list
         // starts empty.
         let fresh = ctx.storage_empty("fresh", slots * 4, U::empty())?;
-        let side = self.side(c.level);
         let bb = self.buffers.as_mut().expect("buffers before growing");
         bb.fresh = fresh;
         let old_tumbled = std::mem::replace(&mut bb.tumbled, tumbled);
@@ -153,8 +152,11 @@ impl<const H: usize> GpuScene<H> {
             .write_buffer(&bb.counters, 0, bytemuck::bytes_of(&n));
         // The frozen hand-overs wrote one-workgroup sizes; the level's input is intact.
         let (gx, gy) = groups(n.n_in as u64);
-        ctx.queue
-            .write_buffer(&bb.level_args[side], 0, bytemuck::cast_slice(&[gx, gy, 1]));
+        ctx.queue.write_buffer(
+            &bb.level_args[c.level as usize % 2],
+            0,
+            bytemuck::cast_slice(&[gx, gy, 1]),
+        );
         work.bytes_uploaded += std::mem::size_of::<GpuCounters>() as u64 + 12;
         work.resumes += 1;
         Ok(Some(Resume::Table(c.level)))

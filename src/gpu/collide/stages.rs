@@ -11,9 +11,7 @@ use crate::gpu::kernels::{self, Kernel};
 /// How B's k-DOPs follow the poses in a batch: which tumbling stages run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Tumbling {
-    /// Nothing tumbled: the OBB and sphere trees pose B's volumes from the frame. Their
-    /// first expansion tests the roots' children too (the head), so level 1 has no
-    /// dispatch of its own.
+    /// Nothing tumbled: the OBB and sphere trees pose B's volumes from the frame.
     None,
     /// The approximation method, lazily: the (pose, node) pairs the front reaches, the
     /// first level's (the roots, or a coherent step's seeds) by `tumble_front`,
@@ -77,17 +75,6 @@ impl Stage {
     }
 }
 
-/// Which of the two fronts (and `level_args`) level `level` reads: they alternate with the
-/// expansions, so the volume trees' level 1, which the head covers without a dispatch,
-/// takes no turn.
-pub(crate) fn side(level: u32, tumbling: Tumbling) -> usize {
-    if tumbling == Tumbling::None && level >= 1 {
-        (level as usize - 1) % 2
-    } else {
-        level as usize % 2
-    }
-}
-
 /// The dispatches of one submission of a batch of `levels` levels, from `from` to the last
 /// level, each with its level: exact tumbling first, or lazily the tumbling of the first
 /// level's front, then each level's expansion, then the triangle tests of every level's
@@ -114,9 +101,6 @@ pub(crate) fn stages(levels: u32, tumbling: Tumbling, from: Resume) -> Vec<(u32,
         Resume::Tri(_) => levels,
     };
     for level in first..levels {
-        if tumbling == Tumbling::None && level == 1 {
-            continue;
-        }
         let tumble_front = level == first && matches!(from, Resume::Start | Resume::Table(_));
         if lazy && tumble_front {
             out.extend(
@@ -166,25 +150,7 @@ mod tests {
         );
         assert_eq!(kinds[4..], [Stage::Expand, Stage::Expand, Stage::TriTest]);
         assert!(!kinds.contains(&Stage::TumbleFront));
-        // The volume trees: level 1 is the head's.
-        assert_eq!(
-            stages(4, Tumbling::None, Resume::Start),
-            [
-                (0, Stage::Expand),
-                (2, Stage::Expand),
-                (3, Stage::Expand),
-                (3, Stage::TriTest)
-            ]
-        );
-        assert_eq!(
-            stages(4, Tumbling::None, Resume::Expand(0)),
-            stages(4, Tumbling::None, Resume::Start)
-        );
-        // Consecutive expansions alternate sides, the head's level 1 skipped.
-        let sides: Vec<usize> = [0, 2, 3, 4].map(|l| side(l, Tumbling::None)).into();
-        assert_eq!(sides, [0, 1, 0, 1]);
-        let sides: Vec<usize> = [0, 1, 2].map(|l| side(l, Tumbling::Lazy)).into();
-        assert_eq!(sides, [0, 1, 0]);
+        assert_eq!(stages(2, Tumbling::None, Resume::Start).len(), 2 + 1);
     }
 
     /// A resume runs a suffix: the triangle tests only, the frozen level's expansion again

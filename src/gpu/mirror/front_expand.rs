@@ -88,9 +88,7 @@ pub fn next_level(
     if let Some(s) = level_sizes.get_mut(level as usize) {
         *s = counters.n_in;
     }
-    // The volume trees' head covered the next level too.
-    counters.level = level.wrapping_add(1).wrapping_add(counters.head);
-    counters.head = 0;
+    counters.level = level.wrapping_add(1);
     let n = produced.min(counters.cap_front);
     counters.n_in = n;
     counters.n_out = 0;
@@ -330,143 +328,98 @@ fn descent_side<const H: usize>(na: &KdopNode<H>, nb: &KdopNode<H>, prefer_a: bo
     }
 }
 
-/// The volume trees' node test and descent of one pair (`obb_pair`, `sphere_pair` of
-/// `shaders/front_expand.wgsl`), B's volume `posed` at the pair's slot: a pair found
-/// disjoint stops; else it descends, claiming and posing B's children into the table when B
-/// descends, or goes to the leaf list. Returns the children it would append, for the head.
-struct Posing<'p, V, P, const H: usize> {
-    pose: &'p dyn Fn(&V, &PoseFrame<H>) -> P,
-    disjoint: &'p dyn Fn(&V, &P) -> bool,
-    prefer_a: &'p dyn Fn(&V, &V) -> bool,
-}
-
-impl<V, P: Copy, const H: usize> Posing<'_, V, P, H> {
-    /// B's node `node` posed at `pose` into a slot claimed for it (`place_obb`,
-    /// `place_sphere`): the pair of `p` with that node and slot, `None` if the table is full.
-    fn place(
-        &self,
-        b: &mut ExpandBindings<'_, H>,
-        v: &mut VolumeBindings<'_, V, P, H>,
-        p: FrontPair,
-        node: u32,
-    ) -> Option<FrontPair> {
-        let c = b.claim(p.pose, node);
-        if let Some((slot, true)) = c {
-            let f = &b.frames[p.pose as usize];
-            v.posed[slot as usize] = (self.pose)(&v.fly[node as usize], f);
+/// The volume trees' expansion (`expand_obb`, `expand_sphere` of
+/// `shaders/front_expand.wgsl`): B's volume at the pair's slot of the lazy table, or posed
+/// by `pose` and inserted ([`claim`]) for a root pair (no slot); a pair found disjoint
+/// stops; else it descends, claiming and posing B's children into the table when B
+/// descends, or goes to the leaf list.
+fn expand_posed<const H: usize, V, P: Copy>(
+    b: &mut ExpandBindings<'_, H>,
+    v: &mut VolumeBindings<'_, V, P, H>,
+    pose: impl Fn(&V, &PoseFrame<H>) -> P,
+    disjoint: impl Fn(&V, &P) -> bool,
+    prefer_a: impl Fn(&V, &V) -> bool,
+) {
+    let front_in = b.front_in;
+    for p in &front_in[..b.counters.n_in as usize] {
+        if !b.enter(p) {
+            continue;
         }
-        c.map(|(slot, _)| FrontPair { b: node, slot, ..p })
-    }
-
-    /// The pair's test and descent: `Some(children)` when it descends (not yet appended),
-    /// `None` when it stops (disjoint, a leaf pair appended, or a full table).
-    fn pair(
-        &self,
-        b: &mut ExpandBindings<'_, H>,
-        v: &mut VolumeBindings<'_, V, P, H>,
-        p: FrontPair,
-        posed: &P,
-    ) -> Option<(FrontPair, FrontPair)> {
+        let mut p = *p;
+        let f = &b.frames[p.pose as usize];
         let (ea, fb) = (&v.env[p.a as usize], &v.fly[p.b as usize]);
-        if (self.disjoint)(ea, posed) {
-            return None;
+        let posed = if p.slot == NO_SLOT {
+            let posed = pose(fb, f);
+            let c = b.claim(p.pose, p.b);
+            if let Some((slot, true)) = c {
+                v.posed[slot as usize] = posed;
+            }
+            p.slot = c.map_or(NO_SLOT, |(slot, _)| slot);
+            posed
+        } else {
+            v.posed[p.slot as usize]
+        };
+        if disjoint(ea, &posed) {
+            continue;
         }
         let na = b.env_nodes[p.a as usize];
         let nb = b.fly_nodes[p.b as usize];
-        match descent_side(&na, &nb, (self.prefer_a)(ea, fb)) {
-            0 => Some((
-                FrontPair { a: na.first, ..p },
-                FrontPair {
-                    a: na.first + 1,
-                    ..p
-                },
-            )),
+        match descent_side(&na, &nb, prefer_a(ea, fb)) {
+            0 if p.slot != NO_SLOT => {
+                let child = |a| FrontPair { a, ..p };
+                b.push_children(child(na.first), child(na.first + 1));
+            }
             1 => {
-                let c0 = self.place(b, v, p, nb.first);
-                let c1 = self.place(b, v, p, nb.first + 1);
-                c0.zip(c1)
-            }
-            _ => {
-                b.push_leaf(p);
-                None
-            }
-        }
-    }
-
-    /// One dispatch of `expand_obb` or `expand_sphere`: pairs with a slot through
-    /// [`Self::pair`], their children appended; a root (no slot) posed and inserted here,
-    /// and its children tested at once (the head; each a node test of level 1).
-    fn expand(&self, b: &mut ExpandBindings<'_, H>, v: &mut VolumeBindings<'_, V, P, H>) {
-        let front_in = b.front_in;
-        for p in &front_in[..b.counters.n_in as usize] {
-            if !b.enter(p) {
-                continue;
-            }
-            if p.slot != NO_SLOT {
-                let posed = v.posed[p.slot as usize];
-                if let Some((c0, c1)) = self.pair(b, v, *p, &posed) {
-                    b.push_children(c0, c1);
-                }
-                continue;
-            }
-            let f = &b.frames[p.pose as usize];
-            let posed = (self.pose)(&v.fly[p.b as usize], f);
-            let Some((slot, inserted)) = b.claim(p.pose, p.b) else {
-                continue;
-            };
-            if inserted {
-                v.posed[slot as usize] = posed;
-            }
-            let root = FrontPair { slot, ..*p };
-            let Some(children) = self.pair(b, v, root, &posed) else {
-                continue;
-            };
-            for c in <[FrontPair; 2]>::from(children) {
-                if b.counted() {
-                    let pose = c.pose as usize;
-                    b.nv[pose] = b.nv[pose].wrapping_add(1);
-                    b.level_sizes[1] = b.level_sizes[1].wrapping_add(1);
-                }
-                let posed = v.posed[c.slot as usize];
-                if let Some((c0, c1)) = self.pair(b, v, c, &posed) {
+                let mut place = |node: u32| {
+                    let c = b.claim(p.pose, node);
+                    if let Some((slot, true)) = c {
+                        v.posed[slot as usize] = pose(&v.fly[node as usize], f);
+                    }
+                    c.map(|(slot, _)| FrontPair { b: node, slot, ..p })
+                };
+                let (c0, c1) = (place(nb.first), place(nb.first + 1));
+                if let (Some(c0), Some(c1)) = (c0, c1) {
                     b.push_children(c0, c1);
                 }
             }
+            2 => b.push_leaf(p),
+            _ => {} // a full table: the batch runs again
         }
-        b.hand_over();
     }
+    b.hand_over();
 }
 
 /// `expand_obb` of `shaders/front_expand.wgsl` (the OBB tree): B's box posed by the pose's
 /// f32 frame ([`obb_posed`]) once per (pose, node), kept in the lazy table, tested against
-/// A's ([`obb_disjoint`]); survivors descend the node with the larger box (A on ties). A
-/// root pair's children are tested in the same dispatch (the head).
+/// A's ([`obb_disjoint`]); survivors descend the node with the larger box (A on ties).
 pub fn expand_obb<const H: usize>(
     b: &mut ExpandBindings<'_, H>,
     v: &mut VolumeBindings<'_, Obb32, PosedObb, H>,
 ) {
-    Posing {
-        pose: &|fb: &Obb32, f: &PoseFrame<H>| obb_posed(fb, &f.r, &f.t, f.t_err),
-        disjoint: &|ea: &Obb32, posed: &PosedObb| obb_disjoint(ea, posed),
-        prefer_a: &|ea: &Obb32, fb: &Obb32| ea.size >= fb.size,
-    }
-    .expand(b, v);
+    expand_posed(
+        b,
+        v,
+        |fb, f| obb_posed(fb, &f.r, &f.t, f.t_err),
+        obb_disjoint,
+        |ea, fb| ea.size >= fb.size,
+    );
 }
 
 /// `expand_sphere` of `shaders/front_expand.wgsl` (the sphere tree): B's sphere posed by
 /// the pose's f32 frame ([`sphere_posed`]) once per (pose, node), kept in the lazy table,
 /// tested against A's ([`sphere_disjoint`]); survivors descend the node with the larger
-/// sphere (A on ties). A root pair's children are tested in the same dispatch (the head).
+/// sphere (A on ties).
 pub fn expand_sphere<const H: usize>(
     b: &mut ExpandBindings<'_, H>,
     v: &mut VolumeBindings<'_, Sphere, Sphere, H>,
 ) {
-    Posing {
-        pose: &|fb: &Sphere, f: &PoseFrame<H>| sphere_posed(fb, &f.r, &f.t, f.t_err),
-        disjoint: &|ea: &Sphere, posed: &Sphere| sphere_disjoint(ea, posed),
-        prefer_a: &|ea: &Sphere, fb: &Sphere| ea.r >= fb.r,
-    }
-    .expand(b, v);
+    expand_posed(
+        b,
+        v,
+        |fb, f| sphere_posed(fb, &f.r, &f.t, f.t_err),
+        sphere_disjoint,
+        |ea, fb| ea.r >= fb.r,
+    );
 }
 
 /// `expand_self` of `shaders/front_expand.wgsl` (self-collision, one hierarchy against

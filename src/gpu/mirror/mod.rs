@@ -138,7 +138,6 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         descent_larger: scene.descent_larger() as u32,
         lazy: lazy as u32,
         hash_mask: if lazy { table as u32 - 1 } else { 0 },
-        head: volumes.is_some() as u32,
         ..Default::default()
     };
     let zero = FrontPair::new(0, 0, 0);
@@ -205,12 +204,10 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                 &fresh,
             ),
             Stage::Expand => {
-                // Each input pair appends at most two children or one leaf pair (a head's
-                // root, for both of its children: four or two); the leaf list keeps the
-                // pairs of the levels before.
-                let fan = 1 + c.head as usize;
-                let mut front_out = vec![zero; 2 * fan * c.n_in as usize];
-                leaves.resize(c.n_leaf as usize + fan * c.n_in as usize, zero);
+                // Each input pair appends at most two children or one leaf pair; the leaf
+                // list keeps the pairs of the levels before.
+                let mut front_out = vec![zero; 2 * c.n_in as usize];
+                leaves.resize(c.n_leaf as usize + c.n_in as usize, zero);
                 c.cap_front = front_out.len() as u32;
                 c.cap_leaf = leaves.len() as u32;
                 let (fly_offsets, fly_points) =
