@@ -103,6 +103,15 @@ where
                 );
             }
         }
+        // The host tests the root pairs: a batch of L ≥ 2 levels that ran through records
+        // L − 1 expansions and one triangle-test dispatch, a quarter of the 4 per level of
+        // the pipeline before issue 39.
+        for w in &stats.batches {
+            if w.resumes == 0 && w.submissions == 1 && w.levels > 1 {
+                assert_eq!(w.dispatches, w.levels, "{label}: {w:?}");
+                assert_eq!(w.indirect_dispatches, w.levels, "{label}: {w:?}");
+            }
+        }
         // Capacities grow and stay grown: only the first run starts from the tiny ones.
         if caps.is_some() && (mode, tumble) == runs[0] {
             assert!(stats.resumes > 0, "{label}: tiny capacities must resume");

@@ -260,7 +260,11 @@ impl<const H: usize> GpuScene<H> {
     ) -> Result<BatchRun, GpuError> {
         let p = frames.len() as u32;
         let dense = self.dense(tumble);
-        let n0 = self.coherent.first_front(p);
+        // The volume trees' roots are tested here; the device starts at level 1.
+        let level_one = self.roots.map(|r| r.level_one(frames));
+        let n0 = level_one
+            .as_ref()
+            .map_or(self.coherent.first_front(p), |l| l.pairs.len() as u32);
         let caps = Capacities {
             front: caps.front.max(2 * p).max(n0),
             ..caps
@@ -275,6 +279,7 @@ impl<const H: usize> GpuScene<H> {
         let n_fly = self.n_fly;
         let initial: Vec<FrontPair> = match self.coherent.seeds(dense, n_fly) {
             Some(seeds) => seeds,
+            None if level_one.is_some() => level_one.as_ref().expect("tested").pairs.clone(),
             None => (0..p)
                 .map(|pose| FrontPair {
                     pose,
@@ -296,16 +301,20 @@ impl<const H: usize> GpuScene<H> {
             descent_larger: self.descent_larger as u32,
             lazy: !dense as u32,
             hash_mask: if dense { 0 } else { caps.tumbled - 1 },
+            // After the host's root tests the device starts at level 1, on its side.
+            level: level_one.is_some() as u32,
             ..Default::default()
         };
+        let first = counters0.level as usize;
         let (gx, gy) = groups(n0 as u64);
         let q = &ctx.queue;
         q.write_buffer(&bb.frames, 0, bytemuck::cast_slice(frames));
         if !initial.is_empty() {
-            q.write_buffer(&bb.front_a, 0, bytemuck::cast_slice(&initial));
+            let front = [&bb.front_a, &bb.front_b][first];
+            q.write_buffer(front, 0, bytemuck::cast_slice(&initial));
         }
         q.write_buffer(&bb.counters, 0, bytemuck::bytes_of(&counters0));
-        q.write_buffer(&bb.level_args[0], 0, bytemuck::cast_slice(&[gx, gy, 1]));
+        q.write_buffer(&bb.level_args[first], 0, bytemuck::cast_slice(&[gx, gy, 1]));
         work.bytes_uploaded += std::mem::size_of_val(frames) as u64
             + initial.len() as u64 * PAIR
             + std::mem::size_of::<GpuCounters>() as u64
@@ -427,18 +436,22 @@ impl<const H: usize> GpuScene<H> {
             work.readbacks += 1;
             work.bytes_read_back += n_c + n_u;
         }
-        Ok(BatchRun::Done(
-            BatchOutput {
-                level_sizes: lvl.to_vec(),
-                nv: nv.to_vec(),
-                np: np.to_vec(),
-                nu: nu.to_vec(),
-                contacts,
-                unsure,
-                dual: dual.to_vec(),
-            },
-            c,
-        ))
+        let mut out = BatchOutput {
+            level_sizes: lvl.to_vec(),
+            nv: nv.to_vec(),
+            np: np.to_vec(),
+            nu: nu.to_vec(),
+            contacts,
+            unsure,
+            dual: dual.to_vec(),
+        };
+        let mut c = c;
+        if let Some(l) = &level_one {
+            // The host's root tests: level 0's pairs, one node test per pose, the roots of
+            // B it posed.
+            l.count(&mut out, &mut c);
+        }
+        Ok(BatchRun::Done(out, c))
     }
 }
 

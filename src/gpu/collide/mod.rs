@@ -56,6 +56,8 @@ pub(crate) use screen::Screen;
 mod plan;
 pub mod profile;
 mod resume;
+mod roots;
+pub(crate) use roots::HostRoots;
 mod stages;
 pub(crate) use resume::Resume;
 pub(crate) use stages::{Stage, Tumbling, stages};
@@ -126,6 +128,8 @@ pub struct GpuScene<const H: usize> {
     pipelines: Pipelines,
     dual: Option<DualBuffers>,
     volumes: Option<VolumeBuffers>,
+    /// The volume trees' root pair, tested on the host ([`roots`]).
+    roots: Option<HostRoots>,
     descent_larger: bool,
     n_fly: u32,
     /// Bytes of one slot of the lazy table (and of dense tumbling): B's tumbled k-DOP, or
@@ -372,6 +376,7 @@ impl<const H: usize> GpuScene<H> {
             pipelines,
             dual,
             volumes,
+            roots: HostRoots::of(scene),
             descent_larger: scene.descent_larger(),
             n_fly,
             slot,

@@ -11,7 +11,9 @@ use crate::gpu::kernels::{self, Kernel};
 /// How B's k-DOPs follow the poses in a batch: which tumbling stages run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Tumbling {
-    /// Nothing tumbled: the OBB and sphere trees pose B's volumes from the frame.
+    /// Nothing tumbled: the OBB and sphere trees pose B's volumes from the frame. The host
+    /// tests their root pairs (`roots::HostRoots`), so a batch of two levels or more starts
+    /// at level 1.
     None,
     /// The approximation method, lazily: the (pose, node) pairs the front reaches, the
     /// first level's (the roots, or a coherent step's seeds) by `tumble_front`,
@@ -87,6 +89,7 @@ pub(crate) fn stages(levels: u32, tumbling: Tumbling, from: Resume) -> Vec<(u32,
     let lazy = tumbling == Tumbling::Lazy;
     let last = levels.saturating_sub(1);
     let first = match from {
+        Resume::Start if tumbling == Tumbling::None && levels > 1 => 1,
         Resume::Start => {
             if let Tumbling::Exact { slices } = tumbling {
                 out.extend((0..slices).map(|k| (0, Stage::TumbleExact(k))));
@@ -150,7 +153,15 @@ mod tests {
         );
         assert_eq!(kinds[4..], [Stage::Expand, Stage::Expand, Stage::TriTest]);
         assert!(!kinds.contains(&Stage::TumbleFront));
-        assert_eq!(stages(2, Tumbling::None, Resume::Start).len(), 2 + 1);
+        // The volume trees: level 0 is the host's.
+        assert_eq!(
+            stages(3, Tumbling::None, Resume::Start),
+            [(1, Stage::Expand), (2, Stage::Expand), (2, Stage::TriTest)]
+        );
+        assert_eq!(
+            stages(1, Tumbling::None, Resume::Start),
+            [(0, Stage::Expand), (0, Stage::TriTest)]
+        );
     }
 
     /// A resume runs a suffix: the triangle tests only, the frozen level's expansion again

@@ -28,8 +28,8 @@ pub mod tri_filter;
 pub mod tri_tri;
 
 use super::collide::{
-    BatchOutput, GpuPairScene, GpuStats, GpuVolumes, Resume, Screen, Stage, Tumbling, finish,
-    stages,
+    BatchOutput, GpuPairScene, GpuStats, GpuVolumes, HostRoots, Resume, Screen, Stage, Tumbling,
+    finish, stages,
 };
 use super::layout::{FrontPair, GpuCounters, NO_SLOT, SliceParams};
 use crate::bv::Kdop;
@@ -152,12 +152,21 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     let (mut contacts, mut unsure) = (Vec::new(), Vec::new());
     let mut level_sizes = vec![0u32; levels];
     let (mut next_args, mut tri_args, mut fresh_args) = ([0u32; 3], [0u32; 3], [0u32; 3]);
-    let mut front_in: Vec<FrontPair> = (0..p)
-        .map(|pose| FrontPair {
-            slot: if lazy { NO_SLOT } else { pose * n_fly },
-            ..FrontPair::new(pose, 0, 0)
-        })
-        .collect();
+    // The volume trees' roots are tested on the host, as `gpu::collide` does.
+    let level_one = HostRoots::of(scene).map(|r| r.level_one(&frames));
+    let mut front_in: Vec<FrontPair> = match &level_one {
+        Some(l) => {
+            c.level = 1;
+            c.n_in = l.pairs.len() as u32;
+            l.pairs.clone()
+        }
+        None => (0..p)
+            .map(|pose| FrontPair {
+                slot: if lazy { NO_SLOT } else { pose * n_fly },
+                ..FrontPair::new(pose, 0, 0)
+            })
+            .collect(),
+    };
     let mut leaves = Vec::new();
     let fly = || tumbling.expect("a tumbling stage tumbles B's k-DOPs");
     // The device's sequence of dispatches, one twin call each (`collide::stages`).
@@ -274,7 +283,7 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         level_sizes: level_sizes.iter().map(|&s| s as u64).collect(),
         ..Default::default()
     };
-    let out = BatchOutput {
+    let mut out = BatchOutput {
         level_sizes,
         nv,
         np,
@@ -283,6 +292,10 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         unsure,
         dual: dual_counts,
     };
+    if let Some(l) = &level_one {
+        l.count(&mut out, &mut c);
+    }
+    stats.level_sizes = out.level_sizes.iter().map(|&s| s as u64).collect();
     let results = finish(scene, poses, out, mode, !lazy, &mut stats);
     (results, stats)
 }
