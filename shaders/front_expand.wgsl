@@ -85,10 +85,10 @@ fn descend_pref(p: FrontPair, na: KdopNode, prefer_a: bool) {
     push_children(c0, c1, caps.x);
 }
 
-// The start of every invocation: true to skip it (beyond the input; a pose already done in
-// first-contact mode), else the pair is counted in `nv` unless this level was counted
-// before a resume. (After a full tumbling table, whose pairs' slots are unknown,
-// `prepare_tumble` sizes this dispatch to nothing.)
+// The start of every invocation: true to skip it (the batch frozen by an overflow, e.g. a
+// full tumbling table whose pairs' slots are unknown; beyond the input; a pose already done
+// in first-contact mode), else the pair is counted in `nv` unless this level was counted
+// before a resume.
 fn enter_skips(i: u32) -> bool {
     if (counters.frozen != 0u || i >= counters.n_in) {
         return true;

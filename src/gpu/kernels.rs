@@ -228,7 +228,7 @@ pub const FRONT_PREPARE_WGSL: Shader = Shader {
     bindings: &[read_write("counters", 0), read_write("args", 1)],
 };
 
-/// `shaders/tri_tri.wgsl`: the triangle tests of a level's leaf pairs.
+/// `shaders/tri_tri.wgsl`: the triangle tests of every level's leaf pairs.
 pub const TRI_TRI_WGSL: Shader = Shader {
     file: "tri_tri.wgsl",
     bindings: &[

@@ -261,7 +261,7 @@ impl<const H: usize> GpuScene<H> {
         let p = frames.len() as u32;
         let dense = self.dense(tumble);
         // The volume trees' roots are tested here; the device starts at level 1.
-        let level_one = self.roots.map(|r| r.level_one(frames));
+        let mut level_one = self.roots.map(|r| r.level_one(frames));
         let n0 = level_one
             .as_ref()
             .map_or(self.coherent.first_front(p), |l| l.pairs.len() as u32);
@@ -279,7 +279,9 @@ impl<const H: usize> GpuScene<H> {
         let n_fly = self.n_fly;
         let initial: Vec<FrontPair> = match self.coherent.seeds(dense, n_fly) {
             Some(seeds) => seeds,
-            None if level_one.is_some() => level_one.as_ref().expect("tested").pairs.clone(),
+            None if level_one.is_some() => {
+                std::mem::take(&mut level_one.as_mut().expect("tested").pairs)
+            }
             None => (0..p)
                 .map(|pose| FrontPair {
                     pose,

@@ -32,8 +32,9 @@ pub(crate) struct HostRoots {
     fly: (u32, u32),
 }
 
-/// What the roots' tests of a batch give: level 1's pairs, and per pose the node tests
-/// (one each) and B's volumes posed on the host (Nu) to add to the device's counts.
+/// What the roots' tests of a batch give: level 1's pairs (taken for the upload), and per
+/// pose B's volumes posed on the host (Nu) to add to the device's counts with the node tests
+/// (one each).
 pub(crate) struct LevelOne {
     pub(crate) pairs: Vec<FrontPair>,
     pub(crate) nu: Vec<u32>,

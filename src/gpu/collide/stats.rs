@@ -188,7 +188,7 @@ impl<const H: usize> GpuScene<H> {
     pub(super) fn count_work(&self, w: &mut BatchWork, c: &GpuCounters, dense: bool) {
         let node = std::mem::size_of::<KdopNode<H>>() as u64;
         let appended: u64 = w.node_pairs.saturating_sub(w.poses); // every pair but the roots was appended
-        let leaves = c.max_leaf as u64; // at least one level's leaf pairs (a lower bound)
+        let leaves = c.max_leaf as u64; // every level's leaf pairs (the list keeps them all)
         let point_bytes = (self.points_per_node * 12.0) as u64;
         w.node_bytes_read = w.node_pairs * (node + self.slot + PAIR)
             + appended * 8

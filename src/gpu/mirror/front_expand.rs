@@ -193,10 +193,9 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `enter_skips`, negated: false for a pose already done in first-contact mode, else
-    /// the pair is counted in `nv` (one node test, unless the level was counted before a
-    /// resume) and true. (After a full tumbling table `prepare_tumble` sizes the dispatch
-    /// to nothing.)
+    /// `enter_skips`, negated: false in a frozen batch (`frozen`, set after an overflow) or
+    /// for a pose already done in first-contact mode, else the pair is counted in `nv` (one
+    /// node test, unless the level was counted before a resume) and true.
     fn enter(&mut self, p: &FrontPair) -> bool {
         if self.counters.frozen != 0
             || self.counters.mode_first != 0 && self.done[p.pose as usize] != 0

@@ -153,12 +153,12 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
     let mut level_sizes = vec![0u32; levels];
     let (mut next_args, mut tri_args, mut fresh_args) = ([0u32; 3], [0u32; 3], [0u32; 3]);
     // The volume trees' roots are tested on the host, as `gpu::collide` does.
-    let level_one = HostRoots::of(scene).map(|r| r.level_one(&frames));
-    let mut front_in: Vec<FrontPair> = match &level_one {
+    let mut level_one = HostRoots::of(scene).map(|r| r.level_one(&frames));
+    let mut front_in: Vec<FrontPair> = match &mut level_one {
         Some(l) => {
             c.level = 1;
             c.n_in = l.pairs.len() as u32;
-            l.pairs.clone()
+            std::mem::take(&mut l.pairs)
         }
         None => (0..p)
             .map(|pose| FrontPair {
