@@ -527,6 +527,11 @@ impl PairScene for AutoScene {
             let sub = answered(&c, choice);
             c.map_sub(|_| sub)
         };
+        if !opts.tolerance.is_zero() {
+            // A tolerance query runs on the kdop18 tree, without the probe.
+            let c = self.kdop.collide_into(pose, opts, &mut ws.k, out);
+            return answered(c, Choice::Kdop18);
+        }
         match ws.choice {
             Some(Choice::Kdop18) => answered(
                 self.kdop.collide_into(pose, opts, &mut ws.k, out),
@@ -556,6 +561,9 @@ impl PairScene for AutoScene {
     /// A single pose is a call of one pose: the probe answers it as it answers a call's
     /// first pose (`calls.rs`).
     fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<AutoCounters> {
+        if !opts.tolerance.is_zero() {
+            return crate::scene::collide_with(self, pose, opts, &mut self.workspace());
+        }
         let mut r = self.batch(std::slice::from_ref(pose), opts, None);
         r.pop().unwrap_or_default()
     }
@@ -566,6 +574,9 @@ impl PairScene for AutoScene {
         opts: &QueryOptions,
         progress: Option<Progress<'_>>,
     ) -> Vec<PoseResult<AutoCounters>> {
+        if !opts.tolerance.is_zero() {
+            return crate::scene::collide_batch(self, poses, opts, progress);
+        }
         self.batch(poses, opts, progress)
     }
 
@@ -576,6 +587,9 @@ impl PairScene for AutoScene {
         chunk: usize,
         sink: impl FnMut(usize, PoseResult<AutoCounters>) -> Result<(), E>,
     ) -> Result<(), E> {
+        if !opts.tolerance.is_zero() {
+            return crate::scene::collide_each(self, poses, opts, chunk, sink);
+        }
         self.each(poses, opts, chunk, sink)
     }
 }

@@ -1,5 +1,8 @@
 //! Typed errors of the library. Every error that comes from user input names where it came
 //! from (file and line, face number, or pose row), so the command line can print it as is.
+//!
+//! Over 600 lines: the catalogue of every error enum the command line and Python match on,
+//! each variant its fields and message; split by enum it would scatter one lookup table.
 
 use std::path::PathBuf;
 
@@ -162,6 +165,29 @@ pub enum MeshError {
         triangles: u64,
         /// The limit ([`crate::mesh::load::input_limit`]).
         limit: u64,
+    },
+    /// A mesh given as a solid ([`crate::solid::Solid`]) is not closed: an edge (two vertex
+    /// positions, compared exactly) belongs to a number of triangles other than two. The
+    /// location is one triangle with that edge; `edge` its two corners there.
+    #[error(
+        "{path}: {location}: not a closed mesh: the edge from vertex {} ({}, {}, {}) to vertex {} \
+         ({}, {}, {}) belongs to {uses} triangle{}, a closed mesh shares every edge between \
+         exactly two",
+        edge[0], ends[0][0], ends[0][1], ends[0][2], edge[1], ends[1][0], ends[1][1], ends[1][2],
+        if *uses == 1 { "" } else { "s" }
+    )]
+    NotClosed {
+        /// The mesh file ("(mesh)" for [`crate::solid::Solid::new`]).
+        path: PathBuf,
+        /// The face (0-based triangle index after fan triangulation) that has the edge.
+        location: Location,
+        /// The edge's two corners: 0-based vertex indices, as that triangle names them.
+        edge: [u32; 2],
+        /// Their positions.
+        ends: [[f64; 3]; 2],
+        /// How many triangles use the edge (triangles with two corners at one position do
+        /// not count, see [`crate::solid`]).
+        uses: usize,
     },
 }
 

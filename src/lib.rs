@@ -71,6 +71,7 @@ pub mod mesh;
 pub mod pose;
 pub mod saved;
 pub mod self_collide;
+pub mod solid;
 
 mod collider;
 pub(crate) mod geom;
@@ -121,6 +122,8 @@ pub mod hull;
 pub mod isa;
 #[doc(hidden)]
 pub mod ordered;
+/// Tolerance and distance queries, decided exactly.
+pub mod proximity;
 #[doc(hidden)]
 pub mod rng;
 #[doc(hidden)]

@@ -50,6 +50,44 @@ option_names! {
     }
 }
 
+/// The distance within which a query reports a pair of triangles ([`crate::proximity`]):
+/// a finite `ε ≥ 0`
+/// (a decimal on the command line, rounded once to f64). Zero is the ordinary query.
+#[derive(Debug, Clone, Copy, Default, PartialEq, PartialOrd)]
+pub struct Tolerance(f64);
+
+// A `Tolerance` is never NaN ([`Tolerance::new`]), so equality is an equivalence.
+impl Eq for Tolerance {}
+
+impl Tolerance {
+    /// The ordinary query.
+    pub const ZERO: Tolerance = Tolerance(0.0);
+
+    /// `ε`, which must be finite and at least 0 (`-0` is 0); the error names `what`
+    /// (the option or argument that gave it).
+    pub fn new(eps: f64, what: &str) -> crate::error::Result<Tolerance> {
+        if eps.is_finite() && eps >= 0.0 {
+            Ok(Tolerance(eps + 0.0))
+        } else {
+            Err(crate::error::Error::InvalidOption(format!(
+                "{what} must be a finite number at least 0, got {eps}"
+            )))
+        }
+    }
+
+    /// `ε`.
+    #[inline]
+    pub fn get(self) -> f64 {
+        self.0
+    }
+
+    /// Whether this is the ordinary query.
+    #[inline]
+    pub fn is_zero(self) -> bool {
+        self.0 == 0.0
+    }
+}
+
 /// Options of a query that mean the same for every hierarchy. A hierarchy's own knobs
 /// (descent rule, box test, R-tree traversal, sphere pretest) are its options, given to
 /// [`crate::ColliderBuilder`].
@@ -60,6 +98,9 @@ pub struct QueryOptions {
     /// How B's bounding volumes are brought into A's frame by the hierarchies that tumble
     /// (the k-DOPs and the dual hierarchy; the boxtree and the R-tree have their own rule).
     pub tumble: TumbleMethod,
+    /// Report every pair of triangles within this distance instead of the intersecting
+    /// ones ([`crate::proximity`]); zero (the default) is the ordinary query.
+    pub tolerance: Tolerance,
 }
 
 impl QueryOptions {
@@ -70,6 +111,7 @@ impl QueryOptions {
     pub const PAPER: QueryOptions = QueryOptions {
         mode: Mode::All,
         tumble: TumbleMethod::Approximate,
+        tolerance: Tolerance::ZERO,
     };
 }
 

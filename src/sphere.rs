@@ -41,4 +41,9 @@ impl Volume for Sphere {
     fn size(&self) -> f64 {
         self.r as f64
     }
+
+    /// [`Sphere::widened`].
+    fn widened(&self, eps: f64) -> Sphere {
+        Sphere::widened(self, eps)
+    }
 }

@@ -15,7 +15,7 @@
 use crate::bvh::Bvh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, SubCounters};
-use crate::tri::tri_tri_intersect;
+use crate::tri::{P3, tri_tri_intersect};
 use crate::tumble::{FlyingHierarchy, TumbleWorkspace};
 
 /// The node-pair test of a hierarchy built on [`Bvh`] and tumbled by [`TumbleWorkspace`].
@@ -36,6 +36,13 @@ pub(crate) trait NodeTest<const H: usize> {
     #[inline]
     fn prefer_a(&mut self, _tumble: &mut TumbleWorkspace<H>, _e: usize, _f: usize) -> bool {
         true
+    }
+    /// The exact test of two triangles at a leaf pair whose volumes passed
+    /// [`NodeTest::overlaps`]: intersection, or for a tolerance query
+    /// ([`crate::proximity`]) the distance test its volumes were grown for.
+    #[inline(always)]
+    fn tri_hit(&self, a: &[P3; 3], b: &[P3; 3]) -> bool {
+        tri_tri_intersect(a, b)
     }
 }
 
@@ -106,23 +113,24 @@ pub(crate) fn descend_from<const H: usize, T: NodeTest<H>>(
         if let Some(fr) = front.as_deref_mut() {
             fr.push((e as u32, f as u32));
         }
-        if leaf_pair(env, fly, pose, mode, tumble, e, f, out, &mut c) {
+        if leaf_pair(env, fly, pose, mode, tumble, &*test, e, f, out, &mut c) {
             break 'outer;
         }
     }
     c
 }
 
-/// The triangle tests of the leaf pair `(e, f)`, whose volumes overlap; true when `mode`
-/// stops at the contact found.
+/// The triangle tests of the leaf pair `(e, f)`, whose volumes overlap, by
+/// [`NodeTest::tri_hit`]; true when `mode` stops at the contact found.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub(crate) fn leaf_pair<const H: usize, S>(
+pub(crate) fn leaf_pair<const H: usize, S, T: NodeTest<H>>(
     env: &Bvh<H>,
     fly: &FlyingHierarchy<H>,
     pose: &Pose,
     mode: Mode,
     tumble: &mut TumbleWorkspace<H>,
+    test: &T,
     e: usize,
     f: usize,
     out: &mut Vec<(u32, u32)>,
@@ -134,7 +142,7 @@ pub(crate) fn leaf_pair<const H: usize, S>(
         let ta = env.tris.corners_f64(pa as usize);
         for (j, tb) in tris_b.iter().enumerate() {
             c.tri_tests += 1;
-            if tri_tri_intersect(&ta, tb) {
+            if test.tri_hit(&ta, tb) {
                 out.push((
                     env.tri_index[pa as usize],
                     fly.bvh.tri_index[nf.first as usize + j],

@@ -59,6 +59,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    ..Default::default()
                 },
             );
             if all.pairs != truth {
@@ -79,6 +80,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
+                    ..Default::default()
                 },
             );
             assert!(first.pairs.len() <= 1, "{label}");

@@ -53,6 +53,7 @@ fn compare<const H: usize>(
     let q = QueryOptions {
         mode: Mode::All,
         tumble: setup.tumble,
+        ..Default::default()
     };
     let cpu = meshcollide::scene::collide_batch(&coh, poses, &q, None);
     let cpu_plain = meshcollide::scene::collide_batch(&plain, poses, &q, None);
@@ -320,6 +321,7 @@ fn fronts_stay_on_the_device() {
         let q = QueryOptions {
             mode: Mode::All,
             tumble,
+            ..Default::default()
         };
         let cpu = meshcollide::scene::collide_batch(&scene, poses, &q, None);
         let contacts: u64 = cpu.iter().map(|r| r.pairs.len() as u64).sum();

@@ -58,7 +58,11 @@ fn compare<const H: usize>(
     ];
     for (mode, tumble) in runs {
         let label = format!("{} H={H} {options:?} {mode:?} {tumble:?}", c.label);
-        let opts = QueryOptions { mode, tumble };
+        let opts = QueryOptions {
+            mode,
+            tumble,
+            ..Default::default()
+        };
         let cpu = meshcollide::scene::collide_batch(&scene, c.poses, &opts, None);
         let (got, stats) = gpu
             .collide_batch(ctx, &scene, c.poses, mode, tumble, None)

@@ -184,8 +184,16 @@ fn compare_runs<const H: usize>(
     let mut total = 0;
     for &(mode, tumble) in runs {
         let label = &format!("{label} {tumble:?}");
-        let cpu =
-            meshcollide::scene::collide_batch(scene, poses, &QueryOptions { mode, tumble }, None);
+        let cpu = meshcollide::scene::collide_batch(
+            scene,
+            poses,
+            &QueryOptions {
+                mode,
+                tumble,
+                ..Default::default()
+            },
+            None,
+        );
         let (got, stats) = gpu
             .collide_batch(ctx, scene, poses, mode, tumble, None)
             .unwrap();

@@ -48,7 +48,11 @@ where
             c.label,
             std::any::type_name::<V>()
         );
-        let opts = QueryOptions { mode, tumble };
+        let opts = QueryOptions {
+            mode,
+            tumble,
+            ..Default::default()
+        };
         let cpu = meshcollide::scene::collide_batch(&scene, c.poses, &opts, None);
         let (got, stats) = gpu
             .collide_batch(ctx, &scene, c.poses, mode, tumble, None)

@@ -72,6 +72,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    ..Default::default()
                 },
             );
             if all.pairs != truth {
@@ -86,6 +87,7 @@ fn check(
                 &QueryOptions {
                     mode: Mode::First,
                     tumble,
+                    ..Default::default()
                 },
             );
             assert!(first.pairs.len() <= 1);

@@ -81,6 +81,7 @@ fn small_models_equal_brute_force() {
                     &QueryOptions {
                         mode: Mode::All,
                         tumble,
+                        ..Default::default()
                     },
                     None,
                 );
@@ -90,6 +91,7 @@ fn small_models_equal_brute_force() {
                     &QueryOptions {
                         mode: Mode::First,
                         tumble,
+                        ..Default::default()
                     },
                     None,
                 );
@@ -174,6 +176,7 @@ fn large_models_agree_across_configurations() {
                 &QueryOptions {
                     mode: Mode::All,
                     tumble,
+                    ..Default::default()
                 },
                 None,
             );

@@ -143,6 +143,7 @@ class Collider:
         backend: Literal["auto", "cpu", "gpu"] = "auto",
         first_pose: int = 0,
         quat: Literal["wxyz", "xyzw"] = "wxyz",
+        tolerance: float = 0.0,
     ) -> npt.NDArray[np.int64]:
         """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order, pose
         numbers ``first_pose + row``. ``poses``: a float64 or float32 array, each row checked
@@ -151,7 +152,23 @@ class Collider:
         ``(P, 3, 4)`` / ``(P, 4, 4)`` rigid transforms ``[R | t]`` applied as written (rows
         orthonormal within 1e-6; a 4×4's last row ``0 0 0 1``). ``first_pose``:
         from 0 to 2**63 − P, so that every pose number is an int64 (``InputError`` naming
-        the range otherwise, never a wrap)."""
+        the range otherwise, never a wrap). ``tolerance``: every pair of triangles within
+        this distance instead, decided exactly (a float at least 0; 0 is the ordinary
+        query; on the CPU: ``backend="gpu"`` raises)."""
+    def distance(
+        self,
+        poses: _Coords,
+        upto: Optional[float] = None,
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
+    ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The minimum distance between the meshes at each pose, as ``meshcollide distance``
+        writes it: ``(distance, tri, points)``, float64 ``(P,)`` (the witness pair's exact
+        distance rounded once, 0 when they intersect, ``inf`` without a witness), int64
+        ``(P, 2)`` (``tri_a, tri_b``, ``-1`` without a witness) and float64 ``(P, 2, 3)``
+        (the closest point on A's triangle, then on B's as posed, each coordinate rounded
+        once; NaN without a witness). ``upto``: a pose farther apart than it has no witness
+        and its search stops early. Runs on the k-DOP hierarchies (``bv="auto"`` uses its
+        kdop18 tree); poses as ``query`` takes them."""
     def iter_query(
         self,
         poses: _Coords,
@@ -160,6 +177,7 @@ class Collider:
         backend: Literal["auto", "cpu", "gpu"] = "auto",
         first_pose: int = 0,
         quat: Literal["wxyz", "xyzw"] = "wxyz",
+        tolerance: float = 0.0,
     ) -> Iterator[Tuple[int, npt.NDArray[np.int64]]]:
         """``query`` a chunk of ``chunk`` poses at a time, for runs whose pairs would not fit
         in memory at once: yields ``(first, pairs)``, ``first`` the pose number of the

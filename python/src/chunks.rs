@@ -17,6 +17,7 @@ pub struct QueryChunks {
     next: usize,
     chunk: usize,
     mode: Mode,
+    tolerance: meshcollide::proximity::Tolerance,
     backend: Backend,
     /// The pose number of `poses[0]`.
     first_pose: usize,
@@ -28,6 +29,7 @@ impl QueryChunks {
         poses: Vec<Pose>,
         chunk: usize,
         mode: Mode,
+        tolerance: meshcollide::proximity::Tolerance,
         backend: Backend,
         first_pose: usize,
     ) -> Self {
@@ -37,6 +39,7 @@ impl QueryChunks {
             next: 0,
             chunk,
             mode,
+            tolerance,
             backend,
             first_pose,
         }
@@ -64,10 +67,10 @@ impl QueryChunks {
         self.next = self.poses.len();
         let first = self.first_pose + start;
         let poses = self.poses[start..end].to_vec();
-        let pairs = self
-            .collider
-            .get()
-            .pairs(py, poses, self.mode, self.backend, first)?;
+        let pairs =
+            self.collider
+                .get()
+                .pairs(py, poses, self.mode, self.tolerance, self.backend, first)?;
         self.next = end;
         Ok(Some((first, pairs)))
     }

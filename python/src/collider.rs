@@ -8,6 +8,7 @@ use crate::options::Options;
 use crate::stats::Run;
 use meshcollide::formats::Totals;
 use meshcollide::gpu::{GpuContext, GpuError};
+use meshcollide::proximity::Tolerance;
 use meshcollide::saved::KdopHierarchy;
 use meshcollide::{Contacts, Mesh, Mode, Pose, QueryOptions};
 use numpy::IntoPyArray;
@@ -138,13 +139,14 @@ impl Collider {
         py: Python<'py>,
         poses: Vec<Pose>,
         mode: Mode,
+        tolerance: Tolerance,
         b: Backend,
         first_pose: usize,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let (rows, json) = py
             .detach(|| {
                 crate::pool::on(self.pool.as_ref(), || {
-                    let (rows, run) = self.run(poses, mode, b, first_pose)?;
+                    let (rows, run) = self.run(poses, mode, tolerance, b, first_pose)?;
                     Ok::<_, meshcollide::Error>((
                         rows,
                         run.stats_json(&self.inner(), &self.options),
@@ -166,11 +168,14 @@ impl Collider {
         &self,
         poses: Vec<Pose>,
         mode: Mode,
+        tolerance: Tolerance,
         b: Backend,
         first_pose: usize,
     ) -> Result<(Vec<i64>, Run), meshcollide::Error> {
         let bv = self.inner().kind();
         let b = match b {
+            // A tolerance query runs on the CPU (`auto`); `gpu` gets the library's error.
+            Backend::Auto if !tolerance.is_zero() => Backend::Cpu,
             Backend::Auto if !bv.on_gpu() => Backend::Cpu,
             Backend::Gpu if !bv.on_gpu() => {
                 return Err(GpuError::Unsupported { bv: bv.name() }.into());
@@ -193,6 +198,7 @@ impl Collider {
         let inner = self.inner();
         let opts = QueryOptions {
             mode,
+            tolerance,
             ..inner.query_options()
         };
         let mut rows = Vec::new();
@@ -306,10 +312,14 @@ impl Collider {
     /// `poses` is a float64 or float32 array: `(P, 7)` quaternion rows in the order `quat`
     /// names (`"wxyz"`, or SciPy's `"xyzw"`), or `(P, 3, 4)` / `(P, 4, 4)` rigid transforms
     /// `[R | t]` applied as written (rows orthonormal within 1e-6); other dtypes are refused.
+    /// `tolerance`: report every pair of triangles within this distance instead (decided
+    /// exactly; a float at least 0, 0 the ordinary query; CPU only: `backend="auto"` runs
+    /// it on the CPU, `"gpu"` raises).
     #[pyo3(
-        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz"),
-        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz')"
+        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0),
+        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0)"
     )]
+    #[allow(clippy::too_many_arguments)]
     fn query<'py>(
         &self,
         py: Python<'py>,
@@ -318,13 +328,74 @@ impl Collider {
         backend: &str,
         first_pose: IntArg,
         quat: &str,
+        tolerance: f64,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let tolerance = Tolerance::new(tolerance, "tolerance").map_err(errors::to_py)?;
         let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
         let mode: Mode = mode
             .parse()
             .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
         let b = self::backend(backend)?;
-        self.pairs(py, poses, mode, b, first_pose)
+        self.pairs(py, poses, mode, tolerance, b, first_pose)
+    }
+
+    /// The minimum distance between the meshes at each pose (`meshcollide distance`):
+    /// `(distance, tri, points)`, float64 `(P,)` (the witness pair's exact distance rounded
+    /// once; `inf` without a witness), int64 `(P, 2)` (`tri_a, tri_b`; `-1` without a
+    /// witness) and float64 `(P, 2, 3)` (the closest points on A's triangle and on B's as
+    /// posed, each coordinate rounded once; NaN without a witness). `upto`: a pose farther
+    /// apart than it has no witness, and its search stops early. On the k-DOP hierarchies
+    /// (`auto` uses kdop18). Poses as `query` takes them.
+    #[pyo3(
+        signature = (poses, upto = None, quat = "wxyz"),
+        text_signature = "(self, poses, upto=None, quat='wxyz')"
+    )]
+    #[allow(clippy::type_complexity)]
+    fn distance<'py>(
+        &self,
+        py: Python<'py>,
+        poses: &Bound<'py, PyAny>,
+        upto: Option<f64>,
+        quat: &str,
+    ) -> PyResult<(
+        Bound<'py, numpy::PyArray1<f64>>,
+        Bound<'py, PyArray2<i64>>,
+        Bound<'py, numpy::PyArray3<f64>>,
+    )> {
+        let (poses, _) = arrays::poses_from_array(poses, &IntArg::Int(0), quat)?;
+        let n = poses.len();
+        let answers = py
+            .detach(|| {
+                crate::pool::on(self.pool.as_ref(), || {
+                    self.inner().distance_batch(&poses, upto)
+                })
+            })
+            .map_err(errors::to_py)?;
+        let mut dist = Vec::with_capacity(n);
+        let mut tri = Vec::with_capacity(2 * n);
+        let mut pts = Vec::with_capacity(6 * n);
+        for d in &answers {
+            dist.push(d.distance);
+            match &d.witness {
+                Some(w) => {
+                    tri.extend([w.tri_a as i64, w.tri_b as i64]);
+                    pts.extend(w.a.iter().chain(&w.b));
+                }
+                None => {
+                    tri.extend([-1, -1]);
+                    pts.extend([f64::NAN; 6]);
+                }
+            }
+        }
+        let tri =
+            Array2::from_shape_vec((n, 2), tri).map_err(|e| errors::internal(e.to_string()))?;
+        let pts = numpy::ndarray::Array3::from_shape_vec((n, 2, 3), pts)
+            .map_err(|e| errors::internal(e.to_string()))?;
+        Ok((
+            numpy::PyArray1::from_vec(py, dist),
+            tri.into_pyarray(py),
+            pts.into_pyarray(py),
+        ))
     }
 
     /// `query` in chunks of `chunk` poses, for runs whose pairs would not fit in memory at
@@ -336,9 +407,10 @@ impl Collider {
     /// `chunk` is an integer from 1 to 2^63 − 1 (more than the poses: one chunk). No poses:
     /// no chunk. `last_stats` is the last chunk's.
     #[pyo3(
-        signature = (poses, chunk = IntArg::Int(4096), mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz"),
-        text_signature = "(self, poses, chunk=4096, mode='all', backend='auto', first_pose=0, quat='wxyz')"
+        signature = (poses, chunk = IntArg::Int(4096), mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0),
+        text_signature = "(self, poses, chunk=4096, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0)"
     )]
+    #[allow(clippy::too_many_arguments)]
     fn iter_query(
         slf: &Bound<'_, Self>,
         poses: &Bound<'_, PyAny>,
@@ -347,7 +419,9 @@ impl Collider {
         backend: &str,
         first_pose: IntArg,
         quat: &str,
+        tolerance: f64,
     ) -> PyResult<crate::chunks::QueryChunks> {
+        let tolerance = Tolerance::new(tolerance, "tolerance").map_err(errors::to_py)?;
         let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
         let chunk = chunk.check("chunk", 1, i64::MAX.into(), "")? as usize;
         let mode: Mode = mode
@@ -359,6 +433,7 @@ impl Collider {
             poses,
             chunk,
             mode,
+            tolerance,
             b,
             first_pose,
         ))

@@ -293,6 +293,7 @@ impl Options {
             .query(QueryOptions {
                 mode: meshcollide::Mode::All,
                 tumble: self.tumble,
+                ..Default::default()
             })
             .build()
     }

@@ -233,6 +233,20 @@ impl PairScene for BoxtreeScene {
         ws: &mut BoxtreeWorkspace,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
+        if !opts.tolerance.is_zero() {
+            let (a, b) = (&self.env, &self.fly);
+            let eps = opts.tolerance.get();
+            return crate::proximity::within_every_pair(
+                &a.tris,
+                &a.tri_index,
+                &b.tris,
+                &b.tri_index,
+                pose,
+                opts.mode,
+                eps,
+                out,
+            );
+        }
         match self.options.test {
             BoxTest::Align => run::<3, false>(self, pose, opts.mode, ws, out),
             BoxTest::Lut => run::<3, true>(self, pose, opts.mode, ws, out),

@@ -195,3 +195,14 @@ impl<W: std::io::Write> std::io::Read for Tee<W> {
         Ok(n)
     }
 }
+
+/// A distance argument (`--tolerance`, `--upto`): a decimal rounded once to f64 (Rust's
+/// parser rounds correctly), finite and at least 0. Clap names the option in its error
+/// (exit 2).
+pub fn parse_distance(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x + 0.0),
+        Ok(x) => Err(format!("must be a finite number at least 0, got {x}")),
+        Err(e) => Err(format!("not a number ({e})")),
+    }
+}

@@ -3,6 +3,7 @@
 mod bench;
 mod build;
 mod demo;
+mod distance;
 mod generate;
 mod inputs;
 mod interrupt;
@@ -12,6 +13,7 @@ mod query_args;
 mod query_frames;
 mod report;
 mod self_query;
+mod solid_out;
 
 use crate::{kind::BvKind, tumble::TumbleMethod};
 use clap::builder::PossibleValue;
@@ -38,6 +40,9 @@ enum Command {
     /// outside their shared vertices), per frame of a deforming mesh with --frames-a.
     #[command(name = "self")]
     SelfCollide(self_query::SelfArgs),
+    /// The minimum distance between two meshes at each pose, with a witness pair of
+    /// triangles and its closest points, decided exactly (docs/FORMATS.md, "Distance").
+    Distance(distance::DistanceArgs),
     /// Builds a mesh's k-DOP hierarchy once and saves it with the mesh (.mch), for `query`.
     Build(build::BuildArgs),
     /// Runs the main job on generated meshes (no files needed) and prints what it found.
@@ -237,6 +242,7 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Query(a) => query::run(&a),
         Command::SelfCollide(a) => self_query::run(&a),
+        Command::Distance(a) => distance::run(&a),
         Command::Build(a) => build::run(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Demo(a) => demo::run(&a),

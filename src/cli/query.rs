@@ -37,12 +37,28 @@ pub(super) fn claim_outputs(a: &QueryArgs) -> Result<Outputs, Failure> {
     if let Some(s) = a.stats.as_deref() {
         outs.push(Out::whole("--stats", s));
     }
+    let inside = a.inside_path();
+    if let Some(p) = inside.as_deref() {
+        outs.push(Out::whole("--inside", p));
+    }
     Outputs::claim(&outs, &inputs, a.force)
 }
 
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let claim = claim_outputs(a)?;
     if a.frames_a.is_some() || a.frames_b.is_some() {
+        if a.solid {
+            return Err(Failure::Input(
+                "--solid with --frames-a or --frames-b (deforming meshes) is not supported yet"
+                    .into(),
+            ));
+        }
+        if a.tolerance.is_some_and(|e| e != 0.0) {
+            return Err(Failure::Input(
+                "--tolerance with --frames-a or --frames-b (deforming meshes) is not supported yet"
+                    .into(),
+            ));
+        }
         return super::query_frames::run(a, &claim);
     }
     let Some(poses_path) = a.poses.as_ref() else {
@@ -75,6 +91,23 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             );
         }
         b => b,
+    };
+    let tolerance = crate::proximity::Tolerance::new(a.tolerance.unwrap_or(0.0), "--tolerance")?;
+    let backend = if tolerance.is_zero() {
+        backend
+    } else {
+        if matches!(bv, BvKind::Boxtree | BvKind::Rtree) {
+            return Err(Failure::Input(format!(
+                "--tolerance needs a hierarchy that grows its volumes by it (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26, obb, sphere); --bv {} does not",
+                bv.name()
+            )));
+        }
+        if backend == BackendArg::Gpu {
+            return Err(Failure::Input(
+                "--tolerance runs on the CPU only for now; use --backend cpu or auto".into(),
+            ));
+        }
+        BackendArg::Cpu
     };
     let rtree_options = crate::rtree::RtreeOptions {
         min_children: a.rtree_min,
@@ -141,6 +174,15 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         || inputs::resolve(ib, &a.b, bv, &opt_b, "--leaf-size-b"),
     );
     let ((ma, ha), (mb, hb)) = (ra?, rb?);
+    // `--solid`: both meshes must be closed, checked before the query.
+    let solids = match a.solid {
+        true => Some((
+            crate::solid::Solid::named(&ma, &a.a).map_err(crate::error::Error::from)?,
+            crate::solid::Solid::named(&mb, &a.b).map_err(crate::error::Error::from)?,
+        )),
+        false => None,
+    };
+    let mut empty = vec![0u64; if a.solid { n_poses.div_ceil(64) } else { 0 }];
     let coherence = {
         let first = first_poses(&poses_file, range.start, COHERENT_PROBE.min(n_poses))?;
         a.coherence
@@ -156,6 +198,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let opts = QueryOptions {
         mode: a.mode,
         tumble: a.tumble.resolve(),
+        tolerance,
     };
     // One build, one batch: the generated warm-up scene would cost this process more
     // (1–3 ms) than it saves the first pose (about 10 µs); the own part costs microseconds.
@@ -263,6 +306,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             )));
         }
         totals.add(&r);
+        if r.pairs.is_empty() && !empty.is_empty() {
+            let k = i - range.start;
+            empty[k / 64] |= 1 << (k % 64);
+        }
         out.push(i, &r.pairs).map_err(write_error)?;
         if totals.poses % PROGRESS_EVERY == 0 {
             // Drawing the bar (at most 20 times a second) is terminal output: not query time.
@@ -326,6 +373,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         gpu: gpu_stats.map(Into::into),
     };
     let stats = Stats::new(&collider, run, &totals);
+    if let (Some((sa, sb)), Some(path)) = (&solids, a.inside_path()) {
+        let solid = super::solid_out::Solids {
+            a: (sa, &ma),
+            b: (sb, &mb),
+        };
+        let n = solid.write(&path, &poses_file, range.start, n_poses, &empty)?;
+        eprintln!(
+            "{n} poses with one mesh inside the other (--solid): {}",
+            path.display()
+        );
+    }
     super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(
         "{} poses, {} in contact, {} pairs; build {:.1} ms, query {:.1} ms ({:.0} poses/s); Nv {}, Np {}, Nu {}",

@@ -82,6 +82,21 @@ pub struct QueryArgs {
     /// All contacts, or stop each pose at its first.
     #[arg(long, value_enum, default_value = "all")]
     pub mode: Mode,
+    /// Report every pair of triangles within this distance of each other, decided exactly
+    /// (a decimal at least 0, rounded once to f64; 0 is the ordinary query). CPU only; the
+    /// k-DOPs, dual, OBB and sphere trees and auto grow their volumes by it.
+    #[arg(long, value_name = "EPS", value_parser = inputs::parse_distance)]
+    pub tolerance: Option<f64>,
+    /// Closed meshes as solids: a pose without pairs where one mesh lies inside the other
+    /// (their surfaces do not meet) is written to `--inside` as `pose,inner` (`a` or `b`),
+    /// decided exactly. Both meshes must be closed (every edge, by vertex position, in
+    /// exactly two triangles); an open mesh is refused, naming an open edge.
+    #[arg(long)]
+    pub solid: bool,
+    /// Where `--solid` writes its rows (`pose,inner`; written whole or not at all).
+    /// Default: `inside.csv` in the folder of `--out`.
+    #[arg(long, value_name = "FILE", requires = "solid")]
+    pub inside: Option<PathBuf>,
     /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
     /// the root, then only the nodes the traversal reaches, on both backends), an exact refit
     /// of every node, or auto (approx).
@@ -184,4 +199,17 @@ fn probe_backend(
 /// Milliseconds since `t`.
 pub fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+impl QueryArgs {
+    /// `--inside`, or `inside.csv` beside `--out`, when `--solid` is given.
+    pub fn inside_path(&self) -> Option<PathBuf> {
+        self.solid.then(|| {
+            self.inside.clone().unwrap_or_else(|| {
+                self.out
+                    .parent()
+                    .map_or_else(|| PathBuf::from("inside.csv"), |d| d.join("inside.csv"))
+            })
+        })
+    }
 }

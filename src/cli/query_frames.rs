@@ -126,6 +126,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     let opts = QueryOptions {
         mode: a.mode,
         tumble: a.tumble.resolve(),
+        ..Default::default()
     };
     let deform = DeformOptions {
         method: a.update,

@@ -179,6 +179,7 @@ macro_rules! with_gpu_scene {
 
 // After the dispatch macros (textual scope): the builder uses them.
 mod builder;
+mod distance;
 
 impl AnyScene {
     /// The bounding volume of this scene.
@@ -403,6 +404,11 @@ impl Collider {
         opts: &QueryOptions,
         mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
     ) -> crate::error::Result<crate::gpu::collide::GpuStats> {
+        if !opts.tolerance.is_zero() {
+            return Err(crate::error::Error::InvalidOption(
+                "a tolerance query runs on the CPU only (the GPU pipeline has no grown volumes yet); run it without --gpu".into(),
+            ));
+        }
         if let AnyScene::Auto(s) = &self.scene {
             // Coherence runs on the GPU's k-DOP trees only: kdop18 alone, no probe.
             if s.kdop.options.coherence && opts.mode == crate::scene::Mode::All {

@@ -242,6 +242,10 @@ struct DualTest<'s, const H: usize> {
     s: &'s DualScene<H>,
     moved: &'s mut Moved<H>,
     fixed: [u8; H],
+    /// A tolerance query's `ε` (0: the intersection query) and its slab margins
+    /// ([`crate::proximity::slab_margins`]).
+    eps: f64,
+    margins: [f64; H],
 }
 
 impl<const H: usize> NodeTest<H> for DualTest<'_, H> {
@@ -257,7 +261,12 @@ impl<const H: usize> NodeTest<H> for DualTest<'_, H> {
     ) -> bool {
         let s = self.s;
         let sb = self.moved.sphere(&s.fly_spheres, f);
-        if sphere::disjoint_f32(&s.env_spheres[e], &sb) {
+        let sa = if self.eps > 0.0 {
+            s.env_spheres[e].widened(self.eps)
+        } else {
+            s.env_spheres[e]
+        };
+        if sphere::disjoint_f32(&sa, &sb) {
             c.sphere_rejects += 1;
             return false;
         }
@@ -266,6 +275,13 @@ impl<const H: usize> NodeTest<H> for DualTest<'_, H> {
             kb = self.moved.symmetric(&kb, f);
         }
         let ne = &s.env.nodes[e];
+        if self.eps > 0.0 {
+            // A tolerance query: every slab grown by its margin, tested in table order.
+            c.slab_tests += H as u64;
+            let overlap = crate::proximity::kdops_within(&ne.bv, &kb, &self.margins);
+            c.slab_rejects += !overlap as u64;
+            return overlap;
+        }
         let order = match s.options.order {
             SlabOrder::PerPair => slabs::minkowski_order(&ne.bv, &kb, &s.inv_norm),
             SlabOrder::Fixed => self.fixed,
@@ -276,6 +292,15 @@ impl<const H: usize> NodeTest<H> for DualTest<'_, H> {
             c.slab_rejects += 1;
         }
         overlap
+    }
+
+    #[inline(always)]
+    fn tri_hit(&self, a: &[crate::tri::P3; 3], b: &[crate::tri::P3; 3]) -> bool {
+        if self.eps > 0.0 {
+            crate::proximity::tri_tri_within(a, b, self.eps)
+        } else {
+            crate::tri::tri_tri_intersect(a, b)
+        }
     }
 }
 
@@ -289,6 +314,20 @@ pub fn collide_pose<const H: usize>(
     ws: &mut DualWorkspace<H>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<DualCounters> {
+    collide_within(s, pose, mode, method, 0.0, ws, out)
+}
+
+/// [`collide_pose`] of a tolerance query at `eps` (0: the intersection query): both
+/// volumes of A grown by `ε` ([`crate::proximity`]), the leaves tested by distance.
+pub fn collide_within<const H: usize>(
+    s: &DualScene<H>,
+    pose: &Pose,
+    mode: Mode,
+    method: TumbleMethod,
+    eps: f64,
+    ws: &mut DualWorkspace<H>,
+    out: &mut Vec<(u32, u32)>,
+) -> Counters<DualCounters> {
     let (env, fly) = (&s.env, &s.fly);
     let lp = fly.local_pose(env.frame(), pose);
     ws.tumble.begin(fly, &lp, method);
@@ -297,6 +336,8 @@ pub fn collide_pose<const H: usize>(
         s,
         moved: &mut ws.moved,
         fixed: slabs::table_order::<H>(),
+        eps,
+        margins: crate::proximity::slab_margins::<H>(eps),
     };
     let mut c = descend(
         env,
@@ -343,7 +384,8 @@ impl<const H: usize> PairScene for DualScene<H> {
         ws: &mut DualWorkspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters<DualCounters> {
-        collide_pose(self, pose, opts.mode, opts.tumble, ws, out)
+        let eps = opts.tolerance.get();
+        collide_within(self, pose, opts.mode, opts.tumble, eps, ws, out)
     }
 
     fn hierarchy_sizes(&self) -> [(usize, usize); 2] {

@@ -33,6 +33,17 @@ pub struct Sphere {
 }
 
 impl Sphere {
+    /// The radius grown by `ε`, rounded up to f32 ([`crate::proximity::f32_up`] of an
+    /// upward sum), for a tolerance query: the ball of radius `r + ε` holds every point
+    /// within `ε` of the ball of radius `r`, by the triangle inequality.
+    pub fn widened(&self, eps: f64) -> Sphere {
+        use crate::proximity::{add_up, f32_up};
+        Sphere {
+            r: f32_up(add_up(self.r as f64, eps)),
+            ..*self
+        }
+    }
+
     /// The conservative stored sphere of local f64 points (at least one), see the module
     /// docs.
     pub fn enclosing(pts: &[[f64; 3]]) -> Sphere {

@@ -132,6 +132,35 @@ impl<const H: usize> NodeTest<H> for SlabTest<'_, H> {
     }
 }
 
+/// [`SlabTest`] for a tolerance query ([`crate::proximity`]): the slabs grown by the
+/// margins of [`crate::proximity::kdops_within`], the leaves tested by
+/// [`crate::proximity::tri_tri_within`]. The descent rule compares the k-DOPs as they are.
+struct WithinSlabTest<'s, const H: usize> {
+    slab: SlabTest<'s, H>,
+    margins: [f64; H],
+    eps: f64,
+}
+
+impl<const H: usize> NodeTest<H> for WithinSlabTest<'_, H> {
+    type Sub = NoSub;
+
+    #[inline(always)]
+    fn overlaps(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize, _: &mut NoSub) -> bool {
+        let s = &self.slab;
+        crate::proximity::kdops_within(&s.env.nodes[e].bv, t.node_bv(s.fly, f), &self.margins)
+    }
+
+    #[inline(always)]
+    fn prefer_a(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize) -> bool {
+        self.slab.prefer_a(t, e, f)
+    }
+
+    #[inline(always)]
+    fn tri_hit(&self, a: &[crate::tri::P3; 3], b: &[crate::tri::P3; 3]) -> bool {
+        crate::proximity::tri_tri_within(a, b, self.eps)
+    }
+}
+
 /// Runs the traversal for one pose with a [`Descent`] rule, appending `(tri_a, tri_b)` in
 /// the meshes' own triangle numbering (unsorted) to `out`.
 #[allow(clippy::too_many_arguments)]
@@ -215,6 +244,48 @@ impl<const H: usize> KdopScene<H> {
         self.boxes.as_ref().filter(|_| self.options.pretest)
     }
 
+    /// One pose of a tolerance query (`opts.tolerance` not zero): the pretest's box and
+    /// every slab grown by `ε`, the leaves tested by distance; from the roots (temporal
+    /// coherence's fronts are the intersection query's).
+    fn within_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut KdopWorkspace<H>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let eps = opts.tolerance.get();
+        ws.track.forget();
+        let pretest = self.pretest().map(|t| t.widened(eps));
+        if pretest.is_some_and(|t| t.separated(pose)) {
+            return Counters {
+                bv_tests: 1,
+                ..Default::default()
+            };
+        }
+        let (env, fly) = (&self.env, &self.fly);
+        ws.tumble
+            .begin(fly, &fly.local_pose(env.frame(), pose), opts.tumble);
+        let mut test = WithinSlabTest {
+            slab: self.slab_test(),
+            margins: crate::proximity::slab_margins::<H>(eps),
+            eps,
+        };
+        let mut c = descend(
+            env,
+            fly,
+            pose,
+            opts.mode,
+            &mut ws.tumble,
+            &mut ws.stack,
+            &mut test,
+            out,
+        );
+        c.bv_updates = ws.tumble.updates;
+        c.bv_tests += pretest.is_some() as u64;
+        c
+    }
+
     /// One pose from the previous pose's front (the roots at a chunk's start), recording
     /// this pose's front for the next ([`KdopOptions::coherence`], the rule of
     /// [`FrontTrack`]).
@@ -272,6 +343,9 @@ impl<const H: usize> PairScene for KdopScene<H> {
         ws: &mut KdopWorkspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
+        if !opts.tolerance.is_zero() {
+            return self.within_into(pose, opts, ws, out);
+        }
         let pretest = self.pretest();
         if pretest.is_some_and(|t| t.separated(pose)) {
             ws.track.forget();
@@ -359,6 +433,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
     ) -> Counters {
         let mut c = Counters::default();
         let before = ws.tumble.updates;
+        let test = self.slab_test();
         for &(e, f) in leaves {
             let (e, f) = (e as usize, f as usize);
             if leaf_pair(
@@ -367,6 +442,7 @@ impl<const H: usize> crate::traverse::LevelScene for KdopScene<H> {
                 pose,
                 mode,
                 &mut ws.tumble,
+                &test,
                 e,
                 f,
                 out,

@@ -44,6 +44,19 @@ impl BoxPretest {
         })
     }
 
+    /// The same pretest with A's box grown by `eps` on every side (rounded outward:
+    /// [`crate::proximity::sub_down`], [`crate::proximity::add_up`]), for a tolerance
+    /// query: a point of B outside the grown box differs from every point of A's box by
+    /// more than `eps` in some coordinate, so it is farther than `eps` from A.
+    pub fn widened(&self, eps: f64) -> BoxPretest {
+        use crate::proximity::{add_up, sub_down};
+        BoxPretest {
+            a_lo: self.a_lo.map(|x| sub_down(x, eps)),
+            a_hi: self.a_hi.map(|x| add_up(x, eps)),
+            ..*self
+        }
+    }
+
     /// Whether B at `pose` certainly has no point in A's box, hence no contact.
     ///
     /// Proof. Let `c` be the centre and `h` the computed half-extents (`u = 2⁻⁵³`). Every

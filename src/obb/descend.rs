@@ -74,6 +74,12 @@ pub(crate) trait PairTest {
     /// posing and the descent rule read B's; its posed volume is the workspace's, which
     /// [`prefetch_pair`] asks for).
     fn prefetch(&self, _e: usize, _f: usize) {}
+    /// The exact test of two triangles at a leaf pair: intersection, or for a tolerance
+    /// query ([`crate::proximity`]) the distance test its volumes were grown for.
+    #[inline(always)]
+    fn tri_hit(&self, a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> bool {
+        tri_tri_intersect(a, b)
+    }
 }
 
 /// Per-thread scratch state: the stack, B's volumes posed for the current pose and B's
@@ -196,6 +202,7 @@ pub(crate) fn descend_levels<T: PairTest>(
             fly,
             pose,
             Mode::All,
+            test,
             ws,
             e as usize,
             f as usize,
@@ -391,7 +398,7 @@ pub(crate) fn descend_from[T: PairTest](
         if record {
             ws.track.next.push((e as u32, f as u32));
         }
-        if leaf_pair(env, fly, pose, mode, ws, e, f, out, &mut c) {
+        if leaf_pair(env, fly, pose, mode, test, ws, e, f, out, &mut c) {
             break 'outer;
         }
     }
@@ -403,12 +410,13 @@ pub(crate) fn descend_from[T: PairTest](
 /// by [`Pose::apply`] once per pose); true when `mode` stops at the contact found.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub(crate) fn leaf_pair<P>(
+pub(crate) fn leaf_pair<T: PairTest>(
     env: Tree,
     fly: Tree,
     pose: &Pose,
     mode: Mode,
-    ws: &mut VolumeWorkspace<P>,
+    test: &T,
+    ws: &mut VolumeWorkspace<T::Posed>,
     e: usize,
     f: usize,
     out: &mut Vec<(u32, u32)>,
@@ -426,7 +434,7 @@ pub(crate) fn leaf_pair<P>(
         let ta = env.bvh.tris.corners_f64(pa as usize);
         for pb in r.clone() {
             c.tri_tests += 1;
-            if tri_tri_intersect(&ta, &ws.moved[pb]) {
+            if test.tri_hit(&ta, &ws.moved[pb]) {
                 out.push((env.bvh.tri_index[pa as usize], fly.bvh.tri_index[pb]));
                 if mode == Mode::First {
                     return true;

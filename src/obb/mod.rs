@@ -57,6 +57,9 @@ pub trait Volume: Copy + Send + Sync + std::fmt::Debug + 'static {
     fn disjoint(a: &Self, b: &Self::Posed, pose: &PoseCheck) -> bool;
     /// Size for the descent rule (larger descends first).
     fn size(&self) -> f64;
+    /// A's volume grown to contain every point within `eps` of it (rounded outward), for
+    /// a tolerance query ([`crate::proximity`]).
+    fn widened(&self, eps: f64) -> Self;
 }
 
 impl Volume for Obb32 {
@@ -97,6 +100,26 @@ impl Volume for Obb32 {
     #[inline]
     fn size(&self) -> f64 {
         self.size as f64
+    }
+
+    /// The half extents grown by `ε·(1 + 2⁻²⁰)`, each rounded up to f32
+    /// ([`crate::proximity::f32_up`] of an upward sum).
+    ///
+    /// Proof. The box is `{x : |aᵢ·(x − c)| ≤ hᵢ}` for the stored axes, whose Gram matrix is
+    /// within [`fit::AXES_TOLERANCE_F32`] (2⁻²⁰) of the identity, so `|aᵢ|² ≤ 1 + 2⁻²⁰` and
+    /// `|aᵢ| ≤ 1 + 2⁻²¹`. For `x` in the box and `|y − x| ≤ ε`: `|aᵢ·(y − c)| ≤ hᵢ + |aᵢ|·ε
+    /// ≤ hᵢ + ε(1 + 2⁻²⁰)`. A grown extent below 2⁻⁵¹ (but not 0) becomes 2⁻⁵¹, so the box
+    /// keeps the fitted boxes' property that [`sat::obb_disjoint_cpu`] relies on (every
+    /// stored number 0 or at least 2⁻⁵¹); the axes and centre are unchanged.
+    fn widened(&self, eps: f64) -> Obb32 {
+        use crate::proximity::{add_up, f32_up, mul_up};
+        let grow = mul_up(eps, 1.0 + 1.0 / (1u64 << 20) as f64);
+        let coarse = 1.0f32 / (1u64 << 51) as f32;
+        let h = self.h.map(|h| {
+            let g = f32_up(add_up(h as f64, grow));
+            if g > 0.0 && g < coarse { coarse } else { g }
+        });
+        Obb32 { h, ..*self }
     }
 }
 
@@ -193,6 +216,39 @@ impl<V: Volume> PairTest for Test<'_, V> {
     }
 }
 
+/// [`Test`] for a tolerance query ([`crate::proximity`]): A's volume grown by `ε`
+/// ([`Volume::widened`]) in every node test, the leaves tested by
+/// [`crate::proximity::tri_tri_within`].
+struct WithinTest<'s, V: Volume> {
+    test: Test<'s, V>,
+    eps: f64,
+}
+
+impl<V: Volume> PairTest for WithinTest<'_, V> {
+    type Posed = V::Posed;
+
+    #[inline(always)]
+    fn pose(&self, f: usize) -> V::Posed {
+        self.test.pose(f)
+    }
+
+    #[inline(always)]
+    fn disjoint(&self, e: usize, b: &V::Posed) -> bool {
+        let a = self.test.s.env_bv[e].widened(self.eps);
+        V::disjoint(&a, b, self.test.pose)
+    }
+
+    #[inline]
+    fn prefer_a(&self, e: usize, f: usize) -> bool {
+        self.test.prefer_a(e, f)
+    }
+
+    #[inline(always)]
+    fn tri_hit(&self, a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> bool {
+        crate::proximity::tri_tri_within(a, b, self.eps)
+    }
+}
+
 impl<V: Volume> PairScene for VolumeScene<V> {
     type Workspace = VolumeWorkspace<V::Posed>;
     type Sub = NoSub;
@@ -216,6 +272,9 @@ impl<V: Volume> PairScene for VolumeScene<V> {
         ws: &mut VolumeWorkspace<V::Posed>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
+        if !opts.tolerance.is_zero() {
+            return self.within_into(pose, opts, ws, out);
+        }
         // By reference: `is_some_and` on the `Option<BoxPretest>` itself copied its 96
         // bytes to the stack for every pose, and the test's loads then waited on those
         // stores (a pose the pretest separates: 23 → 12 ns,
@@ -256,6 +315,38 @@ impl<V: Volume> PairScene for VolumeScene<V> {
 }
 
 impl<V: Volume> VolumeScene<V> {
+    /// One pose of a tolerance query (`opts.tolerance` not zero): the pretest's box and A's
+    /// volumes grown by `ε`, the leaves tested by distance; from the roots.
+    fn within_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        ws: &mut VolumeWorkspace<V::Posed>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
+        let eps = opts.tolerance.get();
+        ws.track.forget();
+        let pretest = self.boxes.as_ref().map(|t| t.widened(eps));
+        if pretest.is_some_and(|t| t.separated(pose)) {
+            return Counters {
+                bv_tests: 1,
+                ..Default::default()
+            };
+        }
+        let check = self.check(pose);
+        let test = WithinTest {
+            test: Test {
+                s: self,
+                pose: &check,
+            },
+            eps,
+        };
+        let (env, fly) = self.trees();
+        let mut c = descend(env, fly, pose, opts.mode, &test, ws, out);
+        c.bv_tests += pretest.is_some() as u64;
+        c
+    }
+
     /// A's and B's trees as the descent reads them.
     fn trees(&self) -> (Tree<'_>, Tree<'_>) {
         let [la, lb] = &self.links;
@@ -365,15 +456,17 @@ impl<V: Volume> crate::traverse::LevelScene for VolumeScene<V> {
         leaves: &[(u32, u32)],
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let mut c = Counters::default();
         let (env, fly) = self.trees();
-        for &(e, f) in leaves {
-            let (e, f) = (e as usize, f as usize);
-            if descend::leaf_pair(env, fly, pose, mode, ws, e, f, out, &mut c) {
-                break;
+        self.with_test(pose, ws, |test, ws| {
+            let mut c = Counters::default();
+            for &(e, f) in leaves {
+                let (e, f) = (e as usize, f as usize);
+                if descend::leaf_pair(env, fly, pose, mode, test, ws, e, f, out, &mut c) {
+                    break;
+                }
             }
-        }
-        c
+            c
+        })
     }
 
     fn level_finish(

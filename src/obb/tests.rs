@@ -184,7 +184,7 @@ fn level_order_tests_what_depth_first_tests() {
                 for &(e, f) in &leaves {
                     let (e, f) = (e as usize, f as usize);
                     let m = Mode::All;
-                    descend::leaf_pair(env, fly, pose, m, &mut ws, e, f, &mut got, &mut c);
+                    descend::leaf_pair(env, fly, pose, m, &test, &mut ws, e, f, &mut got, &mut c);
                 }
                 c += descend::descend_levels(
                     env, fly, pose, &test, &mut ws, &front, limit, &mut got,

@@ -73,6 +73,20 @@ impl PairScene for RtreeScene {
         ws: &mut RtreeWorkspace,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
+        if !opts.tolerance.is_zero() {
+            let (a, b) = (&self.a, &self.b);
+            let eps = opts.tolerance.get();
+            return crate::proximity::within_every_pair(
+                &a.tris,
+                &a.tri_index,
+                &b.tris,
+                &b.tri_index,
+                pose,
+                opts.mode,
+                eps,
+                out,
+            );
+        }
         collide_pose(
             &self.a,
             &self.b,

@@ -34,6 +34,8 @@
 
 use robust::{Coord, Coord3D, orient2d, orient3d};
 
+pub mod distance;
+pub mod exact;
 pub mod filter;
 pub mod oracle;
 

@@ -1,0 +1,194 @@
+//! `meshcollide distance`: per pose, the minimum distance between two meshes, a witness
+//! pair of triangles and its closest points (`docs/FORMATS.md`, "Distance").
+
+use super::output::{AtomicFile, Out, Outputs};
+use super::query_args::ms;
+use super::{Failure, inputs};
+use crate::bvh::BuildOptions;
+use crate::collider::Collider;
+use crate::kind::BvKind;
+use crate::pose::PoseReader;
+use crate::proximity::distance::PoseDistance;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct DistanceArgs {
+    /// Mesh A, the fixed one (OBJ, STL, PLY; optionally .gz; or a saved `.mch` hierarchy).
+    pub a: PathBuf,
+    /// Mesh B, the one the poses move.
+    pub b: PathBuf,
+    /// Poses of B in A's frame (`poses.csv`; `-` reads standard input).
+    #[arg(long)]
+    pub poses: PathBuf,
+    /// Output distance.csv: `pose,distance,tri_a,tri_b,ax,ay,az,bx,by,bz`, one row per pose,
+    /// written whole or not at all. The distance is the witness pair's exact distance
+    /// rounded once, the points its exact closest points rounded once.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Stop a pose's search beyond this distance: a pose farther apart writes `inf` and
+    /// empty fields (a decimal at least 0).
+    #[arg(long, value_name = "D", value_parser = inputs::parse_distance)]
+    pub upto: Option<f64>,
+    /// Bounding volume: the k-DOP hierarchies (auto uses kdop18; dual* their k-DOPs).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub bv: BvKind,
+    /// Most triangles in a leaf.
+    #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub leaf_size: u32,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Replace an existing output file even if it is read-only.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// One row of distance.csv. Numbers use Rust's shortest round-trip formatting (`{}` of an
+/// f64: `0` for zero, never an exponent), as FORMATS.md's example writes the distance.
+fn row(out: &mut String, pose: usize, d: &PoseDistance) {
+    use std::fmt::Write;
+    match &d.witness {
+        Some(w) => {
+            let _ = writeln!(
+                out,
+                "{pose},{},{},{},{},{},{},{},{},{}",
+                d.distance, w.tri_a, w.tri_b, w.a[0], w.a[1], w.a[2], w.b[0], w.b[1], w.b[2]
+            );
+        }
+        None => {
+            let _ = writeln!(out, "{pose},inf,,,,,,,,");
+        }
+    }
+}
+
+pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
+    let mut inputs_list: Vec<(&str, &std::path::Path)> = vec![("mesh A", &a.a), ("mesh B", &a.b)];
+    if a.poses.as_os_str() != "-" {
+        inputs_list.push(("--poses input", &a.poses));
+    }
+    let claim = Outputs::claim(&[Out::whole("--out", &a.out)], &inputs_list, a.force)?;
+    if let Some(n) = a.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
+    }
+    if !matches!(a.bv, BvKind::Auto) && !BvKind::ALL.contains(&a.bv) && !a.bv.is_dual() {
+        return Err(Failure::Input(format!(
+            "the distance query runs on the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26); --bv {} has none",
+            a.bv.name()
+        )));
+    }
+    let (ia, ib) = rayon::join(|| inputs::load(&a.a), || inputs::load(&a.b));
+    let (ia, ib) = (ia?, ib?);
+    let poses_file = inputs::PosesFile::open(&a.poses, claim.path(0))?;
+    let n_poses = crate::pose::count_poses_as(&poses_file.read, &poses_file.name)
+        .map_err(crate::error::Error::from)?;
+    let opt = BuildOptions {
+        leaf_size: a.leaf_size,
+        ..Default::default()
+    };
+    // Distances run on a k-DOP tree: `auto` builds only its kdop18 tree here.
+    let bv = if a.bv == BvKind::Auto {
+        BvKind::Kdop18
+    } else {
+        a.bv
+    };
+    let t1 = Instant::now();
+    let (ra, rb) = rayon::join(
+        || inputs::resolve(ia, &a.a, bv, &opt, "--leaf-size"),
+        || inputs::resolve(ib, &a.b, bv, &opt, "--leaf-size"),
+    );
+    let ((ma, ha), (mb, hb)) = (ra?, rb?);
+    let mut builder = Collider::builder(&ma, &mb)
+        .bv(bv)
+        .build_options_a(opt)
+        .build_options_b(opt);
+    if let Some(h) = ha {
+        builder = builder.hierarchy_a(h);
+    }
+    if let Some(h) = hb {
+        builder = builder.hierarchy_b(h);
+    }
+    let collider = builder.build()?;
+    let build_ms = ms(t1);
+
+    let mut file = AtomicFile::create(claim.path(0))?;
+    file.write_all(b"pose,distance,tri_a,tri_b,ax,ay,az,bx,by,bz\n")?;
+    let reader = PoseReader::open_as(&poses_file.read, &poses_file.name)
+        .map_err(crate::error::Error::from)?;
+    let mut read_error = None;
+    let poses = reader.map_while(|p| match p {
+        Ok(p) => Some(p),
+        Err(e) => {
+            read_error = Some(e);
+            None
+        }
+    });
+    let t2 = Instant::now();
+    let mut buf = String::new();
+    let mut done = 0usize;
+    let mut within = 0usize;
+    let mut counters = crate::scene::Counters::default();
+    let mut min = f64::INFINITY;
+    let write_error = |e: Failure| match e {
+        Failure::Internal(m) | Failure::Input(m) | Failure::Interrupted(m) => {
+            crate::error::Error::Write {
+                path: a.out.clone(),
+                source: std::io::Error::other(m),
+            }
+        }
+    };
+    let run = collider.distance_stream(poses, a.upto, |i, d| {
+        if super::interrupt::requested() {
+            return Err(crate::error::Error::Write {
+                path: a.out.clone(),
+                source: std::io::ErrorKind::Interrupted.into(),
+            });
+        }
+        row(&mut buf, i, &d);
+        counters += d.counters;
+        within += d.witness.is_some() as usize;
+        min = min.min(d.distance);
+        done += 1;
+        if buf.len() > 1 << 16 {
+            file.write_all(buf.as_bytes()).map_err(write_error)?;
+            buf.clear();
+        }
+        Ok(())
+    });
+    let query_ms = ms(t2);
+    match (run, read_error) {
+        (Ok(()), None) if done == n_poses => {}
+        (Err(_), _) if super::interrupt::requested() => {
+            return Err(Failure::Interrupted(format!(
+                "stopped after {done} poses; {} not written",
+                a.out.display()
+            )));
+        }
+        (Err(e), _) => return Err(Failure::from(e)),
+        (Ok(()), Some(e)) => return Err(Failure::from(crate::error::Error::from(e))),
+        (Ok(()), None) => {
+            return Err(Failure::Input(format!(
+                "{}: the file changed while it was read ({n_poses} poses, then {done})",
+                poses_file.name.display()
+            )));
+        }
+    }
+    file.write_all(buf.as_bytes())?;
+    file.commit()?;
+    eprintln!(
+        "{done} poses, {within} with a witness{}, smallest distance {}; build {build_ms:.1} ms, query {query_ms:.1} ms ({:.0} poses/s); Nv {}, Np {}, Nu {}",
+        match a.upto {
+            Some(d) => format!(" within {}", d),
+            None => String::new(),
+        },
+        min,
+        done as f64 / (query_ms / 1e3).max(1e-9),
+        counters.bv_tests,
+        counters.tri_tests,
+        counters.bv_updates
+    );
+    Ok(())
+}

@@ -1,0 +1,326 @@
+//! The 42 candidate feature pairs of two triangles (see the parent module's documentation),
+//! generic over the arithmetic ([`Arith`]): the interval filter, the exact fallback and the
+//! f64 guess of a direction all evaluate the same formulas, so they cannot drift apart.
+
+use super::super::P3;
+use super::super::exact::{Arith, Iv, div_down, div_up};
+use std::cmp::Ordering;
+
+/// The pair of features that attains a distance: indices are vertex `i` of a triangle, or
+/// its edge from vertex `i` to vertex `(i + 1) % 3`, or its face; `a` always names the
+/// first triangle's feature and `b` the second's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// The triangles intersect (distance 0).
+    Intersect,
+    /// Vertex of `a`, vertex of `b`.
+    VertexVertex {
+        /// Vertex of the first triangle.
+        a: usize,
+        /// Vertex of the second triangle.
+        b: usize,
+    },
+    /// Vertex of `a`, the interior of an edge of `b`.
+    VertexEdge {
+        /// Vertex of the first triangle.
+        a: usize,
+        /// Edge of the second triangle.
+        b: usize,
+    },
+    /// The interior of an edge of `a`, vertex of `b`.
+    EdgeVertex {
+        /// Edge of the first triangle.
+        a: usize,
+        /// Vertex of the second triangle.
+        b: usize,
+    },
+    /// Interior points of an edge of `a` and an edge of `b` (non-parallel).
+    EdgeEdge {
+        /// Edge of the first triangle.
+        a: usize,
+        /// Edge of the second triangle.
+        b: usize,
+    },
+    /// Vertex of `a` over the face of `b`.
+    VertexFace {
+        /// Vertex of the first triangle.
+        a: usize,
+    },
+    /// The face of `a` under vertex of `b`.
+    FaceVertex {
+        /// Vertex of the second triangle.
+        b: usize,
+    },
+}
+
+/// Number of candidates: 9 vertex–vertex, 9 + 9 vertex–edge, 9 edge–edge, 3 + 3 vertex–face.
+pub(super) const CANDIDATES: usize = 42;
+
+impl Feature {
+    /// The `k`-th candidate, in the fixed order that breaks ties ([`Feature`]'s variants in
+    /// order, then `a`, then `b`).
+    pub(super) fn of_index(k: usize) -> Feature {
+        let (i, j) = ((k % 9) / 3, k % 3);
+        match k {
+            0..9 => Feature::VertexVertex { a: i, b: j },
+            9..18 => Feature::VertexEdge { a: i, b: j },
+            18..27 => Feature::EdgeVertex { a: i, b: j },
+            27..36 => Feature::EdgeEdge { a: i, b: j },
+            36..39 => Feature::VertexFace { a: k - 36 },
+            _ => Feature::FaceVertex { b: k - 39 },
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The candidates, generic over the arithmetic.
+
+pub(super) type V<N> = [N; 3];
+
+pub(super) fn vsub<N: Arith>(a: &V<N>, b: &V<N>) -> V<N> {
+    [a[0].sub(&b[0]), a[1].sub(&b[1]), a[2].sub(&b[2])]
+}
+
+pub(super) fn dot<N: Arith>(a: &V<N>, b: &V<N>) -> N {
+    a[0].mul(&b[0]).add(&a[1].mul(&b[1])).add(&a[2].mul(&b[2]))
+}
+
+pub(super) fn cross<N: Arith>(a: &V<N>, b: &V<N>) -> V<N> {
+    [
+        a[1].mul(&b[2]).sub(&a[2].mul(&b[1])),
+        a[2].mul(&b[0]).sub(&a[0].mul(&b[2])),
+        a[0].mul(&b[1]).sub(&a[1].mul(&b[0])),
+    ]
+}
+
+pub(super) fn norm2<N: Arith>(a: &V<N>) -> N {
+    a[0].sqr().add(&a[1].sqr()).add(&a[2].sqr())
+}
+
+pub(super) fn is<N: Arith>(x: &N, want: impl Fn(Ordering) -> bool) -> Option<bool> {
+    x.sign().map(want)
+}
+
+/// The quantities the candidates share, computed once per pair of triangles.
+pub(super) struct Pre<N> {
+    /// Vertices of the two triangles.
+    pub(super) v: [[V<N>; 3]; 2],
+    /// `e[t][i] = v[t][i + 1] − v[t][i]`.
+    pub(super) e: [[V<N>; 3]; 2],
+    /// `|e[t][i]|²`.
+    pub(super) l: [[N; 3]; 2],
+    /// Normals `(v1 − v0) × (v2 − v0) = e2 × e0`.
+    pub(super) n: [V<N>; 2],
+    /// `|n[t]|²`.
+    pub(super) nn: [N; 2],
+    /// `w[i][j] = a_i − b_j`.
+    pub(super) w: [[V<N>; 3]; 3],
+}
+
+impl<N: Arith> Pre<N> {
+    pub(super) fn new(a: &[P3; 3], b: &[P3; 3]) -> Pre<N> {
+        let lift = |t: &[P3; 3]| t.map(|p| p.map(N::from_f64));
+        let v = [lift(a), lift(b)];
+        let edges = |v: &[V<N>; 3]| [0, 1, 2].map(|i| vsub(&v[(i + 1) % 3], &v[i]));
+        let e = [edges(&v[0]), edges(&v[1])];
+        let l = [0, 1].map(|t| [0, 1, 2].map(|i| norm2(&e[t][i])));
+        let n = [0, 1].map(|t| cross(&e[t][2], &e[t][0]));
+        let nn = [norm2(&n[0]), norm2(&n[1])];
+        let w = [0, 1, 2].map(|i| [0, 1, 2].map(|j| vsub(&v[0][i], &v[1][j])));
+        Pre { v, e, l, n, nn, w }
+    }
+}
+
+/// Candidate `k`: `None` when its conditions certainly fail, else `(certain, num, den)`
+/// with `certain` false when some condition is undecided; the value is `num / den` with
+/// `den > 0` whenever the conditions hold.
+pub(super) fn candidate<N: Arith>(p: &Pre<N>, k: usize) -> Option<(bool, N, N)> {
+    let mut certain = true;
+    macro_rules! req {
+        ($c:expr) => {
+            match $c {
+                Some(true) => {}
+                Some(false) => return None,
+                None => certain = false,
+            }
+        };
+    }
+    let pos = |s: Ordering| s == Ordering::Greater;
+    let neg = |s: Ordering| s == Ordering::Less;
+    let (num, den) = match Feature::of_index(k) {
+        Feature::VertexVertex { a, b } => (norm2(&p.w[a][b]), N::from_f64(1.0)),
+        Feature::VertexEdge { a, b } => {
+            // Vertex a_a against edge b_b → b_{b+1}: w = a_a − b_b.
+            let d = &p.e[1][b];
+            req!(is(&dot(&p.w[a][b], d), pos));
+            req!(is(&dot(&p.w[a][(b + 1) % 3], d), neg));
+            (norm2(&cross(&p.w[a][b], d)), p.l[1][b].clone())
+        }
+        Feature::EdgeVertex { a, b } => {
+            // Vertex b_b against edge a_a → a_{a+1}: its w is −w[a][b].
+            let d = &p.e[0][a];
+            req!(is(&dot(&p.w[a][b], d), neg));
+            req!(is(&dot(&p.w[(a + 1) % 3][b], d), pos));
+            (norm2(&cross(&p.w[a][b], d)), p.l[0][a].clone())
+        }
+        Feature::EdgeEdge { a, b } => {
+            let (d1, d2, r) = (&p.e[0][a], &p.e[1][b], &p.w[a][b]);
+            let c = cross(d1, d2);
+            let dd = norm2(&c);
+            req!(is(&dd, pos));
+            let (bb, dr, er) = (dot(d1, d2), dot(d1, r), dot(d2, r));
+            let s = bb.mul(&er).sub(&p.l[1][b].mul(&dr));
+            req!(is(&s, pos));
+            req!(is(&s.sub(&dd), neg));
+            let t = p.l[0][a].mul(&er).sub(&bb.mul(&dr));
+            req!(is(&t, pos));
+            req!(is(&t.sub(&dd), neg));
+            (dot(r, &c).sqr(), dd)
+        }
+        Feature::VertexFace { a } => {
+            // p − b_j = w[a][j].
+            req!(is(&p.nn[1], pos));
+            for j in 0..3 {
+                req!(is(&dot(&p.n[1], &cross(&p.e[1][j], &p.w[a][j])), |s| !neg(
+                    s
+                )));
+            }
+            (dot(&p.n[1], &p.w[a][0]).sqr(), p.nn[1].clone())
+        }
+        Feature::FaceVertex { b } => {
+            // p − a_i = −w[i][b].
+            req!(is(&p.nn[0], pos));
+            for i in 0..3 {
+                req!(is(&dot(&p.n[0], &cross(&p.e[0][i], &p.w[i][b])), |s| !pos(
+                    s
+                )));
+            }
+            (dot(&p.n[0], &p.w[0][b]).sqr(), p.nn[0].clone())
+        }
+        Feature::Intersect => unreachable!("not a candidate"),
+    };
+    Some((certain, num, den))
+}
+
+/// Candidate `k` is valid with value `≤ e2`, three-valued (`None`: undecided).
+pub(super) fn candidate_within<N: Arith>(p: &Pre<N>, k: usize, e2: &N) -> Option<bool> {
+    let Some((certain, num, den)) = candidate(p, k) else {
+        return Some(false);
+    };
+    match is(&num.sub(&e2.mul(&den)), |s| s != Ordering::Greater) {
+        Some(false) => Some(false),
+        Some(true) if certain => Some(true),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fast bounds: a guess in plain f64, certified by a separating direction.
+
+/// Plain f64 arithmetic, used only to *guess* the closest candidate: its signs are not
+/// certified, so nothing it computes is ever taken as an answer.
+#[derive(Clone, Copy)]
+pub(super) struct Guess(pub(super) f64);
+
+impl Arith for Guess {
+    fn from_f64(x: f64) -> Guess {
+        Guess(x)
+    }
+    fn add(&self, o: &Guess) -> Guess {
+        Guess(self.0 + o.0)
+    }
+    fn sub(&self, o: &Guess) -> Guess {
+        Guess(self.0 - o.0)
+    }
+    fn mul(&self, o: &Guess) -> Guess {
+        Guess(self.0 * o.0)
+    }
+    fn sign(&self) -> Option<Ordering> {
+        self.0.partial_cmp(&0.0)
+    }
+}
+
+/// A direction from the first triangle towards the second at candidate `k`'s closest
+/// points (unnormalized; the difference of the two closest points up to a positive factor).
+pub(super) fn guess_direction(p: &Pre<Guess>, k: usize) -> [f64; 3] {
+    let g = |v: &V<Guess>| v.map(|x| x.0);
+    let scale = |v: &[f64; 3], s: f64| v.map(|x| x * s);
+    let minus = |u: [f64; 3], v: [f64; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
+    match Feature::of_index(k) {
+        Feature::VertexVertex { a, b } => scale(&g(&p.w[a][b]), -1.0),
+        Feature::VertexEdge { a, b } => {
+            // foot − vertex = d (w·d)/|d|² − w
+            let (w, d) = (&p.w[a][b], &p.e[1][b]);
+            minus(scale(&g(d), dot(w, d).0), scale(&g(w), p.l[1][b].0))
+        }
+        Feature::EdgeVertex { a, b } => {
+            // vertex − foot = w' − d (w'·d)/|d|² with w' = −w
+            let (w, d) = (&p.w[a][b], &p.e[0][a]);
+            minus(scale(&g(d), dot(w, d).0), scale(&g(w), p.l[0][a].0))
+        }
+        Feature::EdgeEdge { a, b } => {
+            let c = cross(&p.e[0][a], &p.e[1][b]);
+            scale(&g(&c), -dot(&p.w[a][b], &c).0)
+        }
+        Feature::VertexFace { a } => scale(&g(&p.n[1]), -dot(&p.n[1], &p.w[a][0]).0),
+        Feature::FaceVertex { b } => scale(&g(&p.n[0]), -dot(&p.n[0], &p.w[0][b]).0),
+        Feature::Intersect => [0.0; 3],
+    }
+}
+
+/// Certified bounds `(lo2, hi2)` of the squared distance of two disjoint triangles, cheaply,
+/// or `None` when the shortcut does not give tight ones.
+///
+/// 1. Guess the least candidate `k` in plain f64 ([`Guess`]).
+/// 2. Upper bound: candidate `k` in intervals, if its conditions certainly hold (then its
+///    value is a squared distance of two points of the triangles).
+/// 3. Lower bound: for any vector `v ≠ 0` and `x ∈ a`, `y ∈ b`, `v·(y − x) ≤ |v|·|y − x|`, so
+///    the distance is at least `(min_j v·(b_j − a_0) − max_i v·(a_i − a_0)) / |v|` (the
+///    triangles are the convex hulls of their vertices). With `v` the guessed direction between the closest
+///    points (the exact direction makes this the distance), evaluated in intervals.
+///
+/// Taken only when `lo2 ≥ hi2 · (1 − 2^-20)`; otherwise the caller evaluates every
+/// candidate.
+pub(super) fn fast_bounds(a: &[P3; 3], b: &[P3; 3]) -> Option<(f64, f64)> {
+    let pre = Pre::<Guess>::new(a, b);
+    let mut best: Option<(f64, usize)> = None;
+    for k in 0..CANDIDATES {
+        if let Some((_, num, den)) = candidate(&pre, k) {
+            let v = num.0 / den.0;
+            if v.is_finite() && best.is_none_or(|(m, _)| v < m) {
+                best = Some((v, k));
+            }
+        }
+    }
+    let (_, k) = best?;
+    let v = guess_direction(&pre, k);
+    if !v.iter().all(|x| x.is_finite()) || v == [0.0; 3] {
+        return None;
+    }
+    let iv = Pre::<Iv>::new(a, b);
+    let (true, num, den) = candidate(&iv, k)? else {
+        return None;
+    };
+    if den.lo.is_nan() || den.lo <= 0.0 || !num.hi.is_finite() {
+        return None;
+    }
+    let hi2 = div_up(num.hi, den.lo);
+    // Projections relative to a_0, so that far from the origin only the (small, often
+    // exact) differences are rounded.
+    let vv = v.map(Iv::point);
+    let o = &iv.v[0][0];
+    let proj = |t: &[V<Iv>; 3]| t.map(|x| dot(&vv, &vsub(&x, o)));
+    let (pa, pb) = (proj(&iv.v[0]), proj(&iv.v[1]));
+    let max_a = pa.iter().fold(f64::NEG_INFINITY, |m, x| m.max(x.hi));
+    let min_b = pb.iter().fold(f64::INFINITY, |m, x| m.min(x.lo));
+    let gap = Iv::point(min_b).sub(&Iv::point(max_a)).lo;
+    if gap.is_nan() || gap <= 0.0 {
+        return None;
+    }
+    let lo2 = div_down(Iv::point(gap).sqr().lo, norm2(&vv).hi);
+    if lo2.is_finite() && hi2.is_finite() && lo2 > 0.0 && lo2 >= hi2 * (1.0 - 1.0 / 1048576.0) {
+        Some((lo2, hi2))
+    } else {
+        None
+    }
+}

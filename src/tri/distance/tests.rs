@@ -1,0 +1,137 @@
+//! Unit tests of the triangle distance: candidates, filters and the exact fallback.
+
+use super::*;
+use crate::rng::Rng;
+
+fn exact_runs() -> usize {
+    EXACT_RUNS.with(|c| c.get())
+}
+
+fn random_tri(r: &mut Rng, c: f64, s: f64) -> [P3; 3] {
+    [0; 3].map(|_| [0; 3].map(|_| c + s * r.range(-1.0, 1.0)))
+}
+
+#[test]
+fn candidate_order_is_fixed() {
+    let all: Vec<Feature> = (0..CANDIDATES).map(Feature::of_index).collect();
+    assert_eq!(all[0], Feature::VertexVertex { a: 0, b: 0 });
+    assert_eq!(all[5], Feature::VertexVertex { a: 1, b: 2 });
+    assert_eq!(all[9], Feature::VertexEdge { a: 0, b: 0 });
+    assert_eq!(all[26], Feature::EdgeVertex { a: 2, b: 2 });
+    assert_eq!(all[35], Feature::EdgeEdge { a: 2, b: 2 });
+    assert_eq!(all[36], Feature::VertexFace { a: 0 });
+    assert_eq!(all[41], Feature::FaceVertex { b: 2 });
+    let mut dedup = all.clone();
+    dedup.dedup();
+    assert_eq!(dedup.len(), CANDIDATES);
+}
+
+/// Generic (random real) pairs: the filters decide `within` away from the distance and
+/// give tight distance bounds without exact arithmetic, almost always; everything agrees
+/// with the exact path.
+#[test]
+fn filter_decides_generic_pairs() {
+    let mut r = Rng::new(5);
+    let (mut runs, mut probes) = (0, 0);
+    for i in 0..400 {
+        let c = if i % 2 == 0 { 0.0 } else { 1e7 };
+        let (a, b) = (random_tri(&mut r, c, 1.0), random_tri(&mut r, c + 0.7, 1.0));
+        let before = exact_runs();
+        let d = tri_tri_distance(&a, &b);
+        runs += exact_runs() - before;
+        probes += 1;
+        let (lo, hi) = (d.lower(), d.upper());
+        assert!(lo <= hi && hi - lo <= 1e-12 * hi, "{lo} {hi} {a:?} {b:?}");
+        let v = d.value();
+        // One ulp from the distance no filter can decide: agreement only.
+        for eps in [v.next_down(), v, v.next_up()] {
+            assert_eq!(
+                tri_tri_within(&a, &b, eps),
+                tri_tri_within_exact(&a, &b, eps)
+            );
+        }
+        let before = exact_runs();
+        for eps in [0.5 * v, 2.0 * v, v * (1.0 - 1e-6), v * (1.0 + 1e-6)] {
+            assert_eq!(
+                tri_tri_within(&a, &b, eps),
+                tri_tri_within_exact(&a, &b, eps)
+            );
+            probes += 1;
+        }
+        runs += exact_runs() - before;
+        assert_eq!(d.feature(), d.feature_exact());
+    }
+    assert!(runs * 50 < probes, "{runs} exact runs in {probes} probes");
+}
+
+/// Grid pairs (exact zeros everywhere): the tight directed rounding keeps them decided.
+#[test]
+fn filter_decides_grid_pairs() {
+    let mut r = Rng::new(6);
+    let before = exact_runs();
+    let mut probes = 0;
+    for _ in 0..400 {
+        let g = |r: &mut Rng| [0; 3].map(|_| [0; 3].map(|_| (r.below(9) as f64) - 4.0));
+        let (a, b) = (g(&mut r), g(&mut r));
+        let d = tri_tri_distance(&a, &b);
+        for eps in [0.0, 1.0, 2.5] {
+            assert_eq!(
+                tri_tri_within(&a, &b, eps),
+                tri_tri_within_exact(&a, &b, eps)
+            );
+            probes += 1;
+        }
+        assert_eq!(d.feature(), d.feature_exact());
+    }
+    let runs = exact_runs() - before;
+    assert!(runs * 20 < probes, "{runs} exact runs in {probes} probes");
+}
+
+#[test]
+fn eps_edge_cases() {
+    let a = [[0.0; 3]; 3];
+    let b = [[3.0, 4.0, 0.0]; 3];
+    assert!(!tri_tri_within(&a, &b, -1.0));
+    assert!(!tri_tri_within(&a, &b, f64::NAN));
+    assert!(tri_tri_within(&a, &b, f64::INFINITY));
+    assert!(tri_tri_within(&a, &b, 1e300)); // eps² overflows f64; exact anyway
+    assert!(tri_tri_within(&a, &b, 5.0));
+    assert!(!tri_tri_within(&a, &b, 5f64.next_down()));
+    assert!(!tri_tri_within(&a, &b, 0.0));
+    assert!(tri_tri_within(&a, &a, 0.0));
+}
+
+/// Rough cost of the filtered paths (run with `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn timing() {
+    let mut r = Rng::new(9);
+    let pairs: Vec<_> = (0..20000)
+        .map(|_| (random_tri(&mut r, 0.0, 1.0), random_tri(&mut r, 1.5, 1.0)))
+        .collect();
+    let t = std::time::Instant::now();
+    let mut hits = 0;
+    for (a, b) in &pairs {
+        hits += tri_tri_within(a, b, 0.3) as usize;
+    }
+    let within = t.elapsed().as_secs_f64() / pairs.len() as f64;
+    let t = std::time::Instant::now();
+    let mut s = 0.0;
+    let runs = exact_runs();
+    for (a, b) in &pairs {
+        s += tri_tri_distance(a, b).upper();
+    }
+    let dist = t.elapsed().as_secs_f64() / pairs.len() as f64;
+    println!("{} exact runs", exact_runs() - runs);
+    let t = std::time::Instant::now();
+    for (a, b) in pairs.iter().take(2000) {
+        s += tri_tri_distance(a, b).value();
+    }
+    let exact = t.elapsed().as_secs_f64() / 2000.0;
+    println!(
+        "within {:.2} µs ({hits} hits), distance {:.2} µs, with exact value {:.2} µs ({s})",
+        within * 1e6,
+        dist * 1e6,
+        exact * 1e6
+    );
+}
