@@ -169,6 +169,18 @@ class Collider:
         once; NaN without a witness). ``upto``: a pose farther apart than it has no witness
         and its search stops early. Runs on the k-DOP hierarchies (``bv="auto"`` uses its
         kdop18 tree); poses as ``query`` takes them."""
+    def inside(
+        self,
+        poses: _Coords,
+        backend: Literal["auto", "cpu", "gpu"] = "auto",
+        first_pose: int = 0,
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
+    ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.str_]]:
+        """``meshcollide query --solid``'s ``inside.csv``: the poses where the surfaces do
+        not meet and one closed mesh lies inside the other, as ``(pose, inner)``: int64
+        ``(P',)`` pose numbers (offset by ``first_pose``) and ``"a"`` or ``"b"`` (the mesh
+        inside). Both meshes must be closed (``InputError`` naming the mesh and an open
+        edge otherwise); decided exactly (ray parity with exact predicates)."""
     def iter_query(
         self,
         poses: _Coords,

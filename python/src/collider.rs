@@ -10,6 +10,8 @@ use meshcollide::formats::Totals;
 use meshcollide::gpu::{GpuContext, GpuError};
 use meshcollide::proximity::Tolerance;
 use meshcollide::saved::KdopHierarchy;
+use meshcollide::solid;
+use meshcollide::solid::Solid;
 use meshcollide::{Contacts, Mesh, Mode, Pose, QueryOptions};
 use numpy::IntoPyArray;
 use numpy::PyArray2;
@@ -37,6 +39,9 @@ pub struct Collider {
     last_stats: Mutex<Option<String>>,
     /// `threads=N`: the pool the build and every query run on; `None`: rayon's global pool.
     pool: Option<rayon::ThreadPool>,
+    /// A's and B's meshes with the names errors give them (the file, or "mesh A"), for
+    /// `inside`, whose ray parity reads the surfaces as written.
+    meshes: [(Mesh, String); 2],
 }
 
 /// `--backend`: auto (a hardware GPU, else the CPU), cpu or gpu.
@@ -103,6 +108,7 @@ impl Collider {
     fn build(
         py: Python<'_>,
         (a, b): (Mesh, Mesh),
+        names: [String; 2],
         saved: [Option<(KdopHierarchy, String)>; 2],
         options: Options,
         load_ms: f64,
@@ -128,6 +134,10 @@ impl Collider {
             saved_from,
             last_stats: Mutex::new(None),
             pool,
+            meshes: {
+                let [na, nb] = names;
+                [(a, na), (b, nb)]
+            },
         })
     }
 
@@ -264,7 +274,8 @@ impl Collider {
         let options = Options::from_kwargs(options)?;
         let a = arrays::mesh_from_arrays(vertices_a, triangles_a, "mesh A")?;
         let b = arrays::mesh_from_arrays(vertices_b, triangles_b, "mesh B")?;
-        Collider::build(py, (a, b), [None, None], options, 0.0)
+        let names = ["mesh A".to_string(), "mesh B".to_string()];
+        Collider::build(py, (a, b), names, [None, None], options, 0.0)
     }
 
     /// Loads A and B from mesh files (errors name the file and line) and builds; a saved
@@ -301,7 +312,8 @@ impl Collider {
         let load_ms = t.elapsed().as_secs_f64() * 1e3 - saved_ms;
         let named = |h: Option<KdopHierarchy>, p: &PathBuf| h.map(|h| (h, p.display().to_string()));
         let saved = [named(ha, &path_a), named(hb, &path_b)];
-        let mut c = Collider::build(py, (a, b), saved, options, load_ms)?;
+        let names = [path_a.display().to_string(), path_b.display().to_string()];
+        let mut c = Collider::build(py, (a, b), names, saved, options, load_ms)?;
         c.build_ms += saved_ms;
         Ok(c)
     }
@@ -396,6 +408,66 @@ impl Collider {
             tri.into_pyarray(py),
             pts.into_pyarray(py),
         ))
+    }
+
+    /// `meshcollide query --solid`'s `inside.csv`: the poses at which the surfaces do not
+    /// meet (no intersecting pair) and one closed mesh lies inside the other, as
+    /// `(pose, inner)`: int64 `(K,)` pose numbers (offset by `first_pose`, as `query`'s)
+    /// and a `<U1` array of `"a"` or `"b"`, the mesh inside. Both meshes must be closed
+    /// (every edge shared by exactly two triangles; `InputError` naming the mesh and an
+    /// open edge otherwise). Contact is decided by the ordinary query on `backend`
+    /// (`last_stats` is its), containment on the CPU by exact ray parity
+    /// (`meshcollide::solid`).
+    #[pyo3(
+        signature = (poses, backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz"),
+        text_signature = "(self, poses, backend='auto', first_pose=0, quat='wxyz')"
+    )]
+    fn inside<'py>(
+        &self,
+        py: Python<'py>,
+        poses: &Bound<'py, PyAny>,
+        backend: &str,
+        first_pose: IntArg,
+        quat: &str,
+    ) -> PyResult<(Bound<'py, numpy::PyArray1<i64>>, Bound<'py, PyAny>)> {
+        let b = self::backend(backend)?;
+        let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
+        let [(ma, na), (mb, nb)] = &self.meshes;
+        let (found, json) = py
+            .detach(|| {
+                let sa = Solid::named(ma, std::path::Path::new(na))?;
+                let sb = Solid::named(mb, std::path::Path::new(nb))?;
+                crate::pool::on(self.pool.as_ref(), || {
+                    let (rows, run) =
+                        self.run(poses.clone(), Mode::First, Tolerance::ZERO, b, 0)?;
+                    let mut touching = vec![false; poses.len()];
+                    for r in rows.chunks_exact(3) {
+                        touching[r[0] as usize] = true;
+                    }
+                    use rayon::prelude::*;
+                    let found: Vec<(i64, &'static str)> = poses
+                        .par_iter()
+                        .enumerate()
+                        .filter(|(i, _)| !touching[*i])
+                        .filter_map(|(i, p)| {
+                            solid::inside(&sa, ma, &sb, mb, p)
+                                .map(|w| ((first_pose + i) as i64, w.as_str()))
+                        })
+                        .collect();
+                    Ok::<_, meshcollide::Error>((
+                        found,
+                        run.stats_json(&self.inner(), &self.options),
+                    ))
+                })
+            })
+            .map_err(errors::to_py)?;
+        if let Ok(mut s) = self.last_stats.lock() {
+            *s = Some(json);
+        }
+        let pose: Vec<i64> = found.iter().map(|f| f.0).collect();
+        let inner: Vec<&str> = found.iter().map(|f| f.1).collect();
+        let inner = py.import("numpy")?.call_method1("array", (inner, "<U1"))?;
+        Ok((numpy::PyArray1::from_vec(py, pose), inner))
     }
 
     /// `query` in chunks of `chunk` poses, for runs whose pairs would not fit in memory at

@@ -154,6 +154,8 @@ CALLABLES = {
     "Collider.from_files": lambda: meshcollide.Collider.from_files,
     "Collider.query": lambda: meshcollide.Collider.query,
     "Collider.iter_query": lambda: meshcollide.Collider.iter_query,
+    "Collider.distance": lambda: meshcollide.Collider.distance,
+    "Collider.inside": lambda: meshcollide.Collider.inside,
     "self_collide": lambda: meshcollide.self_collide,
     "load_mesh": lambda: meshcollide.load_mesh,
     "load_poses": lambda: meshcollide.load_poses,
@@ -191,7 +193,7 @@ def test_every_keyword_the_signature_names_is_taken_with_its_default(tori, poses
 def test_readme_python_section_names_every_keyword():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("### From Python", 1)[1].split("\n### ", 1)[0]
-    for name in ["Collider.__init__", "Collider.query", "Collider.iter_query", "self_collide"]:
+    for name in ["Collider.__init__", "Collider.query", "Collider.iter_query", "Collider.distance", "Collider.inside", "self_collide"]:
         for p in stub_parameters()[name]:
             if not p.startswith(("vertices", "triangles")):
                 assert f"`{p}" in section or f"{p}=" in section or f" {p}," in section, (name, p)
