@@ -253,6 +253,66 @@ fn distance_writes_the_format_and_the_oracles_answer() {
     }
 }
 
+/// A mesh file without triangles (only vertices): every other command refuses it, the
+/// distance query answers `inf` without a witness at every pose (FORMATS.md, "Distance"),
+/// whichever side it is, and still checks the poses.
+#[test]
+fn distance_with_an_empty_mesh_is_inf_at_every_pose() {
+    let (d, _, _, poses) = scene("distance-empty");
+    std::fs::write(d.join("empty.obj"), "v 0 0 0\nv 1 0 0\n").unwrap();
+    for (a, b) in [("empty.obj", "b.obj"), ("a.obj", "empty.obj")] {
+        let o = run(
+            &d,
+            &[
+                "distance",
+                a,
+                b,
+                "--poses",
+                "poses.csv",
+                "--out",
+                "d.csv",
+                "--force",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(d.join("d.csv")).unwrap();
+        let want: String = std::iter::once("pose,distance,tri_a,tri_b,ax,ay,az,bx,by,bz\n".into())
+            .chain((0..poses.len()).map(|i| format!("{i},inf,,,,,,,,\n")))
+            .collect();
+        assert_eq!(text, want);
+    }
+    let o = run(
+        &d,
+        &[
+            "query",
+            "empty.obj",
+            "b.obj",
+            "--poses",
+            "poses.csv",
+            "--out",
+            "p.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("empty.obj"), "{}", stderr(&o));
+    std::fs::write(d.join("bad.csv"), "qw,qx,qy,qz,tx,ty,tz\n1,0,0,0,0,0,x\n").unwrap();
+    let o = run(
+        &d,
+        &[
+            "distance",
+            "empty.obj",
+            "b.obj",
+            "--poses",
+            "bad.csv",
+            "--out",
+            "e.csv",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
+    assert!(!d.join("e.csv").exists());
+}
+
 /// `--solid` as a user meets it: a small closed box inside a big one has no pairs (the
 /// surfaces never meet) and is reported in `inside.csv` beside `--out`, the other way round
 /// as `a`; a box outside or touching is not. The rows equal the library's decision,

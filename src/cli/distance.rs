@@ -62,6 +62,31 @@ fn row(out: &mut String, pose: usize, d: &PoseDistance) {
     }
 }
 
+/// A mesh without triangles: every pose is `inf` with no witness (the poses are still read
+/// and checked, so a bad row is the same error as with a mesh).
+fn no_witness(
+    poses_file: &inputs::PosesFile,
+    out: &std::path::Path,
+    n_poses: usize,
+) -> Result<(), Failure> {
+    let mut file = AtomicFile::create(out)?;
+    let mut text = String::from("pose,distance,tri_a,tri_b,ax,ay,az,bx,by,bz\n");
+    let reader = PoseReader::open_as(&poses_file.read, &poses_file.name)
+        .map_err(crate::error::Error::from)?;
+    for (i, p) in reader.enumerate() {
+        p.map_err(crate::error::Error::from)?;
+        row(&mut text, i, &PoseDistance::none(Default::default()));
+        if text.len() > 1 << 16 {
+            file.write_all(text.as_bytes())?;
+            text.clear();
+        }
+    }
+    file.write_all(text.as_bytes())?;
+    file.commit()?;
+    eprintln!("{n_poses} poses: a mesh has no triangle, so no pose has a witness (distance inf)");
+    Ok(())
+}
+
 pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
     let mut inputs_list: Vec<(&str, &std::path::Path)> = vec![("mesh A", &a.a), ("mesh B", &a.b)];
     if a.poses.as_os_str() != "-" {
@@ -80,11 +105,17 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             a.bv.name()
         )));
     }
-    let (ia, ib) = rayon::join(|| inputs::load(&a.a), || inputs::load(&a.b));
+    let (ia, ib) = rayon::join(
+        || inputs::load_or_empty(&a.a),
+        || inputs::load_or_empty(&a.b),
+    );
     let (ia, ib) = (ia?, ib?);
     let poses_file = inputs::PosesFile::open(&a.poses, claim.path(0))?;
     let n_poses = crate::pose::count_poses_as(&poses_file.read, &poses_file.name)
         .map_err(crate::error::Error::from)?;
+    let (Some(ia), Some(ib)) = (ia, ib) else {
+        return no_witness(&poses_file, claim.path(0), n_poses);
+    };
     let opt = BuildOptions {
         leaf_size: a.leaf_size,
         ..Default::default()

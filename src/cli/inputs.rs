@@ -32,6 +32,19 @@ pub fn load(path: &Path) -> Result<Input, Failure> {
     })
 }
 
+/// [`load`], with a mesh file that holds no triangle as `None` instead of an error: the
+/// distance query's contract gives such a mesh `inf` and no witness at every pose
+/// (docs/FORMATS.md, "Distance"), where every other command refuses it.
+pub fn load_or_empty(path: &Path) -> Result<Option<Input>, Failure> {
+    let t = std::time::Instant::now();
+    match load_mesh_or_saved(path) {
+        Err(crate::error::Error::Mesh(crate::error::MeshError::Empty { .. })) => Ok(None),
+        Err(e) => Err(e.into()),
+        Ok(LoadedInput::Mesh(m)) => Ok(Some(Input::Mesh(m))),
+        Ok(LoadedInput::Saved(s)) => Ok(Some(Input::Saved(s, t.elapsed()))),
+    }
+}
+
 /// The mesh, and the hierarchy of a `.mch` file after checking that it is what the query
 /// asks for: a different `--bv` or build option is an input error naming the file and the
 /// difference (the file is never silently used for another hierarchy, nor rebuilt).
