@@ -6,6 +6,7 @@ use crate::bvh::Bvh;
 use crate::error::{Error, Result};
 use crate::pose::Pose;
 use crate::proximity::distance::{DistanceWorkspace, PoseDistance, distance_pose};
+use crate::proximity::spheres::NodeSpheres;
 use crate::scene::{POSE_CHUNK, STREAM_CHUNK, TumbleMethod, WorkspacePool};
 use crate::tumble::FlyingHierarchy;
 use rayon::prelude::*;
@@ -79,6 +80,7 @@ fn stream<const H: usize>(
     mut sink: impl FnMut(usize, PoseDistance) -> Result<()>,
 ) -> Result<()> {
     let pool = WorkspacePool::<DistanceWorkspace<H>>::default();
+    let spheres = [NodeSpheres::new(env), NodeSpheres::new(&fly.bvh)];
     let mut poses = poses.into_iter();
     let mut next = 0usize;
     let mut block = Vec::with_capacity(chunk.max(1));
@@ -97,7 +99,7 @@ fn stream<const H: usize>(
                 ws.restart();
                 let r = run
                     .iter()
-                    .map(|p| distance_pose(env, fly, p, method, upto, &mut ws))
+                    .map(|p| distance_pose(env, fly, &spheres, p, method, upto, &mut ws))
                     .collect();
                 pool.put(ws);
                 r

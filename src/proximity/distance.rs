@@ -9,8 +9,10 @@
 //! volume hierarchies (Larsen, Gottschalk, Lin and Manocha, *Fast Proximity Queries with
 //! Swept Sphere Volumes*, 1999, section 5; the Freiburg lecture's "proximity" query):
 //!
-//! - **Lower bound of a node pair**: the largest gap between A's k-DOP and B's tumbled
-//!   k-DOP along any slab direction, divided by the direction's length
+//! - **Lower bound of a node pair**: the larger of two certified bounds: the distance of
+//!   the nodes' bounding spheres ([`crate::proximity::spheres`], rotation invariant, tried
+//!   first because it needs no tumbling of B's node), and the largest gap between A's k-DOP
+//!   and B's tumbled k-DOP along any slab direction, divided by the direction's length
 //!   ([`kdop_gap_lower`]), rounded down. The volumes contain their triangles, so no two
 //!   points of them are closer.
 //! - **Upper bound**: the best witness so far ([`TriDistance::upper`]). Coherence: each pose
@@ -40,6 +42,7 @@
 use crate::bv::Kdop;
 use crate::bvh::Bvh;
 use crate::pose::Pose;
+use crate::proximity::spheres::{NodeSpheres, PosedRadius, projected_gap_lower, sphere_gap_lower};
 use crate::scene::{Counters, TumbleMethod};
 use crate::tri::distance::{TriDistance, tri_tri_distance};
 use crate::tumble::{FlyingHierarchy, TumbleWorkspace};
@@ -198,6 +201,7 @@ impl<const H: usize> DistanceWorkspace<H> {
 pub fn distance_pose<const H: usize>(
     env: &Bvh<H>,
     fly: &FlyingHierarchy<H>,
+    spheres: &[NodeSpheres; 2],
     pose: &Pose,
     method: TumbleMethod,
     upto: Option<f64>,
@@ -210,6 +214,8 @@ pub fn distance_pose<const H: usize>(
     ws.tumble
         .begin(fly, &fly.local_pose(env.frame(), pose), method);
     let inv = inv_norms_down::<H>();
+    let [sa, sb] = spheres;
+    let posed = PosedRadius::new(pose, sb);
     let limit = upto.unwrap_or(f64::INFINITY);
     let mut best: Option<Best> = None;
     // The previous pose's witness first: an upper bound before the first node pair.
@@ -224,42 +230,61 @@ pub fn distance_pose<const H: usize>(
         });
     }
     let bound = |best: &Option<Best>| best.as_ref().map_or(limit, |b| b.d.upper().min(limit));
+    // A node pair's lower bound (Nv counts them): the spheres first, which need no
+    // tumbling of B's node, then the k-DOPs unless the spheres already exceed `cap`.
+    let node_lower = |e: usize, f: usize, cap: f64, ws: &mut DistanceWorkspace<H>| {
+        let lb_s = sphere_gap_lower(
+            &sa.centre[e],
+            sa.radius[e],
+            &pose.apply(sb.centre[f]),
+            posed.radius(sb.radius[f]),
+        );
+        if lb_s > cap {
+            return lb_s;
+        }
+        let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
+        if ne.count == 1 && nf.count == 1 {
+            // Two triangles: their projected gap is tighter than either volume's bound
+            // and needs no tumbled k-DOP.
+            let ta = env.tris.corners_f64(ne.first as usize);
+            let tb = &ws.tumble.leaf_triangles(fly, pose, f)[0];
+            return projected_gap_lower(&ta, tb).max(lb_s);
+        }
+        kdop_gap_lower(&ne.bv, ws.tumble.node_bv(fly, f), &inv).max(lb_s)
+    };
     ws.heap.clear();
-    ws.heap.push(Pending {
-        lb: 0.0,
-        e: 0,
-        f: 0,
-    });
+    c.bv_tests += 1;
+    let lb = node_lower(0, 0, bound(&best), ws);
+    if lb <= bound(&best) {
+        ws.heap.push(Pending { lb, e: 0, f: 0 });
+    }
+    // Best first: a pair's children are bounded when it is split and queued only if their
+    // bound does not exceed the best so far (ties are kept: see "What is exact").
     while let Some(Pending { lb, e, f }) = ws.heap.pop() {
         if lb > bound(&best) {
             break;
         }
         let (e, f) = (e as usize, f as usize);
-        c.bv_tests += 1;
-        let lb = kdop_gap_lower(&env.nodes[e].bv, ws.tumble.node_bv(fly, f), &inv);
-        if lb > bound(&best) {
-            continue;
-        }
         let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
-        let split_a =
-            !ne.is_leaf() && (nf.is_leaf() || ne.bv.size() >= ws.tumble.node_bv(fly, f).size());
-        if split_a {
-            for k in [ne.first, ne.first + 1] {
-                ws.heap.push(Pending {
-                    lb,
-                    e: k,
-                    f: f as u32,
-                });
-            }
-            continue;
-        }
-        if !nf.is_leaf() {
-            for k in [nf.first, nf.first + 1] {
-                ws.heap.push(Pending {
-                    lb,
-                    e: e as u32,
-                    f: k,
-                });
+        if !(ne.is_leaf() && nf.is_leaf()) {
+            let split_a =
+                !ne.is_leaf() && (nf.is_leaf() || ne.bv.size() >= ws.tumble.node_bv(fly, f).size());
+            for k in 0..2 {
+                let (e2, f2) = if split_a {
+                    (ne.first as usize + k, f)
+                } else {
+                    (e, nf.first as usize + k)
+                };
+                c.bv_tests += 1;
+                let cap = bound(&best);
+                let lb = node_lower(e2, f2, cap, ws);
+                if lb <= cap {
+                    ws.heap.push(Pending {
+                        lb,
+                        e: e2 as u32,
+                        f: f2 as u32,
+                    });
+                }
             }
             continue;
         }
@@ -273,6 +298,11 @@ pub fn distance_pose<const H: usize>(
                     continue; // the previous pose's witness, measured already
                 }
                 c.tri_tests += 1;
+                // Most pairs of a leaf pair within the bound are not: a cheap certified
+                // bound first ([`projected_gap_lower`]).
+                if projected_gap_lower(&ta, tb) > bound(&best) {
+                    continue;
+                }
                 let d = tri_tri_distance(&ta, tb);
                 if d.lower() > limit {
                     continue;

@@ -26,6 +26,7 @@
 //! run tolerance queries yet ([`crate::Collider::collide_stream_gpu`] refuses them).
 
 pub mod distance;
+pub mod spheres;
 
 use crate::bv::Kdop;
 use crate::tri::P3;

@@ -77,14 +77,17 @@ impl Feature {
 
 pub(super) type V<N> = [N; 3];
 
+#[inline(always)]
 pub(super) fn vsub<N: Arith>(a: &V<N>, b: &V<N>) -> V<N> {
     [a[0].sub(&b[0]), a[1].sub(&b[1]), a[2].sub(&b[2])]
 }
 
+#[inline(always)]
 pub(super) fn dot<N: Arith>(a: &V<N>, b: &V<N>) -> N {
     a[0].mul(&b[0]).add(&a[1].mul(&b[1])).add(&a[2].mul(&b[2]))
 }
 
+#[inline(always)]
 pub(super) fn cross<N: Arith>(a: &V<N>, b: &V<N>) -> V<N> {
     [
         a[1].mul(&b[2]).sub(&a[2].mul(&b[1])),
@@ -93,6 +96,7 @@ pub(super) fn cross<N: Arith>(a: &V<N>, b: &V<N>) -> V<N> {
     ]
 }
 
+#[inline(always)]
 pub(super) fn norm2<N: Arith>(a: &V<N>) -> N {
     a[0].sqr().add(&a[1].sqr()).add(&a[2].sqr())
 }
