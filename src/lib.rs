@@ -146,4 +146,6 @@ pub use pose::Pose;
 pub use rtree::{RtreeCollide, RtreeCounters, RtreeOptions};
 pub use saved::{KdopHierarchy, SavedHierarchy};
 pub use scene::{Counters, Mode, PoseResult, QueryOptions, TumbleMethod, brute_force};
-pub use self_collide::{SelfCollider, SelfColliderBuilder, brute_force_self};
+pub use self_collide::{
+    SelfCollider, SelfColliderBuilder, brute_force_self, brute_force_self_within,
+};

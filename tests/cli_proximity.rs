@@ -443,3 +443,57 @@ fn solid_refuses_an_open_mesh() {
     assert!(e.contains("sheet.obj") && e.contains("edge"), "{e}");
     assert!(!d.join("p.csv").exists() && !d.join("inside.csv").exists());
 }
+
+/// `self --tolerance` writes its oracle's pairs (pose 0), 0 writes the ordinary query's
+/// file byte for byte, and a GPU backend or a bad value is exit 2 naming the option.
+#[test]
+fn self_tolerance_writes_the_oracles_pairs() {
+    let d = common::fresh_tmp_dir("proximity", "self-tolerance");
+    let sheet = meshcollide::mesh::generate::folded_sheet(10, 3, 0.1);
+    common::write_obj(&d.join("s.obj"), &sheet);
+    let sheet = meshcollide::mesh::load(&d.join("s.obj")).unwrap();
+    for eps in ["0.02", "0.1"] {
+        let o = run(
+            &d,
+            &[
+                "self",
+                "s.obj",
+                "--out",
+                "p.csv",
+                "--tolerance",
+                eps,
+                "--force",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let got = parse_pairs(&std::fs::read_to_string(d.join("p.csv")).unwrap()).unwrap();
+        let want: Vec<(u32, u32, u32)> = meshcollide::brute_force_self_within(&sheet, num(eps))
+            .into_iter()
+            .map(|(a, b)| (0, a, b))
+            .collect();
+        assert_eq!(got, want, "eps {eps}");
+    }
+    let o = run(&d, &["self", "s.obj", "--out", "z.csv", "--tolerance", "0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&d, &["self", "s.obj", "--out", "plain.csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read(d.join("z.csv")).unwrap(),
+        std::fs::read(d.join("plain.csv")).unwrap()
+    );
+    for (args, want) in [
+        (vec!["--tolerance=-1"], "--tolerance"),
+        (vec!["--tolerance", "nan"], "--tolerance"),
+        (
+            vec!["--tolerance", "0.1", "--backend", "gpu"],
+            "--tolerance",
+        ),
+    ] {
+        let mut all = vec!["self", "s.obj", "--out", "bad.csv"];
+        all.extend(args);
+        let o = run(&d, &all);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        assert!(!d.join("bad.csv").exists());
+    }
+}

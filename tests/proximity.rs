@@ -294,3 +294,53 @@ fn distance_upto_and_errors() {
         assert!(e.to_string().contains("k-DOP"), "{e}");
     }
 }
+
+/// `self` at a tolerance equals its oracle (every pair by the same exact rule) on a folded
+/// sheet (neighbours everywhere: the rule keeps them as the intersection query does),
+/// random soups near and 10⁷ from the origin, and a sheet of dyadic coordinates whose rows
+/// lie exactly 0.25 apart (pairs at exactly ε); 0 is the ordinary query, counters too.
+#[test]
+fn self_tolerance_equals_brute_force() {
+    let sheet = meshcollide::mesh::generate::folded_sheet(12, 3, 0.1);
+    let soup = meshcollide::mesh::generate::random_soup(5, 400, 1.0, 0.2);
+    let far = shifted(&soup, [1e7, -1e7, 3e7]);
+    let rows = Mesh::new(
+        (0..6)
+            .flat_map(|i| {
+                let y = 0.25 * i as f64;
+                [[0.0, y, 0.0], [1.0, y, 0.0], [0.5, y, 0.5]]
+            })
+            .collect(),
+        (0..6u32).map(|i| [3 * i, 3 * i + 1, 3 * i + 2]).collect(),
+    )
+    .unwrap();
+    let mut found = 0;
+    for (name, m) in [
+        ("sheet", &sheet),
+        ("soup", &soup),
+        ("far soup", &far),
+        ("rows", &rows),
+    ] {
+        for bv in BvKind::ALL {
+            let c = SelfCollider::builder(m).bv(bv).build().unwrap();
+            let zero = c.collide_within(Mode::All, Tolerance::ZERO);
+            let plain = c.collide_with(Mode::All);
+            assert_eq!(zero.pairs, plain.pairs, "{name}");
+            assert_eq!(zero.counters, plain.counters, "{name}");
+            for eps in [0.01, 0.05, 0.25] {
+                let got = c.collide_within(Mode::All, Tolerance::new(eps, "eps").unwrap());
+                let want = brute_force_self_within(m, eps);
+                assert_eq!(got.pairs, want, "{name}, {}, eps {eps}", bv.name());
+                assert!(want.len() >= plain.pairs.len());
+                found += want.len() - plain.pairs.len();
+            }
+        }
+    }
+    assert!(found > 0, "the tolerances found nothing more than contact");
+    // The rows at exactly 0.25: each row with the next (a pair at distance exactly ε).
+    let got = SelfCollider::builder(&rows)
+        .build()
+        .unwrap()
+        .collide_within(Mode::All, Tolerance::new(0.25, "eps").unwrap());
+    assert_eq!(got.pairs, (0..5u32).map(|i| (i, i + 1)).collect::<Vec<_>>());
+}

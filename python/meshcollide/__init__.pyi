@@ -49,9 +49,11 @@ def self_collide(
     leaf_size: int = 1,
     backend: Literal["auto", "cpu", "gpu"] = "auto",
     threads: Optional[int] = None,
+    tolerance: float = 0.0,
 ) -> npt.NDArray[np.int64]:
     """Self-collision (``meshcollide self``): int64 ``(K, 3)`` rows ``frame, tri_a, tri_b``
-    with ``tri_a < tri_b``; neighbours sharing vertices count only where they meet outside
+    with ``tri_a < tri_b``; ``tolerance=eps``: pairs without a common vertex index within
+    ``eps`` instead (exact; CPU); neighbours sharing vertices count only where they meet outside
     their shared vertices. ``frames``: an iterable of ``(n, 3)`` vertex arrays, one per
     frame (the hierarchy is refitted); without it, frame 0 is the mesh as given; an empty
     ``frames`` raises ``InputError`` (``frames: the frame list names no frame``, as the

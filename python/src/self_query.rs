@@ -21,12 +21,15 @@ use pyo3::prelude::*;
 /// frame. `backend`: `auto` (a hardware GPU, else the CPU), `cpu` or `gpu` (the same pairs,
 /// `meshcollide self --backend`). `threads`: a pool of that many threads (1 to 4096) for
 /// this call, as `meshcollide self --threads`; default rayon's global pool (all cores, or
-/// `RAYON_NUM_THREADS`). Bad input raises `InputError` naming the array, frame,
+/// `RAYON_NUM_THREADS`). `tolerance`: every pair of triangles without a common vertex index
+/// within this distance instead, decided exactly (neighbours keep the rule above; a float
+/// at least 0, 0 the ordinary query; on the CPU: `backend="gpu"` raises, `meshcollide self
+/// --tolerance`). Bad input raises `InputError` naming the array, frame,
 /// triangle or option; a GPU failure `GpuError`.
 #[pyfunction]
 #[pyo3(
-    signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = IntArg::Int(1), backend = "auto", threads = None),
-    text_signature = "(vertices, triangles, *, frames=None, bv='kdop18', mode='all', leaf_size=1, backend='auto', threads=None)"
+    signature = (vertices, triangles, *, frames = None, bv = "kdop18", mode = "all", leaf_size = IntArg::Int(1), backend = "auto", threads = None, tolerance = 0.0),
+    text_signature = "(vertices, triangles, *, frames=None, bv='kdop18', mode='all', leaf_size=1, backend='auto', threads=None, tolerance=0.0)"
 )]
 #[allow(clippy::too_many_arguments)] // the Python signature
 pub fn self_collide<'py>(
@@ -39,8 +42,19 @@ pub fn self_collide<'py>(
     leaf_size: IntArg,
     backend: &str,
     threads: Option<IntArg>,
+    tolerance: f64,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let backend = crate::collider::backend(backend)?;
+    let tolerance =
+        meshcollide::proximity::Tolerance::new(tolerance, "tolerance").map_err(errors::to_py)?;
+    let backend = match crate::collider::backend(backend)? {
+        crate::collider::Backend::Gpu if !tolerance.is_zero() => {
+            return Err(errors::input(
+                "tolerance runs on the CPU only for now; use backend=\"cpu\" or \"auto\"",
+            ));
+        }
+        _ if !tolerance.is_zero() => crate::collider::Backend::Cpu,
+        b => b,
+    };
     let threads = crate::pool::threads(threads.as_ref())?;
     let mesh = arrays::mesh_from_arrays(vertices, triangles, "mesh")?;
     let bv: BvKind = bv
@@ -87,7 +101,7 @@ pub fn self_collide<'py>(
                 }
                 Ok(g.collide(ctx, c, mode)?.0.pairs)
             }
-            None => Ok(c.collide().pairs),
+            None => Ok(c.collide_within(mode, tolerance).pairs),
         }
     };
     let mut rows: Vec<i64> = Vec::new();

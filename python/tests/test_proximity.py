@@ -200,3 +200,23 @@ def test_inside_refuses_an_open_mesh_naming_it():
     c = meshcollide.Collider(vb, fb[:-1], vs, fs)
     with pytest.raises(meshcollide.InputError, match="mesh A"):
         c.inside(np.array([[1.0, 0, 0, 0, 0, 0, 0]]))
+
+
+def test_self_collide_tolerance_equals_the_command_line(tmp_path, cli):
+    r = subprocess.run([cli, "generate", "folded-sheet", "--n", "12", "--out", str(tmp_path / "s.obj")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    v, t = meshcollide.load_mesh(tmp_path / "s.obj")
+    plain = meshcollide.self_collide(v, t)
+    for eps in ["0.01", "0.05"]:
+        r = subprocess.run([cli, "self", str(tmp_path / "s.obj"), "--out", str(tmp_path / "p.csv"),
+                            "--tolerance", eps, "--force"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        got = meshcollide.self_collide(v, t, tolerance=float(eps))
+        np.testing.assert_array_equal(got, csv_rows((tmp_path / "p.csv").read_bytes()))
+        assert {tuple(x) for x in plain.tolist()} <= {tuple(x) for x in got.tolist()}
+    np.testing.assert_array_equal(meshcollide.self_collide(v, t, tolerance=0.0), plain)
+    with pytest.raises(meshcollide.InputError, match="tolerance"):
+        meshcollide.self_collide(v, t, tolerance=-1.0)
+    with pytest.raises(meshcollide.InputError, match="tolerance"):
+        meshcollide.self_collide(v, t, tolerance=0.1, backend="gpu")

@@ -53,6 +53,11 @@ pub struct SelfArgs {
     /// present, otherwise the CPU.
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendArg,
+    /// Report every pair of triangles without a common vertex index whose distance is at
+    /// most EPS (decided exactly; neighbours keep the rule above); 0 is the ordinary query.
+    /// CPU only.
+    #[arg(long, value_name = "EPS", value_parser = super::inputs::parse_distance)]
+    pub tolerance: Option<f64>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -72,6 +77,12 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
             "--bv {}: self-collision runs on the k-DOP hierarchies (kdop6, kdop14, kdop18, kdop26)",
             a.bv.0.name()
         )));
+    }
+    let tolerance = crate::proximity::Tolerance::new(a.tolerance.unwrap_or(0.0), "--tolerance")?;
+    if !tolerance.is_zero() && a.backend == BackendArg::Gpu {
+        return Err(Failure::Input(
+            "--tolerance runs on the CPU only for now; use --backend cpu or auto".into(),
+        ));
     }
     if let Some(n) = a.threads {
         rayon::ThreadPoolBuilder::new()
@@ -104,7 +115,12 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     };
 
     // The probe first, apart from the build: `gpu_probe_ms`.
-    let (gpu, gpu_probe_ms) = super::query_args::choose_backend(a.backend)?;
+    let backend = if tolerance.is_zero() {
+        a.backend
+    } else {
+        BackendArg::Cpu
+    };
+    let (gpu, gpu_probe_ms) = super::query_args::choose_backend(backend)?;
     let t1 = Instant::now();
     let mut collider = SelfCollider::builder(&mesh)
         .bv(a.bv.0)
@@ -158,7 +174,7 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
                     .map_err(|e| Failure::Internal(e.to_string()))?
                     .0
             }
-            _ => collider.collide(),
+            _ => collider.collide_within(a.mode, tolerance),
         };
         query_ms += ms(t);
         counters += r.counters;

@@ -12,6 +12,16 @@
 //! `larger` rule). A leaf against itself tests its triangles pairwise. Every triangle pair
 //! is thus tested at most once (Np), in the same order whatever the thread count.
 //!
+//! **Tolerance** ([`SelfCollider::collide_within`], `meshcollide self --tolerance EPS`): a
+//! pair of triangles that share no vertex index is reported iff its distance is at most
+//! `ε` (exactly, [`crate::proximity::tri_tri_within`]), and node pairs are kept by the
+//! query's grown slab test ([`crate::proximity::kdops_within`]: both k-DOPs are in the
+//! hierarchy's one frame, a translation of the mesh's, so its proof holds as written).
+//! Neighbours, which share a vertex index, are always at distance 0: for them the rule
+//! stays the one above (reported iff they meet outside their shared vertices), so that a
+//! tolerance reports what comes close across the surface, not the surface's own fabric.
+//! `ε = 0` is the ordinary query, byte for byte.
+//!
 //! ```
 //! use meshcollide::{BvKind, SelfCollider, mesh::generate};
 //!
@@ -44,24 +54,46 @@ const PARALLEL_TASKS: usize = 256;
 /// ([`adjacency::self_pair_intersects`] on their local vertex slots, which number the mesh's
 /// vertices one to one).
 #[inline]
-fn pair_hits(tris: &OrderedTriangles, p: usize, q: usize) -> bool {
-    self_pair_intersects(
+fn pair_hits(tris: &OrderedTriangles, p: usize, q: usize, eps: f64) -> bool {
+    self_pair_within(
         tris.corners[p],
         &tris.corners_f64(p),
         tris.corners[q],
         &tris.corners_f64(q),
+        eps,
     )
+}
+
+/// The self-collision rule at tolerance `eps` (module docs): triangles without a common
+/// vertex index by their exact distance, neighbours by [`self_pair_intersects`].
+pub fn self_pair_within(
+    ia: [u32; 3],
+    a: &[[f64; 3]; 3],
+    ib: [u32; 3],
+    b: &[[f64; 3]; 3],
+    eps: f64,
+) -> bool {
+    if eps == 0.0 || ia.iter().any(|x| ib.contains(x)) {
+        self_pair_intersects(ia, a, ib, b)
+    } else {
+        crate::proximity::tri_tri_within(a, b, eps)
+    }
 }
 
 /// The oracle: every triangle pair `i < j` of `mesh` decided by the same exact rule, sorted.
 pub fn brute_force_self(mesh: &Mesh) -> Vec<(u32, u32)> {
+    brute_force_self_within(mesh, 0.0)
+}
+
+/// [`brute_force_self`] at tolerance `eps` (module docs).
+pub fn brute_force_self_within(mesh: &Mesh, eps: f64) -> Vec<(u32, u32)> {
     let n = mesh.triangle_count();
     let mut pairs: Vec<(u32, u32)> = (0..n)
         .into_par_iter()
         .flat_map_iter(|i| {
             let (ti, ci) = (mesh.triangles[i], mesh.triangle(i));
             (i + 1..n).filter_map(move |j| {
-                self_pair_intersects(ti, &ci, mesh.triangles[j], &mesh.triangle(j))
+                self_pair_within(ti, &ci, mesh.triangles[j], &mesh.triangle(j), eps)
                     .then_some((i as u32, j as u32))
             })
         })
@@ -77,6 +109,9 @@ struct Walk<'a, const H: usize> {
     stop: &'a AtomicBool,
     counters: Counters,
     out: Vec<(u32, u32)>,
+    /// The tolerance (0: intersection) and its slab margins.
+    eps: f64,
+    margins: [f64; H],
 }
 
 impl<const H: usize> Walk<'_, H> {
@@ -102,7 +137,7 @@ impl<const H: usize> Walk<'_, H> {
                 for p in lo..hi {
                     for q in p + 1..hi {
                         self.counters.tri_tests += 1;
-                        if pair_hits(&self.bvh.tris, p, q) && self.hit(p, q) {
+                        if pair_hits(&self.bvh.tris, p, q, self.eps) && self.hit(p, q) {
                             return true;
                         }
                     }
@@ -114,7 +149,12 @@ impl<const H: usize> Walk<'_, H> {
             return false;
         }
         self.counters.bv_tests += 1;
-        if !a.bv.overlaps(&b.bv) {
+        let near = if self.eps == 0.0 {
+            a.bv.overlaps(&b.bv)
+        } else {
+            crate::proximity::kdops_within(&a.bv, &b.bv, &self.margins)
+        };
+        if !near {
             return false;
         }
         match (a.is_leaf(), b.is_leaf()) {
@@ -123,7 +163,7 @@ impl<const H: usize> Walk<'_, H> {
                     for q in b.first..b.first + b.count {
                         self.counters.tri_tests += 1;
                         let (p, q) = (p as usize, q as usize);
-                        if pair_hits(&self.bvh.tris, p, q) && self.hit(p, q) {
+                        if pair_hits(&self.bvh.tris, p, q, self.eps) && self.hit(p, q) {
                             return true;
                         }
                     }
@@ -158,13 +198,21 @@ impl<const H: usize> Walk<'_, H> {
 /// pairs (or until only leaf pairs are left), then a depth-first descent of each in
 /// parallel. Pairs are sorted and deduplicated; in [`Mode::First`] at most one is kept.
 pub fn collide_bvh<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> PoseResult {
+    collide_bvh_within(bvh, mode, 0.0)
+}
+
+/// [`collide_bvh`] at tolerance `eps` (finite, at least 0; module docs).
+pub fn collide_bvh_within<const H: usize>(bvh: &Bvh<H>, mode: Mode, eps: f64) -> PoseResult {
     let stop = AtomicBool::new(false);
+    let margins = crate::proximity::slab_margins::<H>(eps);
     let walk = || Walk {
         bvh,
         mode,
         stop: &stop,
         counters: Counters::default(),
         out: Vec::new(),
+        eps,
+        margins,
     };
     let mut head = walk();
     let mut front = vec![(0u32, 0u32)];
@@ -305,6 +353,14 @@ impl SelfCollider {
     /// [`SelfCollider::collide`] in another mode.
     pub fn collide_with(&self, mode: Mode) -> PoseResult {
         for_each_k!(&self.bvh, SelfHierarchy(h) => collide_bvh(h, mode))
+    }
+
+    /// Every pair within `tolerance` instead of intersecting (module docs): equal to
+    /// [`brute_force_self_within`] in [`Mode::All`]; a zero tolerance is
+    /// [`SelfCollider::collide_with`], counters included.
+    pub fn collide_within(&self, mode: Mode, tolerance: crate::proximity::Tolerance) -> PoseResult {
+        let eps = tolerance.get();
+        for_each_k!(&self.bvh, SelfHierarchy(h) => collide_bvh_within(h, mode, eps))
     }
 
     /// Takes new vertex positions of the same mesh (a frame of a deforming mesh): the
