@@ -524,3 +524,49 @@ fn info_names_the_backends_that_run_frames() {
         );
     }
 }
+
+/// `--tolerance` on frames: per frame the pairs within ε of the frames' meshes, as the
+/// oracle tests every pair exactly, for every update method; 0 is the ordinary query's file
+/// byte for byte; the GPU is refused by name.
+#[test]
+fn tolerance_on_frames_equals_brute_force_per_frame() {
+    let d = tmp_dir("tolerance");
+    let files = write_scene(&d);
+    let eps = 0.04;
+    let mut want = Vec::new();
+    for i in 0..FRAMES {
+        let (a, b) = scene(i as f64 / (FRAMES - 1) as f64);
+        let within = meshcollide::proximity::brute_force_within(&a, &b, &Pose::IDENTITY, eps);
+        want.extend(within.into_iter().map(|(x, y)| (i as u32, x, y)));
+    }
+    assert!(
+        want.len() > expected(None).len(),
+        "ε finds more than contact"
+    );
+    for update in ["refit", "hybrid", "rebuild"] {
+        let out = d.join(format!("tol-{update}.csv"));
+        let o = q(&files, &out, &["--update", update, "--tolerance", "0.04"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = parse_pairs(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(got, want, "--update {update}");
+    }
+    let (zero, plain) = (d.join("tol-zero.csv"), d.join("tol-plain.csv"));
+    assert!(q(&files, &zero, &["--tolerance", "0"]).status.success());
+    assert!(q(&files, &plain, &[]).status.success());
+    assert_eq!(
+        std::fs::read(&zero).unwrap(),
+        std::fs::read(&plain).unwrap()
+    );
+    let (pa, pb, lfa, _) = &files;
+    let o = common::bin()
+        .args(["query".as_ref(), pa.as_os_str(), pb.as_os_str()])
+        .arg("--frames-a")
+        .arg(lfa)
+        .arg("--out")
+        .arg(d.join("tol-gpu.csv"))
+        .args(["--tolerance", "0.04", "--backend", "gpu"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--tolerance"));
+}

@@ -53,12 +53,6 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                     .into(),
             ));
         }
-        if a.tolerance.is_some_and(|e| e != 0.0) {
-            return Err(Failure::Input(
-                "--tolerance with --frames-a or --frames-b (deforming meshes) is not supported yet"
-                    .into(),
-            ));
-        }
         return super::query_frames::run(a, &claim);
     }
     let Some(poses_path) = a.poses.as_ref() else {

@@ -9,6 +9,7 @@
 //! Frames are loaded by a second thread one frame ahead of the query (a channel of one
 //! slot), so at most three frames of each mesh are in memory whatever the list's length.
 
+use super::BackendArg;
 use super::Failure;
 use super::output::{AtomicFile, Outputs, PairsOut};
 use super::query_args::{QueryArgs, ms};
@@ -95,6 +96,13 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
             )));
         }
     }
+    // A tolerance query on frames runs on the CPU (the k-DOPs grown by `ε`, as rigid).
+    let tolerance = crate::proximity::Tolerance::new(a.tolerance.unwrap_or(0.0), "--tolerance")?;
+    if !tolerance.is_zero() && a.backend == BackendArg::Gpu {
+        return Err(Failure::Input(
+            "--tolerance runs on the CPU only for now; use --backend cpu or auto".into(),
+        ));
+    }
     let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
     let (ma, mb) = (
         ma.map_err(crate::error::Error::from)?,
@@ -102,7 +110,12 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     );
     let load_ms = ms(t0);
     // The k-DOPs of frames run on the GPU like a rigid query (`auto`: a hardware adapter).
-    let (gpu, gpu_probe_ms) = super::query_args::choose_backend(a.backend)?;
+    let backend = if tolerance.is_zero() {
+        a.backend
+    } else {
+        BackendArg::Cpu
+    };
+    let (gpu, gpu_probe_ms) = super::query_args::choose_backend(backend)?;
     let gpu = gpu.map(|ctx| match a.gpu_memory {
         Some(mib) => ctx.with_batch_memory(mib << 20),
         None => ctx,
@@ -126,7 +139,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     let opts = QueryOptions {
         mode: a.mode,
         tumble: a.tumble.resolve(),
-        ..Default::default()
+        tolerance,
     };
     let deform = DeformOptions {
         method: a.update,

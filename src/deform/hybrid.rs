@@ -136,6 +136,10 @@ pub(super) struct DeformTest<'s, const H: usize> {
     pub(super) fly: &'s FlyingHierarchy<H>,
     pub(super) lazy: Option<(&'s mut LazyEnv<H>, &'s Shape)>,
     pub(super) descent: Descent,
+    /// A tolerance query's `ε` (0: intersection) and its slab margins
+    /// ([`crate::proximity::slab_margins`]).
+    pub(super) eps: f64,
+    pub(super) margins: [f64; H],
 }
 
 impl<const H: usize> DeformTest<'_, H> {
@@ -154,12 +158,25 @@ impl<const H: usize> NodeTest<H> for DeformTest<'_, H> {
     #[inline]
     fn overlaps(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize, _: &mut NoSub) -> bool {
         let a = self.env_bv(e);
-        a.overlaps(t.node_bv(self.fly, f))
+        if self.eps == 0.0 {
+            a.overlaps(t.node_bv(self.fly, f))
+        } else {
+            crate::proximity::kdops_within(&a, t.node_bv(self.fly, f), &self.margins)
+        }
     }
 
     #[inline]
     fn prefer_a(&mut self, t: &mut TumbleWorkspace<H>, e: usize, f: usize) -> bool {
         self.descent == Descent::Environment
             || self.env_bv(e).size() >= t.node_bv(self.fly, f).size()
+    }
+
+    #[inline(always)]
+    fn tri_hit(&self, a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> bool {
+        if self.eps == 0.0 {
+            crate::tri::tri_tri_intersect(a, b)
+        } else {
+            crate::proximity::tri_tri_within(a, b, self.eps)
+        }
     }
 }

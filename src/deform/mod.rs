@@ -232,42 +232,50 @@ impl<const H: usize> DeformingScene<H> {
             self.ws.track.restart();
         }
         self.frames += 1;
+        let eps = opts.tolerance.get();
         let mut test = DeformTest {
             env: &self.env,
             fly: &self.fly,
             lazy: self.lazy_a.then_some((&mut self.lazy, &self.shape_a)),
             descent: self.kdop.descent,
+            eps,
+            margins: crate::proximity::slab_margins::<H>(eps),
         };
         // Coherence across frames: a front names node pairs of the same trees (a rebuild
         // starts again at the roots), so it partitions the triangle pairs whatever moved.
-        let mut c = if self.kdop.coherence && opts.mode == Mode::All && self.ws.track.on() {
-            let ws = &mut self.ws;
-            let from_roots = ws.track.seed(&mut ws.stack);
-            let c = descend_from(
-                &self.env,
-                &self.fly,
-                pose,
-                Mode::All,
-                &mut ws.tumble,
-                &mut ws.stack,
-                &mut test,
-                &mut out,
-                Some(&mut ws.track.next),
-            );
-            ws.track.finish(from_roots, c.bv_tests);
-            c
-        } else {
-            descend(
-                &self.env,
-                &self.fly,
-                pose,
-                opts.mode,
-                &mut self.ws.tumble,
-                &mut self.ws.stack,
-                &mut test,
-                &mut out,
-            )
-        };
+        // A tolerance query runs from the roots (fronts are the intersection query's).
+        if eps != 0.0 {
+            self.ws.track.forget();
+        }
+        let mut c =
+            if eps == 0.0 && self.kdop.coherence && opts.mode == Mode::All && self.ws.track.on() {
+                let ws = &mut self.ws;
+                let from_roots = ws.track.seed(&mut ws.stack);
+                let c = descend_from(
+                    &self.env,
+                    &self.fly,
+                    pose,
+                    Mode::All,
+                    &mut ws.tumble,
+                    &mut ws.stack,
+                    &mut test,
+                    &mut out,
+                    Some(&mut ws.track.next),
+                );
+                ws.track.finish(from_roots, c.bv_tests);
+                c
+            } else {
+                descend(
+                    &self.env,
+                    &self.fly,
+                    pose,
+                    opts.mode,
+                    &mut self.ws.tumble,
+                    &mut self.ws.stack,
+                    &mut test,
+                    &mut out,
+                )
+            };
         if self.lazy_a {
             up.refit_nodes += self.lazy.refit - lazy_before;
         }
@@ -315,7 +323,15 @@ impl<const H: usize> DeformingScene<H> {
         if (frame_a.is_some() || frame_b.is_some()) && self.kdop.pretest {
             self.boxes = BoxPretest::new(&self.env, &self.fly.bvh);
         }
-        if self.kdop.pretest && self.boxes.as_ref().is_some_and(|t| t.separated(pose)) {
+        let eps = opts.tolerance.get();
+        let separated = self.boxes.as_ref().is_some_and(|t| {
+            if eps == 0.0 {
+                t.separated(pose)
+            } else {
+                t.widened(eps).separated(pose)
+            }
+        });
+        if self.kdop.pretest && separated {
             self.ws.track.forget();
             up.update_ms = t0.elapsed().as_secs_f64() * 1e3;
             return Ok(Prepared::Done(FrameResult {

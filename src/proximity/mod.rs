@@ -22,8 +22,11 @@
 //! Hierarchies: the k-DOPs and `auto` (its kdop18 tree answers tolerance queries), the
 //! dual k-DOP–sphere hierarchy (spheres and slabs), the OBB and sphere trees. The boxtree
 //! and the R-tree do not grow theirs yet: there a tolerance query tests every triangle
-//! pair ([`within_every_pair`]), and the command line refuses them. The GPU path does not
-//! run tolerance queries yet ([`crate::Collider::collide_stream_gpu`] refuses them).
+//! pair ([`within_every_pair`]), and the command line refuses them. Deforming meshes
+//! (`crate::deform`) grow their refitted k-DOPs the same way, and self-collision
+//! ([`crate::SelfCollider::collide_within`]) its one hierarchy against itself. The GPU path
+//! does not run tolerance queries yet ([`crate::Collider::collide_stream_gpu`] refuses
+//! them).
 
 pub mod distance;
 pub mod spheres;
