@@ -150,6 +150,10 @@ pub struct Stats {
     /// With frames (`--frames-a`, `--frames-b`): what the updates did.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub deform: Option<DeformStatsJson>,
+    /// `--tolerance EPS` when not 0 (absent for the ordinary query, so that `--tolerance 0`
+    /// writes the ordinary query's fields).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
 }
 
 /// The deforming meshes' part of `stats.json` (`crate::deform`), at the top level.

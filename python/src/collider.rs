@@ -245,6 +245,7 @@ impl Collider {
             totals,
             gpu: gpu_stats,
             coherence,
+            tolerance: tolerance.get(),
         };
         Ok((rows, run))
     }

@@ -26,6 +26,8 @@ pub struct Run {
     pub gpu: Option<GpuStats>,
     /// Whether the query ran with coherence on (`coherence=`, resolved for its poses).
     pub coherence: bool,
+    /// `tolerance=` (0: the ordinary query, and no `tolerance` field).
+    pub tolerance: f64,
 }
 
 impl Run {
@@ -51,7 +53,8 @@ impl Run {
             saved: self.saved,
             gpu: self.gpu.map(Into::into),
         };
-        let stats = Stats::new(collider, facts, &self.totals);
+        let mut stats = Stats::new(collider, facts, &self.totals);
+        stats.tolerance = (self.tolerance != 0.0).then_some(self.tolerance);
         let mut v = serde_json::to_value(&stats).unwrap_or_default();
         if let Some(m) = v.as_object_mut() {
             if let Some(note) = self.note {

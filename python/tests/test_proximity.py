@@ -38,8 +38,9 @@ def test_tolerance_equals_the_command_line(scene, cli, tmp_path, bv):
                               "--backend", "cpu", "--tolerance", eps)
         pairs = c.query(poses, tolerance=float(eps))
         np.testing.assert_array_equal(pairs, csv_rows(data))
-        for k in ["pairs", "bv_tests", "tri_tests"]:
+        for k in ["pairs", "bv_tests", "tri_tests", "tolerance"]:
             assert c.last_stats[k] == stats[k], k
+        assert stats["tolerance"] == float(eps)
         # Every intersecting pair is within any tolerance, and a positive one finds more here.
         plain = {tuple(r) for r in c.query(poses).tolist()}
         within = {tuple(r) for r in pairs.tolist()}
@@ -50,6 +51,7 @@ def test_tolerance_zero_is_the_ordinary_query(scene):
     poses = meshcollide.load_poses(scene["poses"])
     c = meshcollide.Collider.from_files(scene["a"], scene["b"])
     np.testing.assert_array_equal(c.query(poses, tolerance=0.0), c.query(poses))
+    assert "tolerance" not in c.last_stats
     chunks = [p for _, p in c.iter_query(poses, chunk=7, tolerance=0.1)]
     np.testing.assert_array_equal(np.concatenate(chunks), c.query(poses, tolerance=0.1))
 

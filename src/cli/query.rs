@@ -366,7 +366,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         ],
         gpu: gpu_stats.map(Into::into),
     };
-    let stats = Stats::new(&collider, run, &totals);
+    let mut stats = Stats::new(&collider, run, &totals);
+    stats.tolerance = (!tolerance.is_zero()).then(|| tolerance.get());
     if let (Some((sa, sb)), Some(path)) = (&solids, a.inside_path()) {
         let solid = super::solid_out::Solids {
             a: (sa, &ma),

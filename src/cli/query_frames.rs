@@ -289,6 +289,7 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
         gpu: gpu_stats.map(Into::into),
     };
     let mut stats = Stats::of_hierarchies(bv, host.hierarchy_sizes(), host.depths(), run, &totals);
+    stats.tolerance = (!tolerance.is_zero()).then(|| tolerance.get());
     // The device tumbles a deformed B exactly whatever the update (crate::gpu::deform).
     let update_for_tumble = match (&collider, a.update) {
         (Backend::Gpu(..), crate::deform::UpdateMethod::Hybrid) => {

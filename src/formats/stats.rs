@@ -171,6 +171,7 @@ impl Stats {
             }),
             gpu: run.gpu,
             deform: None,
+            tolerance: None,
         }
     }
 }
