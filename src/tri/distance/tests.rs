@@ -135,3 +135,29 @@ fn timing() {
         exact * 1e6
     );
 }
+
+/// The corner-pair acceptance at its edge: corners exactly `ε` apart are within `ε` and not
+/// within the next f64 below it, far from the origin too, and a pair of triangles whose
+/// corners are all farther than `ε` but whose edges pass within it is still accepted.
+#[test]
+fn corner_pairs_at_the_edge_of_eps() {
+    for off in [0.0, 1e7, -3.0e5] {
+        let a = [[off, 0.0, 0.0], [off - 1.0, 0.0, 0.0], [off, -1.0, 0.0]];
+        let b = [
+            [off + 0.5, 0.0, 0.0],
+            [off + 1.5, 0.0, 0.0],
+            [off + 0.5, 1.0, 0.0],
+        ];
+        assert!(tri_tri_within(&a, &b, 0.5));
+        assert!(!tri_tri_within(&a, &b, 0.5f64.next_down()));
+        assert_eq!(
+            tri_tri_within(&a, &b, 0.5),
+            tri_tri_within_exact(&a, &b, 0.5)
+        );
+    }
+    // Two crossed segments-like triangles 0.25 apart in z: corners ≥ 0.5 apart.
+    let a = [[-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]];
+    let b = [[0.0, -1.0, 0.25], [0.0, 1.0, 0.25], [0.0, 0.0, 0.25]];
+    assert!(tri_tri_within(&a, &b, 0.25));
+    assert!(!tri_tri_within(&a, &b, 0.25f64.next_down()));
+}
