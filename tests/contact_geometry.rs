@@ -521,3 +521,57 @@ fn bad_combinations_are_refused_and_outputs_kept() {
             .starts_with("pose,tri_a,tri_b,x0,")
     );
 }
+
+/// `meshcollide self --contact-geometry`: one run of rows per pair of pairs.csv, each the
+/// library's contact of the two triangles as written (neighbours included whole).
+#[test]
+fn self_writes_the_contacts_of_its_pairs() {
+    let d = common::fresh_tmp_dir("contact", "self");
+    let o = run(&d, &["generate", "folded-sheet", "--out", "s.obj"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = meshcollide::mesh::load(&d.join("s.obj")).unwrap();
+    let o = run(
+        &d,
+        &[
+            "self",
+            "s.obj",
+            "--out",
+            "p.csv",
+            "--contact-geometry",
+            "--segments",
+            "g.csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pairs =
+        meshcollide::formats::parse_pairs(&std::fs::read_to_string(d.join("p.csv")).unwrap())
+            .unwrap();
+    let mut want = String::from("pose,tri_a,tri_b,x0,y0,z0,x1,y1,z1\n");
+    for &(f, ta, tb) in &pairs {
+        let c = contact_geometry(&m.triangle(ta as usize), &m.triangle(tb as usize)).unwrap();
+        for (p, q) in c.edges() {
+            want += &format!(
+                "{f},{ta},{tb},{},{},{},{},{},{}\n",
+                p[0], p[1], p[2], q[0], q[1], q[2]
+            );
+        }
+    }
+    assert!(!pairs.is_empty());
+    assert_eq!(std::fs::read_to_string(d.join("g.csv")).unwrap(), want);
+    std::fs::write(d.join("f.txt"), "s.obj\n").unwrap();
+    let o = run(
+        &d,
+        &[
+            "self",
+            "s.obj",
+            "--frames-a",
+            "f.txt",
+            "--out",
+            "q.csv",
+            "--contact-geometry",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--contact-geometry") && stderr(&o).contains("--frames-a"));
+    assert!(!d.join("q.csv").exists() && !d.join("segments.csv").exists());
+}

@@ -29,8 +29,8 @@ pub struct ContactOut<'a> {
     file: AtomicFile,
     a: &'a Mesh,
     b: &'a Mesh,
-    /// `(pose number, pose, tri_a, tri_b)` not yet written.
-    pending: Vec<(usize, Pose, u32, u32)>,
+    /// `(pose number, pose, tri_a, tri_b)` not yet written (no pose: B as written).
+    pending: Vec<(usize, Option<Pose>, u32, u32)>,
     rows: usize,
     /// Time spent computing and writing (the query's time excludes it).
     time: Duration,
@@ -51,10 +51,16 @@ impl<'a> ContactOut<'a> {
         })
     }
 
-    /// The pairs of pose number `i` (sorted, as pairs.csv writes them), at `pose`.
-    pub fn push(&mut self, i: usize, pose: &Pose, pairs: &[(u32, u32)]) -> Result<(), Failure> {
+    /// The pairs of pose number `i` (sorted, as pairs.csv writes them), B moved by `pose`
+    /// (`None`: B as written, as `meshcollide self` has it).
+    pub fn push(
+        &mut self,
+        i: usize,
+        pose: Option<&Pose>,
+        pairs: &[(u32, u32)],
+    ) -> Result<(), Failure> {
         self.pending
-            .extend(pairs.iter().map(|&(ta, tb)| (i, *pose, ta, tb)));
+            .extend(pairs.iter().map(|&(ta, tb)| (i, pose.copied(), ta, tb)));
         if self.pending.len() >= BLOCK {
             self.flush()?;
         }
@@ -68,7 +74,7 @@ impl<'a> ContactOut<'a> {
         let rows: Vec<Result<(String, usize), Failure>> = self
             .pending
             .par_iter()
-            .map(|&(i, ref pose, ta, tb)| rows_of(a, b, i, pose, ta, tb))
+            .map(|&(i, ref pose, ta, tb)| rows_of(a, b, i, pose.as_ref(), ta, tb))
             .collect();
         let mut text = String::new();
         for r in rows {
@@ -103,7 +109,7 @@ fn rows_of(
     a: &Mesh,
     b: &Mesh,
     i: usize,
-    pose: &Pose,
+    pose: Option<&Pose>,
     ta: u32,
     tb: u32,
 ) -> Result<(String, usize), Failure> {
@@ -114,7 +120,10 @@ fn rows_of(
         )));
     }
     let tri_a = a.triangle(ka);
-    let tri_b = b.triangle(kb).map(|p| pose.apply(p));
+    let tri_b = match pose {
+        Some(pose) => b.triangle(kb).map(|p| pose.apply(p)),
+        None => b.triangle(kb),
+    };
     let Some(c) = contact_geometry(&tri_a, &tri_b) else {
         return Err(Failure::Internal(format!(
             "pose {i}: triangles {ta} and {tb} were reported intersecting but do not meet"

@@ -361,7 +361,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                 log.pop_front();
             }
             let pushed = match log.front() {
-                Some((k, p)) if *k == i => c.push(i, p, &r.pairs),
+                Some((k, p)) if *k == i => c.push(i, Some(p), &r.pairs),
                 _ => Err(Failure::Internal(format!(
                     "pose {i}: its pose was not kept for --contact-geometry"
                 ))),
