@@ -469,6 +469,31 @@ fn segments_csv_follows_pairs_csv() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(d.join("s.csv")).unwrap(), text);
+    // A pose range streamed in chunks of two: the same rows, the file's pose numbers.
+    let o = run_q(
+        &d,
+        &query(&[
+            "p3.csv",
+            "--contact-geometry",
+            "--segments",
+            "r.csv",
+            "--pose-range",
+            "2:7",
+            "--chunk-poses",
+            "2",
+        ]),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ranged: String = text
+        .lines()
+        .skip(1)
+        .filter(|l| (2..7).contains(&l.split(',').next().unwrap().parse::<u32>().unwrap()))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(d.join("r.csv")).unwrap(),
+        format!("pose,tri_a,tri_b,x0,y0,z0,x1,y1,z1\n{ranged}")
+    );
 }
 
 #[test]
