@@ -207,11 +207,16 @@ fn candidates(a: &[P3; 3], b: &[P3; 3]) -> Vec<ExactPoint> {
 /// `c = d1 × d2 ≠ 0` (cross `s·d1 − t·d2 = r − p` with `d2`), so the point is
 /// `(p·|c|² + (((r − p) × d2)·c)·d1) / |c|²`.
 fn edge_edge(p: &P3, q: &P3, r: &P3, s: &P3) -> Option<ExactPoint> {
+    // The predicate first (a skew pair, the common case, costs one orientation); the
+    // construction only for segments that meet.
+    if !segment_segment(p, q, r, s) {
+        return None;
+    }
     let (p0, q0) = (lift(p), lift(r));
     let (d1, d2) = (vsub(&lift(q), &p0), vsub(&lift(s), &q0));
     let c = cross(&d1, &d2);
     let cc = dot(&c, &c);
-    if cc.sign() == Some(Ordering::Equal) || !segment_segment(p, q, r, s) {
+    if cc.sign() == Some(Ordering::Equal) {
         return None;
     }
     let sn = dot(&cross(&vsub(&q0, &p0), &d2), &c);
