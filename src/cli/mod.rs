@@ -2,6 +2,7 @@
 
 mod bench;
 mod build;
+mod contact_out;
 mod demo;
 mod distance;
 mod generate;

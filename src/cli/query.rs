@@ -41,11 +41,37 @@ pub(super) fn claim_outputs(a: &QueryArgs) -> Result<Outputs, Failure> {
     if let Some(p) = inside.as_deref() {
         outs.push(Out::whole("--inside", p));
     }
+    let segments = a.segments_path();
+    if let Some(p) = segments.as_deref() {
+        outs.push(Out::whole("--segments", p));
+    }
     Outputs::claim(&outs, &inputs, a.force)
+}
+
+/// Where `claim_outputs` put `--segments` among the claimed outputs (after `--out`, and
+/// `--stats` and `--inside` when given).
+fn segments_index(a: &QueryArgs) -> usize {
+    1 + usize::from(a.stats.is_some()) + usize::from(a.solid)
 }
 
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let claim = claim_outputs(a)?;
+    if a.contact_geometry {
+        // Frames: the deforming path has no hook for it yet. A tolerance: pairs within it
+        // need not meet, so they have no intersection set to write.
+        if a.frames_a.is_some() || a.frames_b.is_some() {
+            return Err(Failure::Input(
+                "--contact-geometry with --frames-a or --frames-b (deforming meshes) is not supported yet"
+                    .into(),
+            ));
+        }
+        if a.tolerance.is_some_and(|e| e != 0.0) {
+            return Err(Failure::Input(
+                "--contact-geometry with --tolerance above 0 is not supported: pairs within the tolerance need not meet, so they have no intersection to write"
+                    .into(),
+            ));
+        }
+    }
     if a.frames_a.is_some() || a.frames_b.is_some() {
         if a.solid {
             return Err(Failure::Input(
@@ -177,6 +203,13 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         false => None,
     };
     let mut empty = vec![0u64; if a.solid { n_poses.div_ceil(64) } else { 0 }];
+    // `--contact-geometry`: its file is created before the query, like the others.
+    let segments_path = a.segments_path().map(|_| claim.path(segments_index(a)));
+    let mut contact = match segments_path {
+        Some(p) => Some(super::contact_out::ContactOut::create(p, &ma, &mb)?),
+        None => None,
+    };
+    let mut contact_failure: Option<Failure> = None;
     let coherence = {
         let first = first_poses(&poses_file, range.start, COHERENT_PROBE.min(n_poses))?;
         a.coherence
@@ -284,6 +317,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         }
         block.pop_front()
     });
+    // With `--contact-geometry` the sink needs each pose again: the poses read but not yet
+    // handed to the sink are kept (at most a chunk or batch of them).
+    let pose_log = std::cell::RefCell::new(std::collections::VecDeque::new());
+    let mut next_pose = range.start;
+    let keep_poses = contact.is_some();
+    let poses = poses.inspect(|p| {
+        if keep_poses {
+            pose_log.borrow_mut().push_back((next_pose, *p));
+            next_pose += 1;
+        }
+    });
     let mut totals = Totals::default();
     let write_error = |source| crate::error::Error::Write {
         path: a.out.clone(),
@@ -305,6 +349,24 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             empty[k / 64] |= 1 << (k % 64);
         }
         out.push(i, &r.pairs).map_err(write_error)?;
+        if let Some(c) = contact.as_mut() {
+            let mut log = pose_log.borrow_mut();
+            while log.front().is_some_and(|&(k, _)| k < i) {
+                log.pop_front();
+            }
+            let pushed = match log.front() {
+                Some((k, p)) if *k == i => c.push(i, Some(p), &r.pairs),
+                _ => Err(Failure::Internal(format!(
+                    "pose {i}: its pose was not kept for --contact-geometry"
+                ))),
+            };
+            if let Err(f) = pushed {
+                contact_failure = Some(f);
+                return Err(write_error(std::io::Error::other(
+                    "--contact-geometry failed",
+                )));
+            }
+        }
         if totals.poses % PROGRESS_EVERY == 0 {
             // Drawing the bar (at most 20 times a second) is terminal output: not query time.
             let t = Instant::now();
@@ -320,12 +382,16 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             .map(Some),
         None => collider.collide_stream(poses, &opts, sink).map(|()| None),
     });
-    let query_ms = ms(t2) - (io.get() + out.write_time()).as_secs_f64() * 1e3;
+    let contact_time = contact.as_ref().map_or(Duration::ZERO, |c| c.time());
+    let query_ms = ms(t2) - (io.get() + out.write_time() + contact_time).as_secs_f64() * 1e3;
     bar.finish_and_clear();
     let gpu_stats = match (run, read_error) {
         (Ok(s), None) if totals.poses == n_poses => s,
         (run, read_error) => {
             let failure = match (run, read_error) {
+                (Err(_), _) if contact_failure.is_some() => {
+                    contact_failure.unwrap_or(Failure::Internal("--contact-geometry".into()))
+                }
                 (Err(_), _) if super::interrupt::requested() => {
                     Failure::Interrupted(format!("stopped after {} poses", totals.poses))
                 }
@@ -368,16 +434,23 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     let mut stats = Stats::new(&collider, run, &totals);
     stats.tolerance = (!tolerance.is_zero()).then(|| tolerance.get());
-    if let (Some((sa, sb)), Some(path)) = (&solids, a.inside_path()) {
+    if let (Some((sa, sb)), Some(shown)) = (&solids, a.inside_path()) {
         let solid = super::solid_out::Solids {
             a: (sa, &ma),
             b: (sb, &mb),
         };
-        let n = solid.write(&path, &poses_file, range.start, n_poses, &empty)?;
+        // The claimed path (after `--out` and `--stats`): where `--inside` resolved when it
+        // was checked, as every output is written.
+        let path = claim.path(1 + usize::from(a.stats.is_some()));
+        let n = solid.write(path, &poses_file, range.start, n_poses, &empty)?;
         eprintln!(
             "{n} poses with one mesh inside the other (--solid): {}",
-            path.display()
+            shown.display()
         );
+    }
+    if let (Some(c), Some(path)) = (contact, segments_path) {
+        let n = c.commit()?;
+        eprintln!("{n} contact rows (--contact-geometry): {}", path.display());
     }
     super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(

@@ -97,6 +97,17 @@ pub struct QueryArgs {
     /// Default: `inside.csv` in the folder of `--out`.
     #[arg(long, value_name = "FILE", requires = "solid")]
     pub inside: Option<PathBuf>,
+    /// For each intersecting pair, where the triangles meet (exactly, then each coordinate
+    /// rounded once to f64), written to `--segments` as `pose,tri_a,tri_b,x0,y0,z0,x1,y1,z1`
+    /// in pairs.csv's order: the segment's endpoints; a touching point as one row with
+    /// `x1,y1,z1 = x0,y0,z0`; the overlap polygon of coplanar triangles as one row per edge.
+    /// Not with frames or a --tolerance above 0.
+    #[arg(long = "contact-geometry")]
+    pub contact_geometry: bool,
+    /// Where `--contact-geometry` writes its rows (written whole or not at all).
+    /// Default: `segments.csv` in the folder of `--out`.
+    #[arg(long, value_name = "FILE", requires = "contact_geometry")]
+    pub segments: Option<PathBuf>,
     /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
     /// the root, then only the nodes the traversal reaches, on both backends), an exact refit
     /// of every node, or auto (approx).
@@ -209,6 +220,17 @@ impl QueryArgs {
                 self.out
                     .parent()
                     .map_or_else(|| PathBuf::from("inside.csv"), |d| d.join("inside.csv"))
+            })
+        })
+    }
+
+    /// `--segments`, or `segments.csv` beside `--out`, when `--contact-geometry` is given.
+    pub fn segments_path(&self) -> Option<PathBuf> {
+        self.contact_geometry.then(|| {
+            self.segments.clone().unwrap_or_else(|| {
+                self.out
+                    .parent()
+                    .map_or_else(|| PathBuf::from("segments.csv"), |d| d.join("segments.csv"))
             })
         })
     }

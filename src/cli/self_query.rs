@@ -66,6 +66,15 @@ pub struct SelfArgs {
     /// refused either way.
     #[arg(long)]
     pub force: bool,
+    /// For each intersecting pair, where the two triangles meet, written to `--segments` as
+    /// for `query --contact-geometry` (the whole intersection of the two closed triangles,
+    /// shared vertices and edges included). Not with --frames-a.
+    #[arg(long = "contact-geometry")]
+    pub contact_geometry: bool,
+    /// Where `--contact-geometry` writes its rows (written whole or not at all).
+    /// Default: `segments.csv` in the folder of `--out`.
+    #[arg(long, value_name = "FILE", requires = "contact_geometry")]
+    pub segments: Option<PathBuf>,
     /// For tests: fail at frame N as a write error would (the partial-output path).
     #[arg(long = "fail-at-frame", hide = true)]
     pub fail_at_frame: Option<usize>,
@@ -98,7 +107,22 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     if let Some(s) = a.stats.as_deref() {
         outs.push(Out::whole("--stats", s));
     }
+    let segments = a.contact_geometry.then(|| {
+        a.segments.clone().unwrap_or_else(|| {
+            a.out
+                .parent()
+                .map_or_else(|| PathBuf::from("segments.csv"), |d| d.join("segments.csv"))
+        })
+    });
+    if let Some(p) = segments.as_deref() {
+        outs.push(Out::whole("--segments", p));
+    }
     let claim = Outputs::claim(&outs, &inputs, a.force)?;
+    if a.contact_geometry && a.frames_a.is_some() {
+        return Err(Failure::Input(
+            "--contact-geometry with --frames-a (a deforming mesh) is not supported yet".into(),
+        ));
+    }
     // Inputs first: every frame file is read and checked before any work or output.
     let t0 = Instant::now();
     let mesh = crate::mesh::load(&a.a).map_err(crate::error::Error::from)?;
@@ -111,6 +135,12 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
     let mut out = PairsOut::create(claim.path(0))?;
     let stats_file = match a.stats {
         Some(_) => Some(AtomicFile::create(claim.path(1))?),
+        None => None,
+    };
+    // `--segments` is the last output claimed.
+    let segments_path = segments.map(|_| claim.path(1 + usize::from(a.stats.is_some())));
+    let mut contact = match segments_path {
+        Some(p) => Some(super::contact_out::ContactOut::create(p, &mesh, &mesh)?),
         None => None,
     };
 
@@ -182,6 +212,9 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         in_contact += !r.pairs.is_empty() as usize;
         out.push(i, &r.pairs)
             .map_err(|e| super::output::cannot_write(&a.out, e))?;
+        if let Some(c) = contact.as_mut() {
+            c.push(i, None, &r.pairs)?;
+        }
         done += 1;
         Ok(())
     };
@@ -217,6 +250,10 @@ pub fn run(a: &SelfArgs) -> Result<(), Failure> {
         stats.backend = format!("gpu: {}", ctx.adapter_name());
     }
     stats.gpu_probe_ms = gpu_probe_ms;
+    if let (Some(c), Some(path)) = (contact, segments_path) {
+        let n = c.commit()?;
+        eprintln!("{n} contact rows (--contact-geometry): {}", path.display());
+    }
     super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(
         "{} frame(s), {} with self-intersections, {} pairs; build {:.1} ms, query {:.1} ms; Nv {}, Np {}",

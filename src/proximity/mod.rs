@@ -22,7 +22,7 @@
 //! Hierarchies: the k-DOPs and `auto` (its kdop18 tree answers tolerance queries), the
 //! dual k-DOP–sphere hierarchy (spheres and slabs), the OBB and sphere trees. The boxtree
 //! and the R-tree do not grow theirs yet: there a tolerance query tests every triangle
-//! pair ([`within_every_pair`]), and the command line refuses them. Deforming meshes
+//! pair (`within_every_pair`), and the command line refuses them. Deforming meshes
 //! (`crate::deform`) grow their refitted k-DOPs the same way, and self-collision
 //! ([`crate::SelfCollider::collide_within`]) its one hierarchy against itself. The GPU path
 //! does not run tolerance queries yet ([`crate::Collider::collide_stream_gpu`] refuses
@@ -73,10 +73,10 @@ pub(crate) fn f32_up(x: f64) -> f32 {
 }
 
 /// The margins of the k-DOP slab test at tolerance `eps`: `mᵢ ≥ ε·|nᵢ|·(1 + 2⁻⁵²)` for the
-/// integer slab directions `nᵢ` ([`crate::bv::axes`]), used by [`kdops_within`].
+/// integer slab directions `nᵢ` (`crate::bv::axes`), used by [`kdops_within`].
 ///
 /// `|nᵢ| ≤ N = next_up(√(nᵢ·nᵢ))` (the square root is correctly rounded, `nᵢ·nᵢ` is a small
-/// exact integer); then two upward products ([`mul_up`]).
+/// exact integer); then two upward products (`mul_up`).
 pub fn slab_margins<const H: usize>(eps: f64) -> [f64; H] {
     let axes = crate::bv::axes(H);
     std::array::from_fn(|i| {

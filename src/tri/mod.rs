@@ -34,6 +34,7 @@
 
 use robust::{Coord, Coord3D, orient2d, orient3d};
 
+pub mod contact;
 pub mod distance;
 pub mod exact;
 pub mod filter;
