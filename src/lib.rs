@@ -122,7 +122,6 @@ pub mod hull;
 pub mod isa;
 #[doc(hidden)]
 pub mod ordered;
-/// Tolerance and distance queries, decided exactly.
 pub mod proximity;
 #[doc(hidden)]
 pub mod rng;

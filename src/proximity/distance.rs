@@ -96,7 +96,7 @@ fn inv_norms_down<const H: usize>() -> [f64; H] {
 
 /// A lower bound of the distance between any point of the k-DOP `a` and any point of
 /// `b`: the largest slab gap `max(a.minᵢ − b.maxᵢ, b.minᵢ − a.maxᵢ)` over `|nᵢ|`, 0 when they
-/// overlap. `inv` is [`inv_norms_down`].
+/// overlap. `inv` is `inv_norms_down`'s.
 ///
 /// Proof. For `p ∈ a`, `q ∈ b`: `nᵢ·(p − q) ≥ a.minᵢ − b.maxᵢ`, so `|p − q| ≥ (a.minᵢ −
 /// b.maxᵢ)/|nᵢ|` (Cauchy–Schwarz), and the same for the other side. The difference of the
