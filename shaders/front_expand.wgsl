@@ -111,7 +111,18 @@ fn expand_one(i: u32) {
     let p = front_in[i];
     let na = env_nodes_at(p.a);
     let kb = tumbled[p.slot];
-    if (!kdop_overlaps(na.bv, kb)) {
+    var keep: bool;
+    if (counters.within != 0u) {
+        // A tolerance query: the slabs grown by the margins (uniform branch).
+        var m: array<f32, H>;
+        for (var k = 0u; k < H; k = k + 1u) {
+            m[k] = bitcast<f32>(counters.margins[k]);
+        }
+        keep = kdop_within(na.bv, kb, m);
+    } else {
+        keep = kdop_overlaps(na.bv, kb);
+    }
+    if (!keep) {
         return;
     }
     descend(p, na, kb);

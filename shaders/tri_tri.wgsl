@@ -63,6 +63,16 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     if ((counters.resumed & RESUMED_TRI) == 0u) {
         atomicAdd(&np[p.pose], na.count * nb.count);
     }
+    if (counters.within != 0u) {
+        // A tolerance query: the f32 filter cannot decide a distance, so every triangle
+        // pair goes to the host's exact tri_tri_within (positions, as UNSURE pairs).
+        for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {
+            for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
+                push_unsure(FrontPair(p.pose, ia, ib, NO_SLOT));
+            }
+        }
+        return;
+    }
     let r = frames[p.pose].r;
     let t = vec3<f32>(frames[p.pose].t[0], frames[p.pose].t[1], frames[p.pose].t[2]);
     for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {

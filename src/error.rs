@@ -537,6 +537,15 @@ pub enum GpuError {
     /// The device was lost (driver reset, device removed) or wgpu failed internally.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
+    /// A tolerance query on a hierarchy whose GPU pipeline does not grow its volumes (the
+    /// dual hierarchy, the OBB and sphere trees).
+    #[error(
+        "a tolerance query (--tolerance) runs on the GPU with the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26); the {bv} hierarchy runs it on the CPU only (--backend cpu)"
+    )]
+    ToleranceUnsupported {
+        /// Its name (`--bv`).
+        bv: &'static str,
+    },
     /// The hierarchy has no GPU pipeline (boxtree, R-tree).
     #[error("the {bv} hierarchy runs on the CPU only")]
     Unsupported {

@@ -158,9 +158,14 @@ fn bad_tolerances_and_hierarchies_are_refused() {
             "0.1",
             "--backend",
             "gpu",
+            "--bv",
+            "dual18",
         ],
     );
+    // The GPU answers tolerance queries on the k-DOP trees only (tests/gpu_tolerance.rs).
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--tolerance"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("dual18"), "{}", stderr(&o));
     for bad in ["-0.5", "nan"] {
         let o = run(
             &d,

@@ -156,7 +156,8 @@ class Collider:
         from 0 to 2**63 − P, so that every pose number is an int64 (``InputError`` naming
         the range otherwise, never a wrap). ``tolerance``: every pair of triangles within
         this distance instead, decided exactly (a float at least 0; 0 is the ordinary
-        query; on the CPU: ``backend="gpu"`` raises)."""
+        query; ``backend="auto"`` runs it on the CPU, ``backend="gpu"`` on the k-DOP trees
+        and ``auto``'s kdop18, and raises ``InputError`` for the other hierarchies)."""
     def distance(
         self,
         poses: _Coords,

@@ -184,7 +184,8 @@ impl Collider {
     ) -> Result<(Vec<i64>, Run), meshcollide::Error> {
         let bv = self.inner().kind();
         let b = match b {
-            // A tolerance query runs on the CPU (`auto`); `gpu` gets the library's error.
+            // A tolerance query runs on the CPU with `auto`; `gpu` runs it on the k-DOP trees
+            // (or gets the library's error).
             Backend::Auto if !tolerance.is_zero() => Backend::Cpu,
             Backend::Auto if !bv.on_gpu() => Backend::Cpu,
             Backend::Gpu if !bv.on_gpu() => {

@@ -43,6 +43,10 @@ struct Counters {
     groups_done: atomic<u32>,
     frozen: u32,
     leaf_mark: u32,
+    // 1: a tolerance query (kdop_within with `margins`, every triangle pair to UNSURE).
+    within: u32,
+    // The f32 slab margins as bits (proximity::slab_margins_f32), MAX_SLABS of them.
+    margins: array<u32, 13>,
 }
 
 // `Counters::resumed`: this level's node tests (bit 1) or triangle tests (bit 2) were

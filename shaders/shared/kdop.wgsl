@@ -37,6 +37,19 @@ fn kdop_overlaps(a: Kdop, b: Kdop) -> bool {
     return overlap;
 }
 
+// Twin of proximity::kdops_within (see there for the proof, and for why the device decides
+// as the CPU does): the slabs grown by the f32 margins `m` (each a normal f32 ≥ 2^-126, or
+// +inf), a slab rejecting when fl(a.min - b.max) > m or fl(b.min - a.max) > m. Every slab is
+// tested, without an early exit (as kdop_overlaps).
+// CPU twin: src/gpu/mirror/kdop.rs::kdop_within
+fn kdop_within(a: Kdop, b: Kdop, m: array<f32, H>) -> bool {
+    var within = true;
+    for (var i = 0u; i < H; i = i + 1u) {
+        within = within & !(a.min[i] - b.max[i] > m[i]) & !(b.min[i] - a.max[i] > m[i]);
+    }
+    return within;
+}
+
 // Twin of bv::Kdop::size: the sum of the slab widths, slab by slab from 0 (the size the
 // descent rule Descent::Larger compares; additions only, in the CPU's order).
 // CPU twin: src/gpu/mirror/kdop.rs::kdop_size

@@ -122,12 +122,22 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                 bv.name()
             )));
         }
-        if backend == BackendArg::Gpu {
-            return Err(Failure::Input(
-                "--tolerance runs on the CPU only for now; use --backend cpu or auto".into(),
-            ));
+        let kdop = matches!(
+            bv,
+            BvKind::Auto | BvKind::Kdop6 | BvKind::Kdop14 | BvKind::Kdop18 | BvKind::Kdop26
+        );
+        match backend {
+            // The GPU runs tolerance queries on the k-DOP trees (`proximity`); asked for by
+            // name only: `--backend auto` answers them on the CPU.
+            BackendArg::Gpu if kdop => BackendArg::Gpu,
+            BackendArg::Gpu => {
+                return Err(crate::error::Error::from(
+                    crate::gpu::GpuError::ToleranceUnsupported { bv: bv.name() },
+                )
+                .into());
+            }
+            _ => BackendArg::Cpu,
         }
-        BackendArg::Cpu
     };
     let rtree_options = crate::rtree::RtreeOptions {
         min_children: a.rtree_min,

@@ -83,8 +83,9 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value = "all")]
     pub mode: Mode,
     /// Report every pair of triangles within this distance of each other, decided exactly
-    /// (a decimal at least 0, rounded once to f64; 0 is the ordinary query). CPU only; the
-    /// k-DOPs, dual, OBB and sphere trees and auto grow their volumes by it.
+    /// (a decimal at least 0, rounded once to f64; 0 is the ordinary query). The k-DOPs,
+    /// dual, OBB and sphere trees and auto grow their volumes by it; `--backend gpu` runs it
+    /// with the k-DOPs and auto (kdop18), `--backend auto` on the CPU.
     #[arg(long, value_name = "EPS", value_parser = inputs::parse_distance)]
     pub tolerance: Option<f64>,
     /// Closed meshes as solids: a pose without pairs where one mesh lies inside the other

@@ -405,13 +405,31 @@ impl Collider {
         mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
     ) -> crate::error::Result<crate::gpu::collide::GpuStats> {
         if !opts.tolerance.is_zero() {
-            return Err(crate::error::Error::InvalidOption(
-                "a tolerance query runs on the CPU only (the GPU pipeline has no grown volumes yet); run it without --gpu".into(),
-            ));
+            // A tolerance query runs on the k-DOP trees ([`crate::proximity`]).
+            match &self.scene {
+                AnyScene::Auto(_)
+                | AnyScene::Kdop6(_)
+                | AnyScene::Kdop14(_)
+                | AnyScene::Kdop18(_)
+                | AnyScene::Kdop26(_) => {}
+                other => {
+                    let bv = other.kind().name();
+                    return Err(match other {
+                        AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
+                            crate::gpu::GpuError::Unsupported { bv }
+                        }
+                        _ => crate::gpu::GpuError::ToleranceUnsupported { bv },
+                    }
+                    .into());
+                }
+            }
         }
         if let AnyScene::Auto(s) = &self.scene {
-            // Coherence runs on the GPU's k-DOP trees only: kdop18 alone, no probe.
-            if s.kdop.options.coherence && opts.mode == crate::scene::Mode::All {
+            // Coherence runs on the GPU's k-DOP trees only: kdop18 alone, no probe; a
+            // tolerance query runs on the kdop18 tree, without the probe, as on the CPU.
+            if (s.kdop.options.coherence && opts.mode == crate::scene::Mode::All)
+                || !opts.tolerance.is_zero()
+            {
                 let mut tail = |i: usize, mut r: Contacts| {
                     let sub = crate::auto::answered(&r.counters.cost(), Choice::Kdop18);
                     r.counters.sub = AnySub::Auto(sub);
@@ -454,6 +472,7 @@ impl Collider {
     {
         self.gpu.with(ctx, s, |g| {
             g.max_batch_poses = self.chunk.unwrap_or(crate::gpu::collide::MAX_BATCH_POSES);
+            g.tolerance = opts.tolerance;
             g.collide_each(ctx, s, poses, opts.mode, opts.tumble, |i, r| {
                 sink(i, r.map_sub(AnySub::from))
             })

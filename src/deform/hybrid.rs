@@ -137,9 +137,9 @@ pub(super) struct DeformTest<'s, const H: usize> {
     pub(super) lazy: Option<(&'s mut LazyEnv<H>, &'s Shape)>,
     pub(super) descent: Descent,
     /// A tolerance query's `ε` (0: intersection) and its slab margins
-    /// ([`crate::proximity::slab_margins`]).
+    /// ([`crate::proximity::slab_margins_f32`]).
     pub(super) eps: f64,
-    pub(super) margins: [f64; H],
+    pub(super) margins: [f32; H],
 }
 
 impl<const H: usize> DeformTest<'_, H> {

@@ -239,7 +239,7 @@ impl<const H: usize> DeformingScene<H> {
             lazy: self.lazy_a.then_some((&mut self.lazy, &self.shape_a)),
             descent: self.kdop.descent,
             eps,
-            margins: crate::proximity::slab_margins::<H>(eps),
+            margins: crate::proximity::slab_margins_f32::<H>(eps),
         };
         // Coherence across frames: a front names node pairs of the same trees (a rebuild
         // starts again at the roots), so it partitions the triangle pairs whatever moved.

@@ -243,9 +243,9 @@ struct DualTest<'s, const H: usize> {
     moved: &'s mut Moved<H>,
     fixed: [u8; H],
     /// A tolerance query's `ε` (0: the intersection query) and its slab margins
-    /// ([`crate::proximity::slab_margins`]).
+    /// ([`crate::proximity::slab_margins_f32`]).
     eps: f64,
-    margins: [f64; H],
+    margins: [f32; H],
 }
 
 impl<const H: usize> NodeTest<H> for DualTest<'_, H> {
@@ -337,7 +337,7 @@ pub fn collide_within<const H: usize>(
         moved: &mut ws.moved,
         fixed: slabs::table_order::<H>(),
         eps,
-        margins: crate::proximity::slab_margins::<H>(eps),
+        margins: crate::proximity::slab_margins_f32::<H>(eps),
     };
     let mut c = descend(
         env,

@@ -175,7 +175,18 @@ pub struct GpuCounters {
     /// `n_leaf` at the start of this level (the leaf list keeps every level's pairs): where
     /// a resumed level appends its leaf pairs again.
     pub leaf_mark: u32,
+    /// 1: a tolerance query: the expansion keeps the node pairs of
+    /// [`crate::proximity::kdops_within`] with `margins`, and the triangle tests send every
+    /// triangle pair of a leaf pair to the UNSURE list for the host's exact
+    /// [`crate::proximity::tri_tri_within`]. 0: the intersection query.
+    pub within: u32,
+    /// The f32 slab margins ([`crate::proximity::slab_margins_f32`]) as bits, slab by slab
+    /// (the first `H` of them; zeros when `within` is 0).
+    pub margins: [u32; MAX_SLABS],
 }
+
+/// Slabs of the largest k-DOP (kdop26): the length of [`GpuCounters::margins`].
+pub const MAX_SLABS: usize = 13;
 
 /// Which `node_list` slice a refit dispatch covers. WGSL twin: `struct RefitRange` in
 /// `shaders/kdop_refit.wgsl` (16 bytes, a uniform-friendly size); bound with a dynamic offset.
@@ -296,6 +307,8 @@ mod pipeline_layout_tests {
             ("groups_done", offset_of!(GpuCounters, groups_done)),
             ("frozen", offset_of!(GpuCounters, frozen)),
             ("leaf_mark", offset_of!(GpuCounters, leaf_mark)),
+            ("within", offset_of!(GpuCounters, within)),
+            ("margins", offset_of!(GpuCounters, margins)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))

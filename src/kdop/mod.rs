@@ -137,7 +137,7 @@ impl<const H: usize> NodeTest<H> for SlabTest<'_, H> {
 /// [`crate::proximity::tri_tri_within`]. The descent rule compares the k-DOPs as they are.
 struct WithinSlabTest<'s, const H: usize> {
     slab: SlabTest<'s, H>,
-    margins: [f64; H],
+    margins: [f32; H],
     eps: f64,
 }
 
@@ -268,7 +268,7 @@ impl<const H: usize> KdopScene<H> {
             .begin(fly, &fly.local_pose(env.frame(), pose), opts.tumble);
         let mut test = WithinSlabTest {
             slab: self.slab_test(),
-            margins: crate::proximity::slab_margins::<H>(eps),
+            margins: crate::proximity::slab_margins_f32::<H>(eps),
             eps,
         };
         let mut c = descend(

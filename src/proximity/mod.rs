@@ -24,9 +24,14 @@
 //! and the R-tree do not grow theirs yet: there a tolerance query tests every triangle
 //! pair (`within_every_pair`), and the command line refuses them. Deforming meshes
 //! (`crate::deform`) grow their refitted k-DOPs the same way, and self-collision
-//! ([`crate::SelfCollider::collide_within`]) its one hierarchy against itself. The GPU path
-//! does not run tolerance queries yet ([`crate::Collider::collide_stream_gpu`] refuses
-//! them).
+//! ([`crate::SelfCollider::collide_within`]) its one hierarchy against itself.
+//!
+//! On the GPU ([`crate::Collider::collide_stream_gpu`], the k-DOP trees and `auto`'s
+//! kdop18 tree) the expansion runs the CPU's own f32 slab test [`kdops_within`] (the same
+//! node pairs, the same Nv), and every triangle pair of the leaf pairs comes back to the
+//! host, which decides it with [`tri_tri_within`] (the same pairs, the same Np). The dual
+//! hierarchy and the OBB and sphere trees run tolerance queries on the CPU only, as do
+//! self-collision and frames.
 
 pub mod distance;
 pub mod spheres;
@@ -86,23 +91,47 @@ pub fn slab_margins<const H: usize>(eps: f64) -> [f64; H] {
     })
 }
 
+/// The margins of [`kdops_within`] in f32, shared by the CPU and the GPU (`kdop_within`
+/// of `shaders/shared/kdop.wgsl`, from `Counters::margins`): `Mᵢ = max(f32_up(mᵢ·(1 + 2⁻²³)
+/// rounded up), 2⁻¹²⁶)` with `mᵢ` of [`slab_margins`], so `Mᵢ ≥ ε·|nᵢ|·(1 + 2⁻²³)` and `Mᵢ` is
+/// a normal f32 (never 0 or subnormal). `Mᵢ = +∞` when `ε·|nᵢ|` exceeds f32's range (then no
+/// slab rejects).
+pub fn slab_margins_f32<const H: usize>(eps: f64) -> [f32; H] {
+    slab_margins::<H>(eps)
+        .map(|m| f32_up(mul_up(m, 1.0 + f32::EPSILON as f64)).max(f32::MIN_POSITIVE))
+}
+
 /// The k-DOP slab test grown by `ε`: false only when the k-DOPs `a` and `b` are farther
-/// than `ε` apart, given `m = slab_margins(ε)`. Touching within `ε` counts (closed sets).
+/// than `ε` apart, given `m = slab_margins_f32(ε)`. Touching within `ε` counts (closed
+/// sets). The GPU's expansion runs this very test (`kdop_within` in
+/// `shaders/shared/kdop.wgsl`, operation for operation), so both keep the same node pairs:
+/// Nv is the same on both.
 ///
-/// Proof. The test rejects when `d = fl(a.minᵢ − b.maxᵢ) > mᵢ` (or the same with `a` and
-/// `b` swapped), the difference taken in f64 of the f32 bounds. Then `d > 0`, so the real
-/// difference `D` is positive (rounding keeps the sign) and `D ≥ d/(1 + 2⁻⁵³)` (a rounded
-/// difference is within `2⁻⁵³·|D|` of `D`, exact when it is subnormal), so `D > mᵢ/(1 +
-/// 2⁻⁵³) ≥ ε·|nᵢ|`. Every point `p` of `a` has `nᵢ·p ≥ a.minᵢ` and every point `q` of `b`
-/// has `nᵢ·q ≤ b.maxᵢ` (the volumes contain their triangles' real points, local frames
-/// being translations), so `nᵢ·(p − q) ≥ D > ε·|nᵢ|` and `|p − q| > ε` by Cauchy–Schwarz.
-/// NaN differences (infinite bounds) never reject. With `ε = 0`, `m = 0` and the test is
-/// [`Kdop::overlaps`]: `fl(x − y) > 0` exactly when `x > y`.
+/// The test rejects slab `i` when `r = fl₃₂(a.minᵢ − b.maxᵢ) > Mᵢ` (or the same with `a` and
+/// `b` swapped): one f32 subtraction, one comparison.
+///
+/// Proof that a rejection is right. `Mᵢ ≥ 2⁻¹²⁶`, so `r > Mᵢ` makes `r` a positive normal
+/// f32 (or `+∞`). Rounding is monotone, so the real difference `D` is positive and not
+/// below f32's normal range (`D < 2⁻¹²⁶` would round to at most `2⁻¹²⁶`). Round to nearest
+/// then gives `r ≤ D·(1 + 2⁻²⁴)` (round toward zero `r ≤ D`; `r = +∞` means `D` above
+/// `f32::MAX`, above any finite `Mᵢ`), so `D ≥ r/(1 + 2⁻²⁴) > Mᵢ/(1 + 2⁻²⁴) ≥ ε·|nᵢ|`.
+/// Every point `p` of `a` has `nᵢ·p ≥ a.minᵢ` and every point `q` of `b` has `nᵢ·q ≤
+/// b.maxᵢ` (the volumes contain their triangles' real points, local frames being
+/// translations), so `nᵢ·(p − q) ≥ D > ε·|nᵢ|` and `|p − q| > ε` by Cauchy–Schwarz. NaN
+/// differences (infinite bounds) never reject.
+///
+/// Why the GPU decides the same: WGSL's f32 subtraction is correctly rounded (Vulkan's
+/// precision rules; the tumbled bounds already rely on it, `crate::bv::slab`); a device
+/// may flush subnormal results to zero, but a subnormal `r` is below `Mᵢ ≥ 2⁻¹²⁶` flushed
+/// or not, so the comparison's answer is the same; the bounds themselves are never
+/// subnormal (`bv::slab::slab_bounds_f32` flushes and scales by 4).
+///
+/// With `ε = 0` this test is not run: the ordinary query runs ([`Tolerance::is_zero`]).
 #[inline(always)]
 #[allow(clippy::needless_range_loop)] // four arrays indexed together
-pub fn kdops_within<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, m: &[f64; H]) -> bool {
+pub fn kdops_within<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, m: &[f32; H]) -> bool {
     for i in 0..H {
-        if a.min[i] as f64 - b.max[i] as f64 > m[i] || b.min[i] as f64 - a.max[i] as f64 > m[i] {
+        if a.min[i] - b.max[i] > m[i] || b.min[i] - a.max[i] > m[i] {
             return false;
         }
     }
@@ -185,38 +214,55 @@ mod tests {
     }
 
     /// The margins bound `ε·|n|` from above, and the slab test rejects exactly what the
-    /// margin allows: two 6-DOPs (boxes) `ε` apart along x are within `ε`, and one f32
-    /// step farther apart they are not (at the edge of the proof, both ways).
+    /// margin allows: two 6-DOPs (boxes) `ε` apart along x are within `ε`; the last gap
+    /// kept is `M = slab_margins_f32(ε)`, a few f32 steps above `ε`, and one f32 step
+    /// farther apart they are not (at the edge of the proof, both ways).
     #[test]
     fn slab_margins_and_the_grown_test_at_the_edge() {
         let m = slab_margins::<13>(0.1);
+        let m32 = slab_margins_f32::<13>(0.1);
         for (i, ax) in crate::bv::axes(13).iter().enumerate() {
             let n =
                 ((ax[0] as f64).powi(2) + (ax[1] as f64).powi(2) + (ax[2] as f64).powi(2)).sqrt();
             assert!(m[i] >= 0.1 * n && m[i] <= 0.1 * n * (1.0 + 1e-14), "{i}");
+            let r = m32[i] as f64 / (0.1 * n);
+            assert!(
+                r >= 1.0 + 2f64.powi(-23) && r <= 1.0 + 2f64.powi(-21),
+                "{i}: {r}"
+            );
         }
         let unit = |lo: f32| Kdop::<3> {
             min: [lo, 0.0, 0.0],
             max: [lo + 1.0, 1.0, 1.0],
         };
-        let eps = 0.5f64;
-        let m = slab_margins::<3>(eps);
-        // A = [0, 1]; B starts at 1.5: the gap is exactly ε.
-        assert!(kdops_within(&unit(0.0), &unit(1.5), &m));
-        assert!(kdops_within(&unit(1.5), &unit(0.0), &m));
-        // One f32 step farther the gap exceeds ε (by 2⁻²³, far above the margin's
-        // rounding allowance): rejected.
-        let next = 1.5f32.next_up();
-        assert!(!kdops_within(&unit(0.0), &unit(next), &m));
-        assert!(!kdops_within(&unit(next), &unit(0.0), &m));
-        // ε = 0 is the ordinary test, touching included.
-        let z = slab_margins::<3>(0.0);
-        assert!(kdops_within(&unit(0.0), &unit(1.0), &z));
-        assert!(!kdops_within(&unit(0.0), &unit(1.0f32.next_up()), &z));
-        assert_eq!(
-            kdops_within(&unit(0.0), &unit(1.0f32.next_up()), &z),
-            unit(0.0).overlaps(&unit(1.0f32.next_up()))
-        );
+        for eps in [0.5f64, 0.1, 3e-5, 1e-30] {
+            let m = slab_margins_f32::<3>(eps);
+            // A = [0, 1]; B starts at 1 + ε (rounded down to f32): within ε.
+            let mut at_eps = (1.0 + eps) as f32;
+            if at_eps as f64 > 1.0 + eps {
+                at_eps = at_eps.next_down();
+            }
+            assert!(kdops_within(&unit(0.0), &unit(at_eps), &m), "{eps}");
+            assert!(kdops_within(&unit(at_eps), &unit(0.0), &m), "{eps}");
+            // The last start kept: the gap fl(lo − 1) is at most M.
+            let mut lo = at_eps;
+            while lo.next_up() - 1.0 <= m[0] {
+                lo = lo.next_up();
+            }
+            assert!(kdops_within(&unit(0.0), &unit(lo), &m), "{eps}");
+            assert!(kdops_within(&unit(lo), &unit(0.0), &m), "{eps}");
+            assert!(((lo - 1.0) as f64) <= eps * (1.0 + 2f64.powi(-20)) + 2f64.powi(-23));
+            // One f32 step farther the gap exceeds M: rejected.
+            let next = lo.next_up();
+            assert!(!kdops_within(&unit(0.0), &unit(next), &m), "{eps}");
+            assert!(!kdops_within(&unit(next), &unit(0.0), &m), "{eps}");
+        }
+        // Tiny ε: the margin is 2⁻¹²⁶, no subnormal decides anything.
+        assert_eq!(slab_margins_f32::<3>(1e-300), [f32::MIN_POSITIVE; 3]);
+        // Beyond f32's range no slab rejects.
+        let huge = slab_margins_f32::<3>(1e300);
+        assert!(huge[0].is_infinite());
+        assert!(kdops_within(&unit(0.0), &unit(f32::MAX), &huge));
     }
 
     #[test]

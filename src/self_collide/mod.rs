@@ -111,7 +111,7 @@ struct Walk<'a, const H: usize> {
     out: Vec<(u32, u32)>,
     /// The tolerance (0: intersection) and its slab margins.
     eps: f64,
-    margins: [f64; H],
+    margins: [f32; H],
 }
 
 impl<const H: usize> Walk<'_, H> {
@@ -204,7 +204,7 @@ pub fn collide_bvh<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> PoseResult {
 /// [`collide_bvh`] at tolerance `eps` (finite, at least 0; module docs).
 pub fn collide_bvh_within<const H: usize>(bvh: &Bvh<H>, mode: Mode, eps: f64) -> PoseResult {
     let stop = AtomicBool::new(false);
-    let margins = crate::proximity::slab_margins::<H>(eps);
+    let margins = crate::proximity::slab_margins_f32::<H>(eps);
     let walk = || Walk {
         bvh,
         mode,

@@ -247,6 +247,19 @@ impl<const H: usize> GpuScene<H> {
             .max(16) as u64
     }
 
+    /// `Counters::margins` of a tolerance query (zeros for the intersection query).
+    fn margin_bits(&self) -> [u32; crate::gpu::layout::MAX_SLABS] {
+        let mut bits = [0; crate::gpu::layout::MAX_SLABS];
+        let eps = self.tolerance.get();
+        if eps != 0.0 {
+            let m = crate::proximity::slab_margins_f32::<H>(eps);
+            for (b, m) in bits.iter_mut().zip(m) {
+                *b = m.to_bits();
+            }
+        }
+        bits
+    }
+
     /// One submission of `frames.len()` poses: [`BatchRun::Done`] with its output, or
     /// [`BatchRun::Grow`] when a capacity ran out.
     pub(super) fn run_batch(
@@ -305,6 +318,8 @@ impl<const H: usize> GpuScene<H> {
             hash_mask: if dense { 0 } else { caps.tumbled - 1 },
             // After the host's root tests the device starts at level 1, on its side.
             level: level_one.is_some() as u32,
+            within: (self.tolerance.get() != 0.0) as u32,
+            margins: self.margin_bits(),
             ..Default::default()
         };
         let first = counters0.level as usize;

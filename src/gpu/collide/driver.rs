@@ -59,13 +59,23 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
-        let coherent = mode == Mode::All && self.pipelines.expand_record.is_some();
+        let eps = self.tolerance.get();
+        if eps != 0.0 && (self.dual.is_some() || self.volumes.is_some()) {
+            let bv = match (&self.dual, &self.volumes) {
+                (Some(_), _) => "dual",
+                (_, Some(v)) if v.obb => "obb",
+                _ => "sphere",
+            };
+            return Err(GpuError::ToleranceUnsupported { bv }.into());
+        }
+        // A tolerance query starts every pose at the roots, as on the CPU.
+        let coherent = mode == Mode::All && self.pipelines.expand_record.is_some() && eps == 0.0;
         let chunk_len = if coherent { POSE_CHUNK } else { 1 };
         // The volume trees tumble nothing, whatever the method.
         let dense = self.dense(tumble);
         let mut stats = self.begin_run(dense)?;
         let group_poses = self.max_batch_poses.max(1).next_multiple_of(chunk_len);
-        let screen = Screen::of(scene);
+        let screen = Screen::of(scene).widened(eps);
         let mut poses = poses.into_iter();
         let mut start = 0;
         // Most poses of the next batch after one did not fit (`None`: as planned).
@@ -169,7 +179,15 @@ impl<const H: usize> GpuScene<H> {
                         _ if next => stats.fronts_on_host += 1,
                         _ => {}
                     }
-                    let done = finish(scene, &ran.poses, ran.out, mode, dense, stats);
+                    let done = finish(
+                        scene,
+                        &ran.poses,
+                        ran.out,
+                        mode,
+                        dense,
+                        self.tolerance.get(),
+                        stats,
+                    );
                     for ((mut r, &i), unseen) in done.into_iter().zip(lane).zip(ran.root_unseen) {
                         r.counters.bv_updates += unseen as u64;
                         out.results[i] = Some(r);

@@ -1,16 +1,20 @@
-//! The host's end of a batch: the f32 filter's undecided pairs decided by the exact test,
+//! The host's end of a batch: the f32 filter's undecided pairs decided by the exact test
+//! (a tolerance query's: every triangle pair of its leaf pairs, by the exact distance test),
 //! triangle positions mapped back to the files' numbering, pairs sorted ([`finish`]), from
 //! what the batch read back ([`BatchOutput`]).
 
 use super::*;
 
-/// Decides the UNSURE pairs exactly, maps triangle positions to file numbering, sorts.
+/// Decides the UNSURE pairs exactly ([`tri_tri_intersect`], or with a tolerance `eps > 0`
+/// [`crate::proximity::tri_tri_within`]), maps triangle positions to file numbering, sorts.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
     poses: &[Pose],
     out: BatchOutput,
     mode: Mode,
     dense: bool,
+    eps: f64,
     stats: &mut GpuStats,
 ) -> Vec<PoseResult<S::Sub>> {
     let env = scene.env();
@@ -43,7 +47,12 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
             .tris
             .corners_f64(u.b as usize)
             .map(|p| poses[u.pose as usize].apply(p));
-        if tri_tri_intersect(&ta, &tb) {
+        let hit = if eps == 0.0 {
+            tri_tri_intersect(&ta, &tb)
+        } else {
+            crate::proximity::tri_tri_within(&ta, &tb, eps)
+        };
+        if hit {
             results[u.pose as usize]
                 .pairs
                 .push((env.tri_index[u.a as usize], fly.tri_index[u.b as usize]));

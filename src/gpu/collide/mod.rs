@@ -153,6 +153,12 @@ pub struct GpuScene<const H: usize> {
     /// Most poses of one batch, and of poses read ahead ([`MAX_BATCH_POSES`] unless
     /// lowered): bounds the host's memory for poses and results whatever the pose count.
     pub max_batch_poses: usize,
+    /// The tolerance `ε` of the next runs ([`crate::proximity`]): 0, the intersection
+    /// query; else every triangle pair within `ε`, on the k-DOP scenes only (the expansion
+    /// grows the slabs by [`crate::proximity::slab_margins_f32`], the host decides every
+    /// triangle pair of the leaf pairs with [`crate::proximity::tri_tri_within`], the
+    /// pretest's box is widened, and there is no temporal coherence, as on the CPU).
+    pub tolerance: crate::scene::Tolerance,
     per_pose: Option<PerPose>,
     /// Poses of the last batch that completed.
     last_poses: usize,
@@ -388,6 +394,7 @@ impl<const H: usize> GpuScene<H> {
             paging,
             batch_memory: ctx.batch_memory,
             max_batch_poses: MAX_BATCH_POSES,
+            tolerance: Default::default(),
             per_pose: None,
             last_poses: 0,
             buffers: None,

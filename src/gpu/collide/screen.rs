@@ -12,7 +12,8 @@ use crate::scene::{Counters, PoseResult, SubCounters};
 /// A scene's pretest, if it runs one.
 #[derive(Clone, Copy)]
 pub(crate) struct Screen<'s> {
-    test: Option<&'s BoxPretest>,
+    test: Option<BoxPretest>,
+    scene: std::marker::PhantomData<&'s ()>,
 }
 
 /// A batch screened: which poses the pretest separated, and the others, for the device.
@@ -27,14 +28,29 @@ impl<'s> Screen<'s> {
     /// The pretest of `scene` (none for the scenes without one).
     pub(crate) fn of<const H: usize, S: GpuPairScene<H>>(scene: &'s S) -> Screen<'s> {
         Screen {
-            test: scene.pretest(),
+            test: scene.pretest().copied(),
+            scene: std::marker::PhantomData,
+        }
+    }
+
+    /// The pretest of a tolerance query: A's box widened by `eps`
+    /// ([`BoxPretest::widened`], as the CPU's `within_into`); itself for `eps = 0`.
+    pub(crate) fn widened(self, eps: f64) -> Screen<'s> {
+        Screen {
+            test: self
+                .test
+                .map(|t| if eps == 0.0 { t } else { t.widened(eps) }),
+            ..self
         }
     }
 
     /// No pretest here: the caller ran and counted it (a deforming frame, whose pretest
     /// depends on the frame's positions).
     pub(crate) fn counted_by_caller() -> Screen<'static> {
-        Screen { test: None }
+        Screen {
+            test: None,
+            scene: std::marker::PhantomData,
+        }
     }
 
     /// Whether the pretest separates `pose`: it never reaches the device.

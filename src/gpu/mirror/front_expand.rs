@@ -5,7 +5,7 @@
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
 use super::front::{claim_key, groups};
-use super::kdop::{kdop_overlaps, kdop_size};
+use super::kdop::{kdop_overlaps, kdop_size, kdop_within};
 use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
@@ -220,16 +220,23 @@ impl<const H: usize> ExpandBindings<'_, H> {
 }
 
 /// `expand` of `shaders/front_expand.wgsl`: every input pair whose k-DOPs overlap
-/// ([`kdop_overlaps`]) is descended: child pairs to `front_out`, leaf pairs to `leaves`.
+/// ([`kdop_overlaps`]; a tolerance query's, `within`, grown by `margins`: [`kdop_within`])
+/// is descended: child pairs to `front_out`, leaf pairs to `leaves`.
 pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
     let front_in = b.front_in;
+    let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
     for p in &front_in[..b.counters.n_in as usize] {
         if !b.enter(p) {
             continue;
         }
         let na = b.env_nodes[p.a as usize];
         let kb = b.tumbled_b(p);
-        if !kdop_overlaps(&na.bv, &kb) {
+        let keep = if b.counters.within != 0 {
+            kdop_within(&na.bv, &kb, &margins)
+        } else {
+            kdop_overlaps(&na.bv, &kb)
+        };
+        if !keep {
             continue;
         }
         b.descend(*p, &na, &kb);

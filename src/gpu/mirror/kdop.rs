@@ -23,6 +23,13 @@ pub fn kdop_overlaps<const H: usize>(a: &Kdop<H>, b: &Kdop<H>) -> bool {
     a.overlaps(b)
 }
 
+/// `kdop_within` of `shaders/shared/kdop.wgsl`: [`crate::proximity::kdops_within`] (the
+/// slabs grown by the f32 margins).
+#[inline]
+pub fn kdop_within<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, m: &[f32; H]) -> bool {
+    crate::proximity::kdops_within(a, b, m)
+}
+
 /// `kdop_size` of `shaders/shared/kdop.wgsl`: [`Kdop::size`] (sum of the slab widths).
 #[inline]
 pub fn kdop_size<const H: usize>(k: &Kdop<H>) -> f32 {

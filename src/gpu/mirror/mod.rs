@@ -296,7 +296,7 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         l.count(&mut out, &mut c);
     }
     stats.level_sizes = out.level_sizes.iter().map(|&s| s as u64).collect();
-    let results = finish(scene, poses, out, mode, !lazy, &mut stats);
+    let results = finish(scene, poses, out, mode, !lazy, 0.0, &mut stats);
     (results, stats)
 }
 

@@ -71,6 +71,20 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
         if b.counters.resumed & RESUMED_TRI == 0 {
             b.np[pose] = b.np[pose].wrapping_add(na.count.wrapping_mul(nb.count));
         }
+        if b.counters.within != 0 {
+            // A tolerance query: every triangle pair to the host's exact test.
+            for ib in nb.first..nb.first + nb.count {
+                for ia in na.first..na.first + na.count {
+                    b.push_unsure(FrontPair {
+                        pose: p.pose,
+                        a: ia,
+                        b: ib,
+                        slot: crate::gpu::layout::NO_SLOT,
+                    });
+                }
+            }
+            continue;
+        }
         let f = &b.frames[pose];
         let (r, t, te) = (f.r, f.t, f.t_err);
         for ib in nb.first..nb.first + nb.count {

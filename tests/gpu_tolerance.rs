@@ -1,0 +1,304 @@
+//! The tolerance query on the GPU ([`meshcollide::proximity`]): the expansion's slabs grown
+//! by the f32 margins of `kdops_within` (the CPU's own test), every triangle pair of the
+//! leaf pairs decided by the host's exact `tri_tri_within`. Against the CPU's
+//! `within_into` and the all-pairs oracle `brute_force_within`: the same pairs at every
+//! pose, and the same counters (Nv, Np, Nu), on kdop6/14/18/26 and `auto`, at several ε,
+//! on touching and coplanar grid soups, soups in general position, tumbling tori and
+//! soups 10⁷ from the origin; tiny capacities (overflow and resume) give the same; ε = 0
+//! is the ordinary GPU query; the command line's `--backend gpu --tolerance` writes the
+//! CPU's bytes.
+
+mod common;
+
+use meshcollide::gpu::GpuError;
+use meshcollide::gpu::collide::GpuScene;
+use meshcollide::proximity::{Tolerance, brute_force_within};
+use meshcollide::rng::Rng;
+use meshcollide::*;
+
+struct Case {
+    name: &'static str,
+    a: Mesh,
+    b: Mesh,
+    poses: Vec<Pose>,
+    eps: Vec<f64>,
+}
+
+fn shifted(m: &Mesh, d: [f64; 3]) -> Mesh {
+    m.map_positions(|p| [p[0] + d[0], p[1] + d[1], p[2] + d[2]])
+}
+
+/// The scenes of `tests/proximity.rs`, smaller (lavapipe runs them).
+fn cases() -> Vec<Case> {
+    let mut rng = Rng::new(0x9d_70_1e_55);
+    let mut v = Vec::new();
+    // Half-integer grids under half-turns: distances of exactly 0.25 and 0.5 occur, so
+    // `dist = ε` is met exactly, as are touching and coplanar pairs.
+    let (a, b) = (
+        common::grid_soup(&mut rng, 10),
+        common::grid_soup(&mut rng, 10),
+    );
+    let poses = (0..12).map(|_| common::exact_pose(&mut rng)).collect();
+    v.push(Case {
+        name: "grid soups",
+        a,
+        b,
+        poses,
+        eps: vec![0.25, 0.5, 2.0],
+    });
+    let (a, b) = (
+        common::float_soup(&mut rng, 30),
+        common::float_soup(&mut rng, 30),
+    );
+    let poses = (0..12).map(|_| common::float_pose(&mut rng, 1.2)).collect();
+    v.push(Case {
+        name: "float soups",
+        a,
+        b,
+        poses,
+        eps: vec![1e-3, 0.05, 0.3],
+    });
+    let (a, b) = common::tori(8);
+    let poses = pose::tumbling_poses(10, [0.0; 3], [2.7, 0.1, 0.0]);
+    v.push(Case {
+        name: "tumbling tori",
+        a,
+        b,
+        poses,
+        eps: vec![0.02, 0.2, 0.6],
+    });
+    let far = [1e7, -2e7, 3e7];
+    let (a, b) = (
+        common::float_soup(&mut rng, 24),
+        common::float_soup(&mut rng, 24),
+    );
+    let (a, b) = (shifted(&a, far), shifted(&b, far));
+    let poses = (0..10)
+        .map(|_| {
+            let p = common::float_pose(&mut rng, 0.8);
+            // Rotate about the far centre: t = far − R·far + shift.
+            let rc = p.apply(far);
+            let t = [0, 1, 2].map(|k| far[k] - (rc[k] - p.t[k]) + p.t[k]);
+            Pose { t, ..p }
+        })
+        .collect();
+    v.push(Case {
+        name: "10^7 from the origin",
+        a,
+        b,
+        poses,
+        eps: vec![1e-6, 1e-3, 0.1],
+    });
+    v
+}
+
+fn within(eps: f64) -> QueryOptions {
+    QueryOptions {
+        tolerance: Tolerance::new(eps, "eps").unwrap(),
+        ..Default::default()
+    }
+}
+
+const KINDS: [BvKind; 5] = [
+    BvKind::Kdop6,
+    BvKind::Kdop14,
+    BvKind::Kdop18,
+    BvKind::Kdop26,
+    BvKind::Auto,
+];
+
+/// GPU pairs = CPU pairs = brute force, GPU counters = CPU counters, every case, k and ε.
+#[test]
+fn gpu_tolerance_equals_the_cpu_and_brute_force() {
+    let Some(ctx) = common::gpu() else { return };
+    let (mut nonempty, mut host_decided) = (0, 0);
+    for case in cases() {
+        let oracle: Vec<Vec<Vec<(u32, u32)>>> = case
+            .eps
+            .iter()
+            .map(|&e| {
+                case.poses
+                    .iter()
+                    .map(|p| brute_force_within(&case.a, &case.b, p, e))
+                    .collect()
+            })
+            .collect();
+        for bv in KINDS {
+            let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+            for (k, &e) in case.eps.iter().enumerate() {
+                let label = format!("{}, {}, ε {e}", case.name, bv.name());
+                let cpu = c.collide_batch_with(&case.poses, &within(e), None);
+                let (gpu, stats) = c
+                    .collide_batch_gpu(&ctx, &case.poses, &within(e), None)
+                    .unwrap();
+                host_decided += stats.unsure;
+                for (i, (g, r)) in gpu.iter().zip(&cpu).enumerate() {
+                    assert_eq!(r.pairs, oracle[k][i], "{label}, pose {i}: CPU");
+                    assert_eq!(g.pairs, r.pairs, "{label}, pose {i}: pairs");
+                    assert_eq!(g.counters, r.counters, "{label}, pose {i}: counters");
+                    nonempty += !g.pairs.is_empty() as usize;
+                }
+                // First-contact mode: one of the oracle's pairs exactly when there is one.
+                let first = QueryOptions {
+                    mode: Mode::First,
+                    ..within(e)
+                };
+                let (gpu, _) = c
+                    .collide_batch_gpu(&ctx, &case.poses, &first, None)
+                    .unwrap();
+                for (i, g) in gpu.iter().enumerate() {
+                    assert_eq!(g.pairs.is_empty(), oracle[k][i].is_empty(), "{label}, {i}");
+                    assert!(g.pairs.len() <= 1, "{label}, pose {i}");
+                    assert!(g.pairs.iter().all(|q| oracle[k][i].contains(q)));
+                }
+            }
+        }
+    }
+    assert!(nonempty > 100, "{nonempty}");
+    // Every triangle pair of the leaf pairs came back to the host.
+    assert!(host_decided > 1000, "{host_decided}");
+}
+
+/// ε = 0 is the ordinary GPU query: the same pairs, counters and work (no pair sent to
+/// the host that the f32 filter decides).
+#[test]
+fn gpu_tolerance_zero_is_the_ordinary_query() {
+    let Some(ctx) = common::gpu() else { return };
+    for case in cases() {
+        for bv in KINDS {
+            let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+            let plain = QueryOptions::default();
+            let (p, ps) = c
+                .collide_batch_gpu(&ctx, &case.poses, &plain, None)
+                .unwrap();
+            let (z, zs) = c
+                .collide_batch_gpu(&ctx, &case.poses, &within(0.0), None)
+                .unwrap();
+            assert_eq!(p, z, "{}, {}", case.name, bv.name());
+            assert_eq!(ps.unsure, zs.unsure, "{}, {}", case.name, bv.name());
+        }
+    }
+}
+
+/// Capacities far too small: every level overflows and resumes; the pairs and counters
+/// stay the CPU's (the margins and the tolerance flag survive the resume).
+#[test]
+fn gpu_tolerance_survives_overflow_and_resume() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(10);
+    let poses = pose::tumbling_poses(12, [0.0; 3], [2.6, 0.0, 0.0]);
+    let c = Collider::builder(&a, &b)
+        .bv(BvKind::Kdop18)
+        .build()
+        .unwrap();
+    let AnyScene::Kdop18(s) = c.scene() else {
+        panic!("kdop18 asked")
+    };
+    for e in [0.05, 0.4] {
+        let opts = within(e);
+        let cpu = c.collide_batch_with(&poses, &opts, None);
+        let mut g = GpuScene::new(&ctx, s).unwrap();
+        g.capacities = common::TINY_CAPACITIES;
+        g.tolerance = opts.tolerance;
+        let (gpu, _) = g
+            .collide_batch(&ctx, s, &poses, opts.mode, opts.tumble, None)
+            .unwrap();
+        let mut nonempty = 0;
+        for (i, (x, r)) in gpu.iter().zip(&cpu).enumerate() {
+            assert_eq!(x.pairs, r.pairs, "ε {e}, pose {i}");
+            assert_eq!(
+                x.counters.bv_tests, r.counters.bv_tests,
+                "ε {e}, pose {i}: Nv"
+            );
+            assert_eq!(
+                x.counters.tri_tests, r.counters.tri_tests,
+                "ε {e}, pose {i}: Np"
+            );
+            assert_eq!(x.pairs, brute_force_within(&a, &b, &poses[i], e));
+            nonempty += !x.pairs.is_empty() as usize;
+        }
+        assert!(nonempty > 0, "ε {e}");
+    }
+}
+
+/// The hierarchies whose GPU pipeline does not grow its volumes refuse, naming themselves.
+#[test]
+fn gpu_tolerance_refuses_the_other_hierarchies() {
+    let Some(ctx) = common::gpu() else { return };
+    let (a, b) = common::tori(6);
+    let poses = pose::tumbling_poses(2, [0.0; 3], [1.0, 0.0, 0.0]);
+    for bv in [BvKind::Dual18, BvKind::Obb, BvKind::Sphere] {
+        let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
+        let e = c
+            .collide_batch_gpu(&ctx, &poses, &within(0.1), None)
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                meshcollide::error::Error::Gpu(GpuError::ToleranceUnsupported { .. })
+            ),
+            "{}: {e}",
+            bv.name()
+        );
+        assert!(e.to_string().contains(bv.name()), "{e}");
+        // The intersection query still runs there.
+        c.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None)
+            .unwrap();
+    }
+}
+
+/// `query --backend gpu --tolerance ε` writes the bytes of `--backend cpu`, and the pairs
+/// are the oracle's.
+#[test]
+fn cli_gpu_tolerance_writes_the_cpu_bytes() {
+    let Some(_ctx) = common::gpu() else { return };
+    let d = common::fresh_tmp_dir("gpu_tolerance", "cli");
+    let (a, b) = common::tori(8);
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
+    let mut poses = pose::tumbling_poses(8, [0.0; 3], [2.8, 0.0, 0.0]);
+    poses.extend(pose::tumbling_poses(5, [0.0; 3], [1.0, 0.1, 0.0]));
+    std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
+    let poses = pose::read_poses(&d.join("poses.csv")).unwrap();
+    let run = |backend: &str, bv: &str, eps: &str, out: &str| {
+        let o = common::bin()
+            .current_dir(&d)
+            .args([
+                "query",
+                "a.obj",
+                "b.obj",
+                "--poses",
+                "poses.csv",
+                "--out",
+                out,
+                "--tolerance",
+                eps,
+                "--backend",
+                backend,
+                "--bv",
+                bv,
+                "--force",
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read(d.join(out)).unwrap()
+    };
+    for bv in ["kdop6", "kdop26", "auto"] {
+        for eps in ["0", "0.05", "0.3"] {
+            let cpu = run("cpu", bv, eps, "cpu.csv");
+            let gpu = run("gpu", bv, eps, "gpu.csv");
+            assert_eq!(gpu, cpu, "{bv}, ε {eps}");
+            let got = meshcollide::formats::parse_pairs(&String::from_utf8(gpu).unwrap()).unwrap();
+            let e: f64 = eps.parse().unwrap();
+            let mut want = Vec::new();
+            for (i, p) in poses.iter().enumerate() {
+                for (x, y) in brute_force_within(&a, &b, p, e) {
+                    want.push((i as u32, x, y));
+                }
+            }
+            assert_eq!(got, want, "{bv}, ε {eps}");
+            assert!(!want.is_empty());
+        }
+    }
+}
