@@ -12,6 +12,11 @@
 //! candidate pair. Only these calls are timed (the hierarchies are built before, as
 //! `meshcollide query`'s `query_ms` excludes its build). Prints the mean milliseconds per
 //! query on stdout (`mean_ms_per_query <ms>`); `--stats` also writes them as JSON.
+//!
+//! With `--distance`, the peer of `meshcollide distance` instead: per pose
+//! `query::distance` on the two `TriMesh` shapes (parry's composite–composite distance,
+//! best-first over its BVHs, GJK on each triangle pair it reaches), written as
+//! `pose,distance,tri_a,tri_b` (the sub-shapes parry reports) to `--out`.
 
 #[path = "common/parry.rs"]
 mod parry;
@@ -29,13 +34,14 @@ struct Args {
     poses: PathBuf,
     out: PathBuf,
     stats: Option<PathBuf>,
+    distance: bool,
 }
 
-const USAGE: &str = "usage: parry_peer A B --poses poses.csv --out pairs.csv [--stats stats.json]";
+const USAGE: &str = "usage: parry_peer A B --poses poses.csv --out pairs.csv|distance.csv [--stats stats.json] [--distance]";
 
 fn parse_args() -> Result<Args, String> {
     let mut positional = Vec::new();
-    let (mut poses, mut out, mut stats) = (None, None, None);
+    let (mut poses, mut out, mut stats, mut distance) = (None, None, None, false);
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = || {
@@ -47,6 +53,7 @@ fn parse_args() -> Result<Args, String> {
             "--poses" => poses = Some(value()?),
             "--out" => out = Some(value()?),
             "--stats" => stats = Some(value()?),
+            "--distance" => distance = true,
             s if s.starts_with("--") => return Err(format!("unknown option {s}")),
             _ => positional.push(PathBuf::from(a)),
         }
@@ -60,6 +67,7 @@ fn parse_args() -> Result<Args, String> {
         poses: poses.ok_or("--poses is required")?,
         out: out.ok_or("--out is required")?,
         stats,
+        distance,
     })
 }
 
@@ -71,6 +79,9 @@ fn run(args: &Args) -> Result<(), String> {
     let pa = to_parry(&ma)?;
     let pb = to_parry(&mb)?;
     let build_ms = t.elapsed().as_secs_f64() * 1e3;
+    if args.distance {
+        return run_distance(args, &pa, &pb, &poses, build_ms);
+    }
 
     let mut results = Vec::with_capacity(poses.len());
     let mut query_ms = 0.0;
@@ -104,6 +115,48 @@ fn run(args: &Args) -> Result<(), String> {
     }
     println!(
         "parry3d-f64: {} poses, {n_pairs} pairs, build {build_ms:.1} ms, query {query_ms:.1} ms",
+        poses.len()
+    );
+    println!("mean_ms_per_query {mean}");
+    Ok(())
+}
+
+/// `--distance`: `query::distance` per pose, only the calls timed.
+fn run_distance(
+    args: &Args,
+    pa: &parry3d_f64::shape::TriMesh,
+    pb: &parry3d_f64::shape::TriMesh,
+    poses: &[meshcollide::Pose],
+    build_ms: f64,
+) -> Result<(), String> {
+    use parry3d_f64::math::Pose as PPose;
+    let mut results = Vec::with_capacity(poses.len());
+    let mut query_ms = 0.0;
+    for p in poses {
+        let pp = parry_pose(p);
+        let t = Instant::now();
+        let d = parry3d_f64::query::distance(&PPose::IDENTITY, pa, &pp, pb)
+            .map_err(|e| format!("parry distance: {e:?}"))?;
+        query_ms += t.elapsed().as_secs_f64() * 1e3;
+        results.push(d);
+    }
+    let io = |e: std::io::Error| format!("{}: {e}", args.out.display());
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&args.out).map_err(io)?);
+    writeln!(w, "pose,distance,tri_a,tri_b").map_err(io)?;
+    for (i, d) in results.iter().enumerate() {
+        writeln!(w, "{i},{:?},{},{}", d.distance, d.subshape1, d.subshape2).map_err(io)?;
+    }
+    w.flush().map_err(io)?;
+    let mean = query_ms / poses.len().max(1) as f64;
+    if let Some(s) = &args.stats {
+        let json = format!(
+            "{{\"peer\": \"parry3d-f64\", \"poses\": {}, \"build_ms\": {build_ms}, \"query_ms\": {query_ms}, \"mean_ms_per_query\": {mean}}}\n",
+            poses.len()
+        );
+        std::fs::write(s, json).map_err(|e| format!("{}: {e}", s.display()))?;
+    }
+    println!(
+        "parry3d-f64 distance: {} poses, build {build_ms:.1} ms, query {query_ms:.1} ms",
         poses.len()
     );
     println!("mean_ms_per_query {mean}");

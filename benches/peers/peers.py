@@ -87,6 +87,31 @@ SCENES = [
     ("spheres-2k-a0.01-turned-x20", "spheres", {"tris": 2000, "alpha": 0.01, "turned": True}, 20),
     ("spheres-2k-a0.001-turned-x20", "spheres", {"tris": 2000, "alpha": 0.001, "turned": True}, 20),
 ]
+# `--distance` (issue 40): the distance query side by side (and the tolerance query's cost
+# against our own intersection query). (name, kind, parameters, poses in the full run, what
+# runs: "distance" and/or "tolerance"). The bunny's dist is B's shift in extents (the
+# surfaces apart from 1 extent on); the spheres' gap is their distance (B inside A); the
+# grids' dz their separation.
+DISTANCE_SCENES = [
+    ("bunny-1.0", "bunny", {"dist": 1.0}, 500, {"tolerance"}),
+    ("bunny-1.5", "bunny", {"dist": 1.5}, 500, {"distance", "tolerance"}),
+    ("bunny-2.0", "bunny", {"dist": 2.0}, 500, {"distance", "tolerance"}),
+    ("bunny-3.0", "bunny", {"dist": 3.0}, 500, {"distance", "tolerance"}),
+    ("bunny-5.0", "bunny", {"dist": 5.0}, 500, {"distance", "tolerance"}),
+    ("spheres-20k-a0.1-turned-x20", "spheres", {"tris": 20000, "alpha": 0.1, "turned": True}, 20, {"distance"}),
+    ("spheres-20k-a0.01-turned-x20", "spheres", {"tris": 20000, "alpha": 0.01, "turned": True}, 20, {"distance"}),
+    ("spheres-20k-a0.001-turned-x20", "spheres", {"tris": 20000, "alpha": 0.001, "turned": True}, 20, {"distance"}),
+    ("grid-z0.1", "grid", {"dz": 0.1}, 300, {"distance", "tolerance"}),
+    ("grid-z0.2", "grid", {"dz": 0.2}, 300, {"distance", "tolerance"}),
+    ("grid-touching", "grid", {"dz": 0.0}, 300, {"tolerance"}),
+]
+# The peers of the distance query (coal's OBB has no distance; MeshLib is not asked).
+DISTANCE_PEERS = ["parry3d", "fcl-obbrss", "coal-obbrss"]
+# Distances agree when within this relative difference of ours (exact, rounded once).
+DIST_REL = 1e-9
+# The tolerance query's EPS: this fraction of the scene's extent (its mesh's bounding box's
+# largest side: the bunny's, or the grid's side 1).
+TOL_FRACTION = 0.01
 # The seed of the turned spheres' rotations.
 TURN_SEED = 20
 QUICK_POSES = 10
@@ -298,8 +323,9 @@ def uv_sphere(slices, stacks, radius=1.0):
 SPHERE_SIZES = {20000: (100, 101), 2000: (40, 26)}
 
 
-def make_scenes(args, out, mc_bin):
-    """Writes every scene's meshes and poses; returns the scene records to run."""
+def make_scenes(args, out, mc_bin, table=None):
+    """Writes every scene's meshes and poses; returns the scene records to run. `table`:
+    SCENES (default) or DISTANCE_SCENES (`--distance`; a fifth field says what runs)."""
     meshes = out / "meshes"
     meshes.mkdir(parents=True, exist_ok=True)
     made = {}
@@ -315,7 +341,9 @@ def make_scenes(args, out, mc_bin):
 
     scenes, skipped = [], []
     bunny = None
-    for name, kind, par, n_full in SCENES:
+    for entry in table or SCENES:
+        name, kind, par, n_full = entry[:4]
+        what = entry[4] if len(entry) > 4 else {"query"}
         if args.only and not any(o in name for o in args.only):
             continue
         n = min(n_full, args.quick_poses) if args.quick else n_full
@@ -341,6 +369,7 @@ def make_scenes(args, out, mc_bin):
             a = b = src
             tris_a = tris_b = ntri
             size = extent * (1.0 + par["dist"])
+            mesh_extent = extent
         elif kind == "tori":
             a, tris_a, size = mesh_once("torus-a", lambda: torus(1.0, 0.3, 200, 50))
 
@@ -356,6 +385,7 @@ def make_scenes(args, out, mc_bin):
                 poses.append(pose_about(q, (1.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
             write_poses(poses_path, poses)
             size = 3.6
+            mesh_extent = 2.6
         elif kind == "grid":
             a, tris_a, _ = mesh_once("wavy-grid", wavy_grid)
             b, tris_b = a, tris_a
@@ -368,6 +398,7 @@ def make_scenes(args, out, mc_bin):
                 poses.append(pose_about(q, (0.5, 0.5, 0.0), (dx, dy, par["dz"])))
             write_poses(poses_path, poses)
             size = 1.0
+            mesh_extent = 1.0
         elif kind == "spheres":
             slices, stacks = SPHERE_SIZES[par["tris"]]
             a, tris_a, _ = mesh_once(f"sphere-{par['tris']}", lambda: uv_sphere(slices, stacks))
@@ -384,6 +415,7 @@ def make_scenes(args, out, mc_bin):
             else:
                 write_poses(poses_path, [(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)] * n)
             size = 2.0
+            mesh_extent = 2.0
         else:
             raise ValueError(kind)
         scenes.append(
@@ -397,6 +429,8 @@ def make_scenes(args, out, mc_bin):
                 "tris_a": tris_a,
                 "tris_b": tris_b,
                 "size": size,
+                "extent": mesh_extent,
+                "what": sorted(what),
                 "dir": str(d),
                 "poses_csv": str(poses_path),
             }
@@ -585,6 +619,100 @@ def run_python_peer(key, a_path, b_path, poses_path, out_pairs, out_stats):
             "measured per contact in the same process (results.json: contact_conversion_us), is subtracted"
         )
     stats.update(query_ms=query_ms, mean_ms_per_query=query_ms / max(1, len(rts)), note=note)
+    Path(out_stats).write_text(json.dumps(stats, indent=1) + "\n")
+    print(f"mean_ms_per_query {stats['mean_ms_per_query']}")
+
+
+def python_distance_peer(key):
+    """(PyPI package, build(vertices, triangles) -> model, distance(model_a, model_b, R, t)
+    -> (seconds in the distance call, distance, tri_a, tri_b), note) of a Python peer of
+    `meshcollide distance`."""
+    import numpy as np
+
+    if key == "fcl-obbrss":
+        import fcl
+
+        def build(v, t):
+            m = fcl.BVHModel()
+            m.beginModel(len(v), len(t))
+            m.addSubModel(v, t.astype(np.int32))
+            m.endModel()
+            return fcl.CollisionObject(m, fcl.Transform())
+
+        req = fcl.DistanceRequest(enable_nearest_points=True)
+
+        def distance(oa, ob, r, t):
+            ob.setTransform(fcl.Transform(r, t))
+            res = fcl.DistanceResult()
+            s = time.perf_counter()
+            fcl.distance(oa, ob, req, res)
+            dt = time.perf_counter() - s
+            return dt, res.min_distance, res.b1, res.b2
+
+        return "python-fcl", build, distance, "fcl.distance, BVHModel OBBRSS, enable_nearest_points=True"
+    if key == "coal-obbrss":
+        import coal
+
+        def build(v, t):
+            m = coal.BVHModelOBBRSS()
+            m.beginModel(len(t), len(v))
+            m.addVertices(v)
+            m.addTriangles(t)
+            m.endModel()
+            return m
+
+        ident = coal.Transform3s()
+        req = coal.DistanceRequest()
+        req.enable_nearest_points = True
+
+        def distance(ga, gb, r, t):
+            tf = coal.Transform3s(r, t)
+            res = coal.DistanceResult()
+            s = time.perf_counter()
+            coal.distance(ga, ident, gb, tf, req, res)
+            dt = time.perf_counter() - s
+            return dt, res.min_distance, res.b1, res.b2
+
+        note = (
+            f"coal.distance, BVHModelOBBRSS (rel_err {req.rel_err:g}, abs_err {req.abs_err:g}, "
+            f"gjk_tolerance {req.gjk_tolerance:g})"
+        )
+        return "coal", build, distance, note
+    raise ValueError(key)
+
+
+def run_python_distance_peer(key, a_path, b_path, poses_path, out_csv, out_stats):
+    import numpy as np
+
+    va, ta = load_obj(a_path)
+    vb, tb = (va, ta) if b_path == a_path else load_obj(b_path)
+    va, vb = np.array(va, dtype=np.float64), np.array(vb, dtype=np.float64)
+    ta, tb = np.array(ta, dtype=np.int64), np.array(tb, dtype=np.int64)
+    poses = read_poses(poses_path)
+    rts = [(np.array(rotation(p[:4])), np.array(p[4:])) for p in poses]
+    pkg, build, distance, note = python_distance_peer(key)
+    tiny = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), np.array([[0, 1, 2]], dtype=np.int64)
+    ta1, tb1 = build(*tiny), build(*tiny)
+    far = np.array([10.0, 0.0, 0.0])
+    distance(ta1, tb1, np.eye(3), far)
+    call_floor_ms = min(distance(ta1, tb1, np.eye(3), far)[0] for _ in range(50)) * 1e3
+    t0 = time.perf_counter()
+    ga = build(va, ta)
+    gb = build(vb, tb)
+    build_ms = (time.perf_counter() - t0) * 1e3
+    total = 0.0
+    rows = []
+    for i, (r, t) in enumerate(rts):
+        dt, d, b1, b2 = distance(ga, gb, r, t)
+        total += dt
+        rows.append(f"{i},{float(d)!r},{b1},{b2}")
+    tmp = Path(str(out_csv) + ".tmp")
+    tmp.write_text("pose,distance,tri_a,tri_b\n" + "".join(r + "\n" for r in rows))
+    tmp.replace(out_csv)
+    query_ms = total * 1e3
+    stats = {"peer": key, "package": pkg, "version": peer_version(pkg), "poses": len(rts)}
+    stats.update(build_ms=build_ms, call_floor_ms=call_floor_ms, query_ms=query_ms)
+    stats.update(mean_ms_per_query=query_ms / max(1, len(rts)), note=note)
     Path(out_stats).write_text(json.dumps(stats, indent=1) + "\n")
     print(f"mean_ms_per_query {stats['mean_ms_per_query']}")
 
@@ -1167,9 +1295,262 @@ def parry_version():
     return "?"
 
 
+# ---------------------------------------------------------------------------------------
+# `--distance`: the distance query side by side, and the tolerance query's cost (issue 40).
+# ---------------------------------------------------------------------------------------
+def read_distances(path):
+    """{pose: (distance, tri_a, tri_b)} of a distance.csv (ours or a peer's)."""
+    out = {}
+    with open(path) as f:
+        f.readline()
+        for line in f:
+            c = line.rstrip("\n").split(",")
+            if len(c) < 2:
+                continue
+            ta = int(c[2]) if len(c) > 2 and c[2] else None
+            tb = int(c[3]) if len(c) > 3 and c[3] else None
+            out[int(c[0])] = (float(c[1]), ta, tb)
+    return out
+
+
+def run_distance_scene(scene, peers, mc_bin, parry_bin, venv_py, timeout):
+    d = Path(scene["dir"])
+    a, b, poses = scene["a"], scene["b"], scene["poses_csv"]
+    res = {}
+
+    def ours(key, cmd, stats_path, stat_ms):
+        status, wall = run_one(cmd, timeout, d / key / "log.txt")
+        r = {"status": status, "wall_s": wall}
+        if status == "ok":
+            st = json.loads(stats_path.read_text())
+            r.update(ms=st[stat_ms] / max(1, st["poses"]), build_ms=st["build_ms"], stats=st)
+        res[key] = r
+        log(f"  {key:22s} {fmt_dstatus(r)}")
+
+    base = [str(mc_bin)]
+    if "distance" in scene["what"]:
+        out = d / OURS
+        out.mkdir(exist_ok=True)
+        cmd = base + ["distance", a, b, "--poses", poses, "--threads", "1", "--force"]
+        cmd += ["--out", str(out / "distance.csv"), "--stats", str(out / "stats.json")]
+        ours(OURS, cmd, out / "stats.json", "distance_ms")
+        for key in peers:
+            out = d / key
+            out.mkdir(exist_ok=True)
+            if key == "parry3d":
+                cmd = [str(parry_bin), a, b, "--poses", poses, "--distance"]
+                cmd += ["--out", str(out / "distance.csv"), "--stats", str(out / "stats.json")]
+            else:
+                cmd = [str(venv_py), str(Path(__file__).resolve()), "--run-distance-peer", key, a, b, poses]
+                cmd += [str(out / "distance.csv"), str(out / "stats.json")]
+            status, wall = run_one(cmd, timeout, out / "log.txt")
+            r = {"status": status, "wall_s": wall}
+            if status == "ok":
+                st = json.loads((out / "stats.json").read_text())
+                r.update(ms=st["mean_ms_per_query"], build_ms=st["build_ms"], note=st.get("note", ""))
+                if "call_floor_ms" in st:
+                    r["call_floor_ms"] = st["call_floor_ms"]
+            res[key] = r
+            log(f"  {key:22s} {fmt_dstatus(r)}")
+    if "tolerance" in scene["what"]:
+        eps = TOL_FRACTION * scene["extent"]
+        for key, extra in (("query", []), ("query-tolerance", ["--tolerance", repr(eps)])):
+            out = d / f"{OURS}-{key}"
+            out.mkdir(exist_ok=True)
+            cmd = base + ["query", a, b, "--poses", poses, "--backend", "cpu", "--threads", "1", "--force"]
+            cmd += ["--out", str(out / "pairs.csv"), "--stats", str(out / "stats.json")] + extra
+            ours(f"{OURS}-{key}", cmd, out / "stats.json", "query_ms")
+        res["eps"] = eps
+    return res
+
+
+def fmt_dstatus(r):
+    if r["status"] != "ok":
+        return r["status"]
+    return f"{r['ms']:.4g} ms/query (wall {r['wall_s']:.1f} s)"
+
+
+def compare_distances(scene, peers, res):
+    """Per peer: the largest relative difference of its distances from ours (exact, rounded
+    once), the poses beyond DIST_REL, and for the worst pose the f64 distance of the peer's
+    witness pair and of ours (`tri_distance`), to tell arithmetic from a missed pair."""
+    d = Path(scene["dir"])
+    if res.get(OURS, {}).get("status") != "ok":
+        return
+    mine = read_distances(d / OURS / "distance.csv")
+    res[OURS]["min_distance"] = min(v[0] for v in mine.values()) if mine else None
+    res[OURS]["max_distance"] = max(v[0] for v in mine.values()) if mine else None
+    geom = {}
+    for key in peers:
+        r = res.get(key)
+        if not r or r["status"] != "ok":
+            continue
+        theirs = read_distances(d / key / "distance.csv")
+        worst, worst_pose, beyond, same_pair = 0.0, None, 0, 0
+        for i, (do, ia, ib) in mine.items():
+            dp, pa, pb = theirs.get(i, (math.nan, None, None))
+            rel = abs(dp - do) / do if do > 0 else abs(dp - do)
+            if math.isnan(rel):
+                rel = math.inf
+            same_pair += (pa, pb) == (ia, ib)
+            if rel > DIST_REL:
+                beyond += 1
+            if rel > worst or worst_pose is None:
+                worst, worst_pose = rel, i
+        r.update(max_rel=worst, beyond=beyond, same_pair=same_pair, compared=len(mine))
+        if worst_pose is not None and worst > DIST_REL:
+            if not geom:
+                va, ta = load_obj(scene["a"])
+                vb, tb = (va, ta) if scene["b"] == scene["a"] else load_obj(scene["b"])
+                geom.update(va=va, ta=ta, vb=vb, tb=tb)
+                geom["poses"] = [(rotation(p[:4]), p[4:]) for p in read_poses(scene["poses_csv"])]
+            rot, t = geom["poses"][worst_pose]
+
+            def pair_dist(i, j):
+                if i is None or j is None or i >= len(geom["ta"]) or j >= len(geom["tb"]):
+                    return None
+                ta_ = tuple(geom["va"][v] for v in geom["ta"][i])
+                tb_ = tuple(apply(rot, t, geom["vb"][v]) for v in geom["tb"][j])
+                return tri_distance(ta_, tb_)
+
+            do, ia, ib = mine[worst_pose]
+            dp, pa, pb = theirs[worst_pose]
+            r["worst"] = {
+                "pose": worst_pose,
+                "ours": do,
+                "ours_pair": [ia, ib],
+                "peer": dp,
+                "peer_pair": [pa, pb],
+                "peer_pair_f64_distance": pair_dist(pa, pb),
+                "ours_pair_f64_distance": pair_dist(ia, ib),
+            }
+
+
+def write_distance_table(out, scenes, results, peers, skipped, missing, versions, args, started):
+    label = {k: lab for k, lab, _ in PEERS}
+    lines = ["# meshcollide's distance against its peers", ""]
+    lines.append(f"Command: `{' '.join(sys.argv)}`" + (f" (quick: at most {args.quick_poses} poses per scene)" if args.quick else ""))
+    lines.append(f"Started {started} UTC; machine: {cpu_name()}, {os.cpu_count()} cores; Python {platform.python_version()}.")
+    lines.append(
+        "Every library single-threaded, pinned to one core; mean milliseconds per query (pose), "
+        "distance calls only (hierarchies built first, no file I/O). meshcollide: `distance --threads 1` "
+        "(kdop18), `distance_ms / poses` of its stats.json."
+    )
+    lines.append("")
+    lines.append("Versions: " + ", ".join(f"{label.get(k, k)} {v}" for k, v in versions.items() if k == OURS or k in peers) + ".")
+    if missing:
+        lines.append(f"NOT INSTALLED (skipped): {', '.join(missing)}.")
+    lines += ["", "## Distance, ms per query", ""]
+    lines.append(
+        f"Ratio = meshcollide / fastest peer (the goal: at most 0.5). max rel: the largest |d_peer − d_ours| / d_ours "
+        f"over the poses (ours is exact, rounded once); n > {DIST_REL:g}: poses beyond {DIST_REL:g}. "
+        "Nv, Np: our node pairs and triangle pairs tested per query."
+    )
+    lines.append("")
+    dscenes = [s for s in scenes if "distance" in s["what"]]
+    head = ["scene", "poses", "distance (min–max)", "meshcollide"] + [label[k] for k in peers]
+    head += ["fastest peer", "ours / fastest", "Nv/query", "Np/query"]
+    head += [f"max rel {label[k]} (n > {DIST_REL:g})" for k in peers]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|---|---:|---:|" + "---:|" * (1 + len(peers)) + "---|---:|---:|---:|" + "---:|" * len(peers))
+    for s in dscenes:
+        res = results[s["name"]]
+        o = res[OURS]
+        ok = [k for k in peers if res.get(k, {}).get("status") == "ok"]
+        best = min(ok, key=lambda k: res[k]["ms"]) if ok else None
+        ratio = f"{o['ms'] / res[best]['ms']:.2f}" if best and o["status"] == "ok" and res[best]["ms"] > 0 else "—"
+        dist = f"{o['min_distance']:.6g}–{o['max_distance']:.6g}" if o.get("min_distance") is not None else "—"
+        st = o.get("stats", {})
+        n = max(1, st.get("poses", 1))
+        row = [s["name"], str(s["poses"]), dist, dcell(o)] + [dcell(res.get(k)) for k in peers]
+        row += [label[best] if best else "none", ratio]
+        row += [f"{st['bv_tests'] / n:.0f}" if st else "—", f"{st['tri_tests'] / n:.0f}" if st else "—"]
+        for k in peers:
+            r = res.get(k)
+            row.append(f"{r['max_rel']:.2g} ({r['beyond']})" if r and "max_rel" in r else "—")
+        lines.append("| " + " | ".join(row) + " |")
+    for name, why in skipped:
+        lines.append(f"| {name} | skipped: {why} |")
+    lines += ["", "Differences beyond the goal, at each scene's worst pose (pairs as `tri_a, tri_b`; f64: the pair's distance recomputed in f64 in Python):", ""]
+    anyd = False
+    for s in dscenes:
+        for k in peers:
+            r = results[s["name"]].get(k, {})
+            w = r.get("worst")
+            if not w:
+                continue
+            anyd = True
+            f = lambda x: "—" if x is None else f"{x:.17g}"  # noqa: E731
+            lines.append(
+                f"- {s['name']}, {label[k]}: pose {w['pose']}: ours {w['ours']!r} (pair {tuple(w['ours_pair'])}, f64 {f(w['ours_pair_f64_distance'])}), "
+                f"peer {w['peer']!r} (pair {tuple(w['peer_pair'])}, f64 {f(w['peer_pair_f64_distance'])}); "
+                f"{r['beyond']} of {r['compared']} poses beyond {DIST_REL:g}, {r['same_pair']} with our witness pair."
+            )
+    if not anyd:
+        lines.append("None.")
+    tscenes = [s for s in scenes if "tolerance" in s["what"]]
+    if tscenes:
+        lines += ["", "## The tolerance query against our intersection query", ""]
+        lines.append(
+            f"`query --backend cpu --threads 1` without and with `--tolerance EPS`, EPS = {TOL_FRACTION:g} × the mesh's "
+            "extent (its bounding box's largest side); `query_ms / poses` of stats.json. The goal: at most 2×."
+        )
+        lines.append("")
+        lines.append("| scene | poses | EPS | pairs (query) | pairs (tolerance) | query ms | tolerance ms | tolerance / query |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for s in tscenes:
+            res = results[s["name"]]
+            q, t = res.get(f"{OURS}-query"), res.get(f"{OURS}-query-tolerance")
+            ratio = f"{t['ms'] / q['ms']:.2f}" if q and t and q["status"] == t["status"] == "ok" and q["ms"] > 0 else "—"
+            pq = q.get("stats", {}).get("pairs", "—") if q else "—"
+            pt = t.get("stats", {}).get("pairs", "—") if t else "—"
+            lines.append(f"| {s['name']} | {s['poses']} | {res['eps']:.6g} | {pq} | {pt} | {dcell(q)} | {dcell(t)} | {ratio} |")
+    notes = sorted({(label[k], r.get("note")) for s in scenes for k, r in results[s["name"]].items() if k in label and isinstance(r, dict) and r.get("note")})
+    fails = [(s["name"], k, r["status"]) for s in scenes for k, r in results[s["name"]].items() if isinstance(r, dict) and r.get("status") not in (None, "ok")]
+    if notes or fails:
+        lines += ["", "## Notes", ""]
+        lines += [f"- {lab}: {n}." for lab, n in notes]
+        lines += [f"- {name}, {k}: {st}." for name, k, st in fails]
+    lines += ["", "Per scene: each library's distance.csv (or pairs.csv), stats and log in `scenes/<scene>/<library>/`; everything in `distance.json`.", ""]
+    (out / "distance.md").write_text("\n".join(lines))
+
+
+def dcell(r):
+    if r is None:
+        return "—"
+    if r["status"] == "timeout":
+        return "timeout"
+    if r["status"] != "ok":
+        return "failed"
+    return fmt_ms(r["ms"])
+
+
+def main_distance(args, out, mc_bin, parry_bin, missing, versions, started, t_start):
+    peers = [k for k in DISTANCE_PEERS if next(pkg for kk, _, pkg in PEERS if kk == k) not in missing]
+    if args.peers:
+        peers = [k for k in peers if k in args.peers.split(",")]
+    scenes, skipped = make_scenes(args, out, mc_bin, DISTANCE_SCENES)
+    results = {}
+    for s in scenes:
+        log(f"scene {s['name']}: {s['tris_a']} × {s['tris_b']} triangles, {s['poses']} poses ({', '.join(s['what'])})")
+        results[s["name"]] = run_distance_scene(s, peers, mc_bin, parry_bin, sys.executable, args.timeout)
+        if "distance" in s["what"]:
+            compare_distances(s, peers, results[s["name"]])
+    write_distance_table(out, scenes, results, peers, skipped, missing, versions, args, started)
+    (out / "distance.json").write_text(
+        json.dumps({"started_utc": started, "argv": sys.argv, "versions": versions, "missing": missing,
+                    "skipped": skipped, "scenes": scenes, "results": results}, indent=1) + "\n"
+    )
+    log(f"done in {time.time() - t_start:.0f} s: {out / 'distance.md'}, {out / 'distance.json'}")
+    print((out / "distance.md").read_text())
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--run-peer":
         run_python_peer(*sys.argv[2:8])
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "--run-distance-peer":
+        run_python_distance_peer(*sys.argv[2:8])
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(REPO / "target" / "peers"), help="output folder (default target/peers)")
@@ -1186,6 +1567,9 @@ def main():
     ap.add_argument("--single-runs", type=int, default=5,
                     help="runs of every library on a one-pose scene, each a fresh process; the median is "
                     "reported (default 5)")
+    ap.add_argument("--distance", action="store_true",
+                    help="the distance query against parry3d, python-fcl and coal (OBBRSS), and the tolerance "
+                    "query's cost against our intersection query (DISTANCE_SCENES; OUT/distance.md)")
     args = ap.parse_args()
     if args.single_runs < 1:
         sys.exit("--single-runs: at least 1")
@@ -1219,6 +1603,9 @@ def main():
         if pkg and k in peers:
             versions[k] = peer_version(pkg)
 
+    if args.distance:
+        main_distance(args, out, mc_bin, parry_bin, missing, versions, started, t_start)
+        return
     ours_bv = [b for b in args.ours_bv.split(",") if b]
     scenes, skipped = make_scenes(args, out, mc_bin)
     results = {}
