@@ -497,6 +497,15 @@ pub fn answered(c: &Counters, choice: Choice) -> AutoCounters {
     }
 }
 
+/// A result of the kdop18 tree alone (a tolerance query, which skips the probe) in `auto`'s
+/// counters. Through the kdop18 scene's own calls, so its pool of workspaces serves them:
+/// `auto`'s generic path lent a workspace of both trees per call (milliseconds of page
+/// faults on the bunny for a call whose poses the pretest answered).
+fn on_kdop18(r: PoseResult) -> PoseResult<AutoCounters> {
+    let sub = answered(&r.counters, Choice::Kdop18);
+    r.map_sub(|_| sub)
+}
+
 impl PairScene for AutoScene {
     type Workspace = AutoWorkspace;
     type Sub = AutoCounters;
@@ -562,7 +571,7 @@ impl PairScene for AutoScene {
     /// first pose (`calls.rs`).
     fn collide(&self, pose: &Pose, opts: &QueryOptions) -> PoseResult<AutoCounters> {
         if !opts.tolerance.is_zero() {
-            return crate::scene::collide_with(self, pose, opts, &mut self.workspace());
+            return on_kdop18(self.kdop.collide(pose, opts));
         }
         let mut r = self.batch(std::slice::from_ref(pose), opts, None);
         r.pop().unwrap_or_default()
@@ -575,7 +584,8 @@ impl PairScene for AutoScene {
         progress: Option<Progress<'_>>,
     ) -> Vec<PoseResult<AutoCounters>> {
         if !opts.tolerance.is_zero() {
-            return crate::scene::collide_batch(self, poses, opts, progress);
+            let r = self.kdop.collide_batch(poses, opts, progress);
+            return r.into_iter().map(on_kdop18).collect();
         }
         self.batch(poses, opts, progress)
     }
@@ -588,7 +598,10 @@ impl PairScene for AutoScene {
         sink: impl FnMut(usize, PoseResult<AutoCounters>) -> Result<(), E>,
     ) -> Result<(), E> {
         if !opts.tolerance.is_zero() {
-            return crate::scene::collide_each(self, poses, opts, chunk, sink);
+            let mut sink = sink;
+            return self
+                .kdop
+                .collide_each(poses, opts, chunk, |i, r| sink(i, on_kdop18(r)));
         }
         self.each(poses, opts, chunk, sink)
     }
