@@ -13,83 +13,21 @@ mod common;
 use meshcollide::gpu::GpuError;
 use meshcollide::gpu::collide::GpuScene;
 use meshcollide::proximity::{Tolerance, brute_force_within};
-use meshcollide::rng::Rng;
 use meshcollide::*;
 
-struct Case {
-    name: &'static str,
-    a: Mesh,
-    b: Mesh,
-    poses: Vec<Pose>,
-    eps: Vec<f64>,
-}
+type Case = common::ProximityCase;
 
-fn shifted(m: &Mesh, d: [f64; 3]) -> Mesh {
-    m.map_positions(|p| [p[0] + d[0], p[1] + d[1], p[2] + d[2]])
-}
-
-/// The scenes of `tests/proximity.rs`, smaller (lavapipe runs them).
 fn cases() -> Vec<Case> {
-    let mut rng = Rng::new(0x9d_70_1e_55);
-    let mut v = Vec::new();
-    // Half-integer grids under half-turns: distances of exactly 0.25 and 0.5 occur, so
-    // `dist = ε` is met exactly, as are touching and coplanar pairs.
-    let (a, b) = (
-        common::grid_soup(&mut rng, 10),
-        common::grid_soup(&mut rng, 10),
-    );
-    let poses = (0..12).map(|_| common::exact_pose(&mut rng)).collect();
-    v.push(Case {
-        name: "grid soups",
-        a,
-        b,
-        poses,
-        eps: vec![0.25, 0.5, 2.0],
-    });
-    let (a, b) = (
-        common::float_soup(&mut rng, 30),
-        common::float_soup(&mut rng, 30),
-    );
-    let poses = (0..12).map(|_| common::float_pose(&mut rng, 1.2)).collect();
-    v.push(Case {
-        name: "float soups",
-        a,
-        b,
-        poses,
-        eps: vec![1e-3, 0.05, 0.3],
-    });
-    let (a, b) = common::tori(8);
-    let poses = pose::tumbling_poses(10, [0.0; 3], [2.7, 0.1, 0.0]);
-    v.push(Case {
-        name: "tumbling tori",
-        a,
-        b,
-        poses,
-        eps: vec![0.02, 0.2, 0.6],
-    });
-    let far = [1e7, -2e7, 3e7];
-    let (a, b) = (
-        common::float_soup(&mut rng, 24),
-        common::float_soup(&mut rng, 24),
-    );
-    let (a, b) = (shifted(&a, far), shifted(&b, far));
-    let poses = (0..10)
-        .map(|_| {
-            let p = common::float_pose(&mut rng, 0.8);
-            // Rotate about the far centre: t = far − R·far + shift.
-            let rc = p.apply(far);
-            let t = [0, 1, 2].map(|k| far[k] - (rc[k] - p.t[k]) + p.t[k]);
-            Pose { t, ..p }
-        })
-        .collect();
-    v.push(Case {
-        name: "10^7 from the origin",
-        a,
-        b,
-        poses,
-        eps: vec![1e-6, 1e-3, 0.1],
-    });
-    v
+    common::proximity_cases(
+        0x9d_70_1e_55,
+        &common::CaseSizes {
+            grid: (10, 12),
+            float: (30, 12),
+            tori_poses: 10,
+            far: (24, 10),
+            grid_eps_max: 2.0,
+        },
+    )
 }
 
 fn within(eps: f64) -> QueryOptions {

@@ -9,86 +9,21 @@ mod common;
 
 use meshcollide::proximity::distance::{PoseDistance, brute_force_distance};
 use meshcollide::proximity::{Tolerance, brute_force_within};
-use meshcollide::rng::Rng;
 use meshcollide::*;
 
-/// A scene: its name, both meshes, the poses and the tolerances it is tried at.
-struct Case {
-    name: &'static str,
-    a: Mesh,
-    b: Mesh,
-    poses: Vec<Pose>,
-    eps: Vec<f64>,
-}
-
-/// Moves a mesh by `d` (every coordinate, in f64).
-fn shifted(m: &Mesh, d: [f64; 3]) -> Mesh {
-    m.map_positions(|p| [p[0] + d[0], p[1] + d[1], p[2] + d[2]])
-}
+type Case = common::ProximityCase;
 
 fn cases() -> Vec<Case> {
-    let mut rng = Rng::new(0x70_1e_2a_9c);
-    let mut v = Vec::new();
-    // Half-integer grids under half-turns and half-integer shifts: distances of exactly
-    // 0.5 and 0.25 occur, so `dist = ε` is met exactly, as are touching and coplanar pairs.
-    let (a, b) = (
-        common::grid_soup(&mut rng, 14),
-        common::grid_soup(&mut rng, 14),
-    );
-    let poses = (0..24).map(|_| common::exact_pose(&mut rng)).collect();
-    v.push(Case {
-        name: "grid soups",
-        a,
-        b,
-        poses,
-        eps: vec![0.25, 0.5, 0.75],
-    });
-    let (a, b) = (
-        common::float_soup(&mut rng, 40),
-        common::float_soup(&mut rng, 40),
-    );
-    let poses = (0..24).map(|_| common::float_pose(&mut rng, 1.2)).collect();
-    v.push(Case {
-        name: "float soups",
-        a,
-        b,
-        poses,
-        eps: vec![1e-3, 0.05, 0.3],
-    });
-    let (a, b) = common::tori(8);
-    let poses = pose::tumbling_poses(16, [0.0; 3], [2.7, 0.1, 0.0]);
-    v.push(Case {
-        name: "tumbling tori",
-        a,
-        b,
-        poses,
-        eps: vec![0.02, 0.2, 0.6],
-    });
-    // 10⁷ from the origin: the same soups moved there, B posed about the far centre, so
-    // the f32 stages work in local frames and the gaps are a few thousand ulps.
-    let far = [1e7, -2e7, 3e7];
-    let (a, b) = (
-        common::float_soup(&mut rng, 30),
-        common::float_soup(&mut rng, 30),
-    );
-    let (a, b) = (shifted(&a, far), shifted(&b, far));
-    let poses = (0..16)
-        .map(|_| {
-            let p = common::float_pose(&mut rng, 0.8);
-            // Rotate about the far centre: t = far − R·far + shift.
-            let rc = p.apply(far);
-            let t = [0, 1, 2].map(|k| far[k] - (rc[k] - p.t[k]) + p.t[k]);
-            Pose { t, ..p }
-        })
-        .collect();
-    v.push(Case {
-        name: "10^7 from the origin",
-        a,
-        b,
-        poses,
-        eps: vec![1e-6, 1e-3, 0.1],
-    });
-    v
+    common::proximity_cases(
+        0x70_1e_2a_9c,
+        &common::CaseSizes {
+            grid: (14, 24),
+            float: (40, 24),
+            tori_poses: 16,
+            far: (30, 16),
+            grid_eps_max: 0.75,
+        },
+    )
 }
 
 fn collider(a: &Mesh, b: &Mesh, bv: BvKind) -> Collider {
@@ -303,7 +238,7 @@ fn distance_upto_and_errors() {
 fn self_tolerance_equals_brute_force() {
     let sheet = meshcollide::mesh::generate::folded_sheet(12, 3, 0.1);
     let soup = meshcollide::mesh::generate::random_soup(5, 400, 1.0, 0.2);
-    let far = shifted(&soup, [1e7, -1e7, 3e7]);
+    let far = common::shifted(&soup, [1e7, -1e7, 3e7]);
     let rows = Mesh::new(
         (0..6)
             .flat_map(|i| {

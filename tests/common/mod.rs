@@ -7,6 +7,7 @@
 //!   the tiny capacities that force the overflow-and-resume path.
 //! - [`scenes`]: generated meshes, poses and deforming scenes.
 //! - [`exact`]: f64 coordinates as big integers, for the exact oracles.
+//! - [`proximity`]: the tolerance and distance tests' scenes.
 //! - [`skips`]: tests that skip, recorded and summed up in one line as the binary exits.
 //! - [`cli`]: the command-line binary (`MESHCOLLIDE_TEST_BIN`), temporary folders, OBJ files.
 //!
@@ -20,6 +21,7 @@ pub mod cli;
 pub mod device;
 pub mod env;
 pub mod exact;
+pub mod proximity;
 pub mod scenes;
 pub mod skips;
 
@@ -28,5 +30,6 @@ pub use cli::*;
 pub use device::*;
 pub use env::*;
 pub use exact::*;
+pub use proximity::*;
 pub use scenes::*;
 pub use skips::skip;
