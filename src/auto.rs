@@ -59,6 +59,8 @@ use crate::traverse::LevelScene;
 pub use crate::scene::POSE_CHUNK;
 
 mod calls;
+pub use calls::answered;
+use calls::on_kdop18;
 
 pub use calls::Ahead;
 
@@ -483,27 +485,6 @@ fn compared_estimate(c: &Counters, leaves: usize) -> f64 {
     c.bv_tests as f64
         + TUMBLE_COST * c.bv_updates as f64
         + LEAF_COST * (c.tri_tests as usize + leaves) as f64
-}
-
-/// The sub-counters of a pose answered by the tree `choice` without a probe: one pose
-/// answered if it got past the pretest (more than the pretest's one test, or a triangle
-/// test).
-pub fn answered(c: &Counters, choice: Choice) -> AutoCounters {
-    let n = (c.bv_tests > 1 || c.tri_tests > 0) as u64;
-    AutoCounters {
-        kdop18_poses: n * (choice == Choice::Kdop18) as u64,
-        obb_poses: n * (choice == Choice::Obb) as u64,
-        ..Default::default()
-    }
-}
-
-/// A result of the kdop18 tree alone (a tolerance query, which skips the probe) in `auto`'s
-/// counters. Through the kdop18 scene's own calls, so its pool of workspaces serves them:
-/// `auto`'s generic path lent a workspace of both trees per call (milliseconds of page
-/// faults on the bunny for a call whose poses the pretest answered).
-fn on_kdop18(r: PoseResult) -> PoseResult<AutoCounters> {
-    let sub = answered(&r.counters, Choice::Kdop18);
-    r.map_sub(|_| sub)
 }
 
 impl PairScene for AutoScene {

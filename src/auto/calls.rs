@@ -3,8 +3,9 @@
 //! the rest on the tree it chose, as a batch or a stream (the GPU's run takes
 //! [`AutoScene::probe_head`] and sends the rest to the device).
 
-use super::{AutoCounters, AutoScene, Choice, UNDECIDED, answered};
+use super::{AutoCounters, AutoScene, Choice, UNDECIDED};
 use crate::pose::Pose;
+use crate::scene::Counters;
 use crate::scene::{PairScene, PoseResult, Progress, QueryOptions};
 
 /// The poses a call has left after `auto`'s probe: those read ahead, then the others.
@@ -104,4 +105,25 @@ impl AutoScene {
             Choice::Obb => self.obb.collide_each(it, opts, chunk, &mut tail),
         }
     }
+}
+
+/// The sub-counters of a pose answered by the tree `choice` without a probe: one pose
+/// answered if it got past the pretest (more than the pretest's one test, or a triangle
+/// test).
+pub fn answered(c: &Counters, choice: Choice) -> AutoCounters {
+    let n = (c.bv_tests > 1 || c.tri_tests > 0) as u64;
+    AutoCounters {
+        kdop18_poses: n * (choice == Choice::Kdop18) as u64,
+        obb_poses: n * (choice == Choice::Obb) as u64,
+        ..Default::default()
+    }
+}
+
+/// A result of the kdop18 tree alone (a tolerance query, which skips the probe) in `auto`'s
+/// counters. Through the kdop18 scene's own calls, so its pool of workspaces serves them:
+/// `auto`'s generic path lent a workspace of both trees per call (milliseconds of page
+/// faults on the bunny for a call whose poses the pretest answered).
+pub(super) fn on_kdop18(r: PoseResult) -> PoseResult<AutoCounters> {
+    let sub = answered(&r.counters, Choice::Kdop18);
+    r.map_sub(|_| sub)
 }
