@@ -51,11 +51,11 @@ const LENGTH_UP: f64 = 1.0 + 1.0 / 562_949_953_421_312.0;
 /// `1 − 2⁻⁴⁹`.
 const LENGTH_DOWN: f64 = 1.0 - 1.0 / 562_949_953_421_312.0;
 
-/// The computed Euclidean length of `a − b`.
+/// The computed Euclidean length of `a − b` ([`crate::geom::dist`]: three subtractions,
+/// three products, two additions and a square root, each correctly rounded, no FMA).
 #[inline]
 fn length(a: &P3, b: &P3) -> f64 {
-    let (x, y, z) = (a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-    (x * x + y * y + z * z).sqrt()
+    crate::geom::dist(*a, *b)
 }
 
 /// One certified sphere per node of a hierarchy (see the module docs), in node order.

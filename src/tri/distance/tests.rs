@@ -103,7 +103,7 @@ fn eps_edge_cases() {
 
 /// Rough cost of the filtered paths (run with `--ignored --nocapture`).
 #[test]
-#[ignore]
+#[ignore = "timing only: run with --release -- --ignored --nocapture"]
 fn timing() {
     let mut r = Rng::new(9);
     let pairs: Vec<_> = (0..20000)
