@@ -41,7 +41,7 @@ pub struct DistanceArgs {
     pub threads: Option<usize>,
     /// Also write stats.json: `distance_ms` (the distance computation only: no load,
     /// build or file I/O), `poses`, `build_ms` and the counters (`bv_tests`, node pairs
-    /// tested; `tri_tests`, triangle pairs measured).
+    /// tested; `tri_tests`, triangle pairs measured; `bv_updates`, B's node boxes posed).
     #[arg(long)]
     pub stats: Option<PathBuf>,
     /// Replace an existing output file even if it is read-only.
@@ -165,6 +165,8 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
         builder = builder.hierarchy_b(h);
     }
     let collider = builder.build()?;
+    // The distance bounds' node volumes belong to the build, as FCL's RSS to its BVH.
+    collider.prepare_distance()?;
     let build_ms = ms(t1);
 
     let mut file = AtomicFile::create(claim.path(0))?;

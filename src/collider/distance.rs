@@ -5,9 +5,8 @@ use super::{AnyScene, Collider};
 use crate::bvh::Bvh;
 use crate::error::{Error, Result};
 use crate::pose::Pose;
-use crate::proximity::distance::{DistanceWorkspace, PoseDistance, distance_pose};
-use crate::proximity::spheres::NodeSpheres;
-use crate::scene::{POSE_CHUNK, STREAM_CHUNK, TumbleMethod, WorkspacePool};
+use crate::proximity::distance::{DistanceVolumes, DistanceWorkspace, PoseDistance, distance_pose};
+use crate::scene::{POSE_CHUNK, STREAM_CHUNK, WorkspacePool};
 use crate::tumble::FlyingHierarchy;
 use rayon::prelude::*;
 
@@ -29,6 +28,26 @@ impl Collider {
         Ok(out)
     }
 
+    /// Builds the node volumes the distance query bounds with (certified spheres and
+    /// boxes of both hierarchies, [`DistanceVolumes`]) now rather than in the first
+    /// distance call; the collider keeps them. Errors as [`Collider::distance_batch`] on a
+    /// hierarchy without k-DOPs.
+    pub fn prepare_distance(&self) -> Result<()> {
+        macro_rules! go {
+            ($s:expr) => {{
+                self.volumes(&$s.env, &$s.fly);
+                Ok(())
+            }};
+        }
+        distance_scene!(self, go)
+    }
+
+    /// The distance volumes of the collider's hierarchies, built on first use.
+    fn volumes<const H: usize>(&self, env: &Bvh<H>, fly: &FlyingHierarchy<H>) -> &DistanceVolumes {
+        self.distance_volumes
+            .get_or_init(|| DistanceVolumes::new(env, &fly.bvh))
+    }
+
     /// [`Collider::distance_batch`] streamed: each pose's answer goes to `sink` in pose
     /// order with its index, poses read a chunk at a time (memory does not grow with the
     /// number of poses); the first error of `sink` ends the run and is returned.
@@ -43,44 +62,53 @@ impl Collider {
             None => None,
         };
         let chunk = self.chunk.unwrap_or(STREAM_CHUNK);
-        let method = self.query.tumble;
         macro_rules! go {
-            ($s:expr) => {
-                stream(&$s.env, &$s.fly, method, poses, upto, chunk, sink)
-            };
+            ($s:expr) => {{
+                let vols = self.volumes(&$s.env, &$s.fly);
+                stream(&$s.env, &$s.fly, vols, poses, upto, chunk, sink)
+            }};
         }
-        match &self.scene {
-            AnyScene::Kdop6(s) => go!(s),
-            AnyScene::Kdop14(s) => go!(s),
-            AnyScene::Kdop18(s) => go!(s),
-            AnyScene::Kdop26(s) => go!(s),
-            AnyScene::Dual6(s) => go!(s),
-            AnyScene::Dual14(s) => go!(s),
-            AnyScene::Dual18(s) => go!(s),
-            AnyScene::Dual26(s) => go!(s),
-            AnyScene::Auto(s) => go!(s.kdop),
+        distance_scene!(self, go)
+    }
+}
+
+/// Runs the macro `$go` on the k-DOP scene of the collider's hierarchy (any `env`/`fly`
+/// pair the distance query runs on), or refuses the others by name.
+macro_rules! distance_scene {
+    ($c:expr, $go:ident) => {
+        match &$c.scene {
+            AnyScene::Kdop6(s) => $go!(s),
+            AnyScene::Kdop14(s) => $go!(s),
+            AnyScene::Kdop18(s) => $go!(s),
+            AnyScene::Kdop26(s) => $go!(s),
+            AnyScene::Dual6(s) => $go!(s),
+            AnyScene::Dual14(s) => $go!(s),
+            AnyScene::Dual18(s) => $go!(s),
+            AnyScene::Dual26(s) => $go!(s),
+            AnyScene::Auto(s) => $go!(s.kdop),
             other => Err(Error::InvalidOption(format!(
                 "the distance query runs on the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26); {} has none",
                 other.kind().name()
             ))),
         }
-    }
+    };
 }
+use distance_scene;
 
 /// The poses of `poses` a chunk at a time, each chunk's poses in parallel over fixed runs
 /// of [`POSE_CHUNK`] (so the answers do not depend on the thread count: each run starts
 /// afresh, [`DistanceWorkspace::restart`]), the answers given to `sink` in order.
+#[allow(clippy::too_many_arguments)] // the query's inputs, passed through
 fn stream<const H: usize>(
     env: &Bvh<H>,
     fly: &FlyingHierarchy<H>,
-    method: TumbleMethod,
+    vols: &DistanceVolumes,
     poses: impl IntoIterator<Item = Pose>,
     upto: Option<f64>,
     chunk: usize,
     mut sink: impl FnMut(usize, PoseDistance) -> Result<()>,
 ) -> Result<()> {
-    let pool = WorkspacePool::<DistanceWorkspace<H>>::default();
-    let spheres = [NodeSpheres::new(env), NodeSpheres::new(&fly.bvh)];
+    let pool = WorkspacePool::<DistanceWorkspace>::default();
     let mut poses = poses.into_iter();
     let mut next = 0usize;
     let mut block = Vec::with_capacity(chunk.max(1));
@@ -99,7 +127,7 @@ fn stream<const H: usize>(
                 ws.restart();
                 let r = run
                     .iter()
-                    .map(|p| distance_pose(env, fly, &spheres, p, method, upto, &mut ws))
+                    .map(|p| distance_pose(env, fly, vols, p, upto, &mut ws))
                     .collect();
                 pool.put(ws);
                 r

@@ -212,6 +212,8 @@ pub struct Collider {
     chunk: Option<usize>,
     /// The poses of this scene that [`Collider::warm_up`] runs.
     own: warm::OwnPoses,
+    /// The distance query's node volumes ([`Collider::prepare_distance`]), built on first use.
+    distance_volumes: std::sync::OnceLock<crate::proximity::distance::DistanceVolumes>,
     /// Its hierarchies uploaded to each GPU it ran on, kept between calls.
     #[cfg(feature = "gpu")]
     gpu: gpu_cache::GpuCache,

@@ -359,8 +359,8 @@ impl Moments {
 /// the reference [`principal_axes`] takes for the node alone): the leaves' from their
 /// triangles, each internal node's its children's moved and added (children follow their
 /// parent in the node array). `corners` holds the tree's local f64 corners in its order.
-pub(crate) fn node_moments(
-    bvh: &crate::bvh::Bvh<3>,
+pub(crate) fn node_moments<const H: usize>(
+    bvh: &crate::bvh::Bvh<H>,
     ranges: &[(u32, u32)],
     corners: &[[[f64; 3]; 3]],
 ) -> Vec<Moments> {

@@ -9,12 +9,15 @@
 //! volume hierarchies (Larsen, Gottschalk, Lin and Manocha, *Fast Proximity Queries with
 //! Swept Sphere Volumes*, 1999, section 5; the Freiburg lecture's "proximity" query):
 //!
-//! - **Lower bound of a node pair**: the larger of two certified bounds: the distance of
-//!   the nodes' bounding spheres ([`crate::proximity::spheres`], rotation invariant, tried
-//!   first because it needs no tumbling of B's node), and the largest gap between A's k-DOP
-//!   and B's tumbled k-DOP along any slab direction, divided by the direction's length
-//!   ([`kdop_gap_lower`]), rounded down. The volumes contain their triangles, so no two
-//!   points of them are closer.
+//! - **Lower bound of a node pair**: the certified separating gap of the nodes' oriented
+//!   boxes ([`crate::proximity::boxes`]: the face axes of each box combined, the cross
+//!   products and the centres' direction), rounded down; for two single triangles also
+//!   their gap along the centroids' direction
+//!   ([`crate::proximity::triangle_gap::projected_gap_lower`]). The boxes contain their
+//!   triangles, so no two points of them are closer. The boxes replaced the k-DOP slabs
+//!   and node spheres of the first version, whose bounds grow with the first power of a
+//!   node's width: 79.2 M node pairs → 4.4 k per pose on the bunny at three extents
+//!   (`docs/notebook/proximity.md`, "Boxes").
 //! - **Upper bound**: the best witness so far ([`TriDistance::upper`]). Coherence: each pose
 //!   of a chunk first measures the previous pose's witness pair at this pose, so a motion
 //!   path starts with a tight bound.
@@ -39,13 +42,13 @@
 //! farther than `D` (decided exactly, [`crate::proximity::tri_tri_within`]) reports no
 //! witness and an infinite distance.
 
-use crate::bv::Kdop;
 use crate::bvh::Bvh;
 use crate::pose::Pose;
-use crate::proximity::spheres::{NodeSpheres, PosedRadius, projected_gap_lower, sphere_gap_lower};
-use crate::scene::{Counters, TumbleMethod};
+use crate::proximity::boxes::{BoxPose, NodeBoxes, PosedBox, box_gap_lower};
+use crate::proximity::triangle_gap::projected_gap_lower;
+use crate::scene::Counters;
 use crate::tri::distance::{TriDistance, tri_tri_distance};
-use crate::tumble::{FlyingHierarchy, TumbleWorkspace};
+use crate::tumble::FlyingHierarchy;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -86,63 +89,32 @@ impl PoseDistance {
     }
 }
 
-/// `1/|nᵢ|` rounded down for the slab directions of a k-DOP with `H` slabs.
-fn inv_norms_down<const H: usize>() -> [f64; H] {
-    let axes = crate::bv::axes(H);
-    std::array::from_fn(|i| {
-        let n2: i32 = axes[i].iter().map(|&c| c as i32 * c as i32).sum();
-        // √ is correctly rounded, so next_up bounds |n| from above, and the quotient
-        // rounded then moved down bounds 1/|n| from below.
-        (1.0 / (n2 as f64).sqrt().next_up()).next_down()
-    })
-}
+/// A node pair waiting in the heap, packed into one integer so that the heap compares
+/// one `u128`: the bound's bits above (a non-negative f64's bits order as the number
+/// does), then the pair, so the smallest bound pops first and equal bounds in pair order
+/// (the order does not depend on the heap's history). `Reverse` makes the max-heap a
+/// min-heap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Pending(std::cmp::Reverse<u128>);
 
-/// A lower bound of the distance between any point of the k-DOP `a` and any point of
-/// `b`: the largest slab gap `max(a.minᵢ − b.maxᵢ, b.minᵢ − a.maxᵢ)` over `|nᵢ|`, 0 when they
-/// overlap. `inv` is `inv_norms_down`.
-///
-/// Proof. For `p ∈ a`, `q ∈ b`: `nᵢ·(p − q) ≥ a.minᵢ − b.maxᵢ`, so `|p − q| ≥ (a.minᵢ −
-/// b.maxᵢ)/|nᵢ|` (Cauchy–Schwarz), and the same for the other side. The difference of the
-/// two f32 bounds is taken in f64 and moved one step down (the real difference lies
-/// between the neighbours of its rounding), so it is a lower bound; a positive lower
-/// bound times `inv ≤ 1/|nᵢ|`, rounded then moved down, stays one. NaN gaps (infinite
-/// bounds) give 0.
-#[inline]
-#[allow(clippy::needless_range_loop)] // four arrays indexed together
-pub fn kdop_gap_lower<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, inv: &[f64; H]) -> f64 {
-    let mut lb = 0.0f64;
-    for i in 0..H {
-        let g = (a.min[i] as f64 - b.max[i] as f64).max(b.min[i] as f64 - a.max[i] as f64);
-        let g = g.next_down();
-        if g > 0.0 {
-            lb = lb.max((g * inv[i]).next_down());
-        }
+impl Pending {
+    /// `lb ≥ 0` (a `-0.0` is made `+0.0`: its sign bit would sort it last).
+    #[inline]
+    fn new(lb: f64, e: u32, f: u32) -> Pending {
+        let bits = (lb + 0.0).to_bits() as u128;
+        Pending(std::cmp::Reverse(
+            bits << 64 | (e as u128) << 32 | f as u128,
+        ))
     }
-    lb
-}
 
-/// A node pair waiting in the heap: smallest lower bound first, then the pair (so the
-/// order of equal bounds does not depend on the heap's history).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Pending {
-    lb: f64,
-    e: u32,
-    f: u32,
-}
-
-impl Eq for Pending {}
-
-impl Ord for Pending {
-    fn cmp(&self, o: &Pending) -> Ordering {
-        // BinaryHeap is a max-heap: the smallest bound must compare greatest.
-        o.lb.total_cmp(&self.lb)
-            .then_with(|| (o.e, o.f).cmp(&(self.e, self.f)))
+    #[inline]
+    fn lb(&self) -> f64 {
+        f64::from_bits((self.0.0 >> 64) as u64)
     }
-}
 
-impl PartialOrd for Pending {
-    fn partial_cmp(&self, o: &Pending) -> Option<Ordering> {
-        Some(self.cmp(o))
+    #[inline]
+    fn pair(&self) -> (usize, usize) {
+        ((self.0.0 >> 32) as u32 as usize, self.0.0 as u32 as usize)
     }
 }
 
@@ -169,53 +141,124 @@ impl Best {
     }
 }
 
+/// The certified volumes of both hierarchies' nodes that the lower bounds read, built
+/// once per pair of hierarchies (a [`crate::Collider`] keeps them between calls).
+#[derive(Debug)]
+pub struct DistanceVolumes {
+    /// A's and B's node boxes.
+    pub boxes: [NodeBoxes; 2],
+}
+
+impl DistanceVolumes {
+    /// The volumes of A's hierarchy `env` and B's `fly`.
+    pub fn new<const H: usize>(env: &Bvh<H>, fly: &Bvh<H>) -> DistanceVolumes {
+        let (a, b) = rayon::join(|| NodeBoxes::new(env), || NodeBoxes::new(fly));
+        DistanceVolumes { boxes: [a, b] }
+    }
+}
+
 /// Per-thread scratch state of the distance query over k-DOP hierarchies with `H` slabs.
 #[derive(Debug)]
-pub struct DistanceWorkspace<const H: usize> {
-    tumble: TumbleWorkspace<H>,
+pub struct DistanceWorkspace {
     heap: BinaryHeap<Pending>,
     /// The previous pose's witness, as positions in the hierarchies' triangle order.
     prev: Option<(u32, u32)>,
+    /// B's node boxes posed, valid where `box_stamp` equals `stamp`.
+    posed: Vec<PosedBox>,
+    box_stamp: Vec<u32>,
+    /// B's triangles posed ([`Pose::apply`] of the corners as written, in the tree's
+    /// order), valid for the leaves whose `leaf_stamp` equals `stamp`.
+    tri_world: Vec<[[f64; 3]; 3]>,
+    leaf_stamp: Vec<u32>,
+    stamp: u32,
+    /// B's boxes posed at the current pose (Nu).
+    posed_count: u64,
 }
 
-impl<const H: usize> DistanceWorkspace<H> {
+impl DistanceWorkspace {
     /// A workspace for B's hierarchy.
-    pub fn new(fly: &FlyingHierarchy<H>) -> Self {
+    pub fn new<const H: usize>(fly: &FlyingHierarchy<H>) -> Self {
+        let n = fly.bvh.nodes.len();
         DistanceWorkspace {
-            tumble: TumbleWorkspace::new(fly),
             heap: BinaryHeap::new(),
             prev: None,
+            // Zeroed, not filled: untouched pages cost nothing until a pose reads them
+            // (`box_stamp` guards every read).
+            posed: bytemuck::zeroed_vec(n),
+            box_stamp: vec![0; n],
+            tri_world: bytemuck::zeroed_vec(fly.bvh.triangle_count()),
+            leaf_stamp: vec![0; n],
+            stamp: 0,
+            posed_count: 0,
         }
+    }
+
+    /// A new pose: every posed box is stale.
+    fn next_pose(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.box_stamp.fill(0);
+            self.leaf_stamp.fill(0);
+            self.stamp = 1;
+        }
+        self.posed_count = 0;
+    }
+
+    /// B's box of node `f` at the current pose, posed on first use.
+    #[inline]
+    fn posed_box(&mut self, f: usize, b: &NodeBoxes, pose: &Pose, bp: &BoxPose) -> &PosedBox {
+        if self.box_stamp[f] != self.stamp {
+            self.posed[f] = PosedBox::new(&b.nodes[f], pose, bp);
+            self.box_stamp[f] = self.stamp;
+            self.posed_count += 1;
+        }
+        &self.posed[f]
+    }
+
+    /// B's triangles of leaf `node` posed, on first use at the current pose.
+    #[inline]
+    fn leaf_triangles<const H: usize>(
+        &mut self,
+        fly: &FlyingHierarchy<H>,
+        pose: &Pose,
+        node: usize,
+    ) -> &[[[f64; 3]; 3]] {
+        let n = &fly.bvh.nodes[node];
+        let r = n.first as usize..(n.first + n.count) as usize;
+        if self.leaf_stamp[node] != self.stamp {
+            for p in r.clone() {
+                self.tri_world[p] = fly.bvh.tris.corners_f64(p).map(|c| pose.apply(c));
+            }
+            self.leaf_stamp[node] = self.stamp;
+        }
+        &self.tri_world[r]
     }
 
     /// Forgets the previous pose (start of a chunk: results never depend on which poses a
     /// workspace saw before, and the witness does not depend on the first bound).
     pub fn restart(&mut self) {
-        self.tumble.restart();
         self.prev = None;
     }
 }
 
+crate::isa_variants! {
 /// The distance query of one pose (see the module docs), A's hierarchy `env` against B's
-/// `fly` tumbled by `method`.
-pub fn distance_pose<const H: usize>(
+/// `fly` (their triangles; the bounds are `vols`'s).
+pub fn distance_pose[const H: usize](
     env: &Bvh<H>,
     fly: &FlyingHierarchy<H>,
-    spheres: &[NodeSpheres; 2],
+    vols: &DistanceVolumes,
     pose: &Pose,
-    method: TumbleMethod,
     upto: Option<f64>,
-    ws: &mut DistanceWorkspace<H>,
+    ws: &mut DistanceWorkspace,
 ) -> PoseDistance {
     let mut c = Counters::default();
     if env.triangle_count() == 0 || fly.bvh.triangle_count() == 0 {
         return PoseDistance::none(c);
     }
-    ws.tumble
-        .begin(fly, &fly.local_pose(env.frame(), pose), method);
-    let inv = inv_norms_down::<H>();
-    let [sa, sb] = spheres;
-    let posed = PosedRadius::new(pose, sb);
+    ws.next_pose();
+    let [ba, bb] = &vols.boxes;
+    let bpose = BoxPose::new(pose, bb.reach);
     let limit = upto.unwrap_or(f64::INFINITY);
     let mut best: Option<Best> = None;
     // The previous pose's witness first: an upper bound before the first node pair.
@@ -230,45 +273,37 @@ pub fn distance_pose<const H: usize>(
         });
     }
     let bound = |best: &Option<Best>| best.as_ref().map_or(limit, |b| b.d.upper().min(limit));
-    // A node pair's lower bound (Nv counts them): the spheres first, which need no
-    // tumbling of B's node, then the k-DOPs unless the spheres already exceed `cap`.
-    let node_lower = |e: usize, f: usize, cap: f64, ws: &mut DistanceWorkspace<H>| {
-        let lb_s = sphere_gap_lower(
-            &sa.centre[e],
-            sa.radius[e],
-            &pose.apply(sb.centre[f]),
-            posed.radius(sb.radius[f]),
-        );
-        if lb_s > cap {
-            return lb_s;
-        }
+    // A node pair's lower bound (Nv counts them): the boxes' ([`box_gap_lower`]); for two
+    // single triangles also their projected gap, which needs no box and is tried first.
+    let node_lower = |e: usize, f: usize, cap: f64, ws: &mut DistanceWorkspace| {
         let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
+        let mut lb = 0.0f64;
         if ne.count == 1 && nf.count == 1 {
-            // Two triangles: their projected gap is tighter than either volume's bound
-            // and needs no tumbled k-DOP.
             let ta = env.tris.corners_f64(ne.first as usize);
-            let tb = &ws.tumble.leaf_triangles(fly, pose, f)[0];
-            return projected_gap_lower(&ta, tb).max(lb_s);
+            let tb = &ws.leaf_triangles(fly, pose, f)[0];
+            lb = projected_gap_lower(&ta, tb);
+            if lb > cap {
+                return lb;
+            }
         }
-        kdop_gap_lower(&ne.bv, ws.tumble.node_bv(fly, f), &inv).max(lb_s)
+        box_gap_lower(&ba.nodes[e], ws.posed_box(f, bb, pose, &bpose), cap).max(lb)
     };
     ws.heap.clear();
     c.bv_tests += 1;
     let lb = node_lower(0, 0, bound(&best), ws);
     if lb <= bound(&best) {
-        ws.heap.push(Pending { lb, e: 0, f: 0 });
+        ws.heap.push(Pending::new(lb, 0, 0));
     }
     // Best first: a pair's children are bounded when it is split and queued only if their
     // bound does not exceed the best so far (ties are kept: see "What is exact").
-    while let Some(Pending { lb, e, f }) = ws.heap.pop() {
-        if lb > bound(&best) {
+    while let Some(p) = ws.heap.pop() {
+        if p.lb() > bound(&best) {
             break;
         }
-        let (e, f) = (e as usize, f as usize);
+        let (e, f) = p.pair();
         let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
         if !(ne.is_leaf() && nf.is_leaf()) {
-            let split_a =
-                !ne.is_leaf() && (nf.is_leaf() || ne.bv.size() >= ws.tumble.node_bv(fly, f).size());
+            let split_a = !ne.is_leaf() && (nf.is_leaf() || ba.nodes[e].size >= bb.nodes[f].size);
             for k in 0..2 {
                 let (e2, f2) = if split_a {
                     (ne.first as usize + k, f)
@@ -279,17 +314,13 @@ pub fn distance_pose<const H: usize>(
                 let cap = bound(&best);
                 let lb = node_lower(e2, f2, cap, ws);
                 if lb <= cap {
-                    ws.heap.push(Pending {
-                        lb,
-                        e: e2 as u32,
-                        f: f2 as u32,
-                    });
+                    ws.heap.push(Pending::new(lb, e2 as u32, f2 as u32));
                 }
             }
             continue;
         }
         let first_b = nf.first as usize;
-        let tris_b = ws.tumble.leaf_triangles(fly, pose, f);
+        let tris_b = ws.leaf_triangles(fly, pose, f);
         for pa in ne.first..ne.first + ne.count {
             let ta = env.tris.corners_f64(pa as usize);
             for (j, tb) in tris_b.iter().enumerate() {
@@ -318,7 +349,7 @@ pub fn distance_pose<const H: usize>(
             }
         }
     }
-    c.bv_updates = ws.tumble.updates;
+    c.bv_updates = ws.posed_count;
     ws.prev = best.as_ref().map(|b| b.pos);
     let Some(b) = best else {
         return PoseDistance::none(c);
@@ -345,6 +376,7 @@ pub fn distance_pose<const H: usize>(
         }),
         counters: c,
     }
+}
 }
 
 /// The oracle: every triangle pair measured, the first in `(exact distance, tri_a, tri_b)`
@@ -403,40 +435,16 @@ pub fn brute_force_distance(
 mod tests {
     use super::*;
 
-    /// The gap bound at the edge: boxes 0.5 apart along x, and 14-DOPs whose diagonal slab
-    /// is the only separating one (the bound divides by |(1,1,1)| = √3).
-    #[test]
-    fn kdop_gap_lower_bounds_the_distance() {
-        let inv = inv_norms_down::<3>();
-        let a = Kdop::<3> {
-            min: [0.0; 3],
-            max: [1.0; 3],
-        };
-        let b = Kdop::<3> {
-            min: [1.5, 0.0, 0.0],
-            max: [2.5, 1.0, 1.0],
-        };
-        let lb = kdop_gap_lower(&a, &b, &inv);
-        assert!(lb <= 0.5 && lb > 0.5 * (1.0 - 1e-15), "{lb}");
-        assert_eq!(kdop_gap_lower(&b, &a, &inv), lb);
-        assert_eq!(kdop_gap_lower(&a, &a, &inv), 0.0);
-        let inv7 = inv_norms_down::<7>();
-        // The unit cube's 14-DOP and a point at (2, 2, 2): along (1,1,1) the gap is
-        // 6 − 3 = 3, a distance of √3 (the true distance, to the corner (1,1,1)).
-        let cube = crate::bv::Kdop::<7>::from_points([[0.0; 3], [1.0; 3]]);
-        let far = crate::bv::Kdop::<7>::from_points([[2.0; 3]]);
-        let lb = kdop_gap_lower(&cube, &far, &inv7);
-        let real = 3f64.sqrt();
-        assert!(lb <= real && lb > real * (1.0 - 1e-6), "{lb}");
-    }
-
     #[test]
     fn pending_pops_the_smallest_bound_first() {
         let mut h = BinaryHeap::new();
         for (lb, e) in [(2.0, 1), (0.5, 2), (1.0, 3), (0.5, 0)] {
-            h.push(Pending { lb, e, f: 0 });
+            h.push(Pending::new(lb, e, 0));
         }
-        let order: Vec<u32> = std::iter::from_fn(|| h.pop()).map(|p| p.e).collect();
-        assert_eq!(order, [0, 2, 3, 1]);
+        h.push(Pending::new(-0.0, 7, 0));
+        let order: Vec<usize> = std::iter::from_fn(|| h.pop()).map(|p| p.pair().0).collect();
+        assert_eq!(order, [7, 0, 2, 3, 1]);
+        assert_eq!(Pending::new(0.75, 3, 9).lb(), 0.75);
+        assert_eq!(Pending::new(0.75, 3, 9).pair(), (3, 9));
     }
 }

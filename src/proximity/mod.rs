@@ -33,8 +33,9 @@
 //! hierarchy and the OBB and sphere trees run tolerance queries on the CPU only, as do
 //! self-collision and frames.
 
+pub mod boxes;
 pub mod distance;
-pub mod spheres;
+pub mod triangle_gap;
 
 use crate::bv::Kdop;
 use crate::tri::P3;

@@ -277,37 +277,13 @@ pub fn tri_tri_distance(a: &[P3; 3], b: &[P3; 3]) -> TriDistance {
         (d.lo, d.hi) = (sqrt_down(lo2), sqrt_up(hi2));
         return d;
     }
-    let pre = Pre::<Iv>::new(a, b);
-    let mut bounds = [(f64::INFINITY, f64::INFINITY, false, false); CANDIDATES];
-    let (mut lo2, mut lo2_certain, mut hi2) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
-    let mut best = None;
-    for (k, slot) in bounds.iter_mut().enumerate() {
-        let Some((certain, num, den)) = candidate(&pre, k) else {
-            continue;
-        };
-        if den.hi <= 0.0 && !den.hi.is_nan() {
-            continue; // den ≤ 0: the conditions (which imply den > 0) fail
-        }
-        let lo = if den.hi.is_nan() || num.lo.is_nan() {
-            0.0
-        } else {
-            div_down(num.lo.max(0.0), den.hi).max(0.0)
-        };
-        let hi = if certain && den.lo > 0.0 && !num.hi.is_nan() {
-            div_up(num.hi, den.lo)
-        } else {
-            f64::INFINITY
-        };
-        *slot = (lo, hi, true, certain);
-        lo2 = lo2.min(lo);
-        if certain {
-            lo2_certain = lo2_certain.min(lo);
-            if hi < hi2 {
-                hi2 = hi;
-                best = Some(k);
-            }
-        }
-    }
+    let IntervalBounds {
+        bounds,
+        lo2,
+        lo2_certain,
+        hi2,
+        best,
+    } = interval_bounds(a, b);
     // A certainly valid candidate whose value overflowed (infinite upper bound) but might be
     // the least: its lower bound is loose too.
     let overflowed = bounds
@@ -443,6 +419,64 @@ impl TriDistance {
     }
 }
 
+/// Every candidate's certified bounds in [`Iv`]: per candidate `(lo, hi, present,
+/// certain)` (`present`: not certainly invalid; `hi` finite only for a certainly valid
+/// one), the least `lo` over the present ones and over the certain ones, the least `hi`
+/// and the candidate that has it.
+struct IntervalBounds {
+    bounds: [(f64, f64, bool, bool); CANDIDATES],
+    lo2: f64,
+    lo2_certain: f64,
+    hi2: f64,
+    best: Option<usize>,
+}
+
+fn interval_bounds(a: &[P3; 3], b: &[P3; 3]) -> IntervalBounds {
+    let pre = Pre::<Iv>::new(a, b);
+    let mut bounds = [(f64::INFINITY, f64::INFINITY, false, false); CANDIDATES];
+    let (mut lo2, mut lo2_certain, mut hi2) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let mut best = None;
+    for (k, slot) in bounds.iter_mut().enumerate() {
+        let Some((certain, num, den)) = candidate(&pre, k) else {
+            continue;
+        };
+        if den.hi <= 0.0 && !den.hi.is_nan() {
+            continue; // den ≤ 0: the conditions (which imply den > 0) fail
+        }
+        let lo = if den.hi.is_nan() || num.lo.is_nan() {
+            0.0
+        } else {
+            div_down(num.lo.max(0.0), den.hi).max(0.0)
+        };
+        let hi = if certain && den.lo > 0.0 && !num.hi.is_nan() {
+            div_up(num.hi, den.lo)
+        } else {
+            f64::INFINITY
+        };
+        *slot = (lo, hi, true, certain);
+        lo2 = lo2.min(lo);
+        if certain {
+            lo2_certain = lo2_certain.min(lo);
+            if hi < hi2 {
+                hi2 = hi;
+                best = Some(k);
+            }
+        }
+    }
+    IntervalBounds {
+        bounds,
+        lo2,
+        lo2_certain,
+        hi2,
+        best,
+    }
+}
+
+/// The exact minimum over the candidates, in [`Dyadic`]. Only the candidates that the
+/// intervals leave possibly least are evaluated exactly: one certainly invalid in [`Iv`]
+/// is invalid, and one whose lower bound exceeds a certainly valid candidate's upper
+/// bound is strictly above the minimum, so it can be neither the minimum nor a candidate
+/// equal to it (the witness, first in [`Feature`]'s order among equals, is unchanged).
 fn exact_distance(a: &[P3; 3], b: &[P3; 3], zero: bool) -> Exact {
     let one = Dyadic::from_f64(1.0);
     // Without a common point (unreachable within the predicates' range, module
@@ -456,9 +490,14 @@ fn exact_distance(a: &[P3; 3], b: &[P3; 3], zero: bool) -> Exact {
             points: (p, p),
         };
     }
+    let iv = interval_bounds(a, b);
     let pre = Pre::<Dyadic>::new(a, b);
     let mut best: Option<(Dyadic, Dyadic, usize)> = None;
     for k in 0..CANDIDATES {
+        let (lo, _, present, _) = iv.bounds[k];
+        if !present || lo > iv.hi2 {
+            continue;
+        }
         if let Some((_, num, den)) = candidate(&pre, k) {
             let better = match &best {
                 None => true,
