@@ -69,6 +69,9 @@
 use super::{add_up, mul_up, sub_down};
 use crate::bvh::Bvh;
 use crate::geom::{cross, dot, sub};
+// Arrow up: the node boxes are the OBB hierarchy's own fit (`Obb::fit`'s containment
+// proof, the moments merged bottom-up), reused rather than restated; the fit reads
+// nothing of the OBB scenes above it.
 use crate::obb::fit::{self, Obb};
 use crate::pose::Pose;
 use rayon::prelude::*;
@@ -85,7 +88,7 @@ const MARGIN_A: f64 = TWO_M46 * (1.0 + 1.0 / 1_099_511_627_776.0);
 /// diagonal entry (module docs).
 const TWO_M48: f64 = 1.0 / 281_474_976_710_656.0;
 /// `2⁻⁴⁰`: the Gram tolerance of a fitted box's axes ([`crate::obb::fit::AXES_TOLERANCE`]).
-const TWO_M40: f64 = crate::obb::fit::AXES_TOLERANCE;
+const TWO_M40: f64 = fit::AXES_TOLERANCE;
 /// `1/(1 + 3·2⁻⁴⁰)` rounded down: `1/λ` for A's axes.
 const INV_LAMBDA_A: f64 = 1.0 - 4.0 / 1_099_511_627_776.0;
 /// `1 − 2⁻⁴⁶`: covers the roundings of a combined bound (module docs, "Rounding").
