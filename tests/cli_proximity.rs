@@ -184,22 +184,29 @@ fn bad_tolerances_and_hierarchies_are_refused() {
         assert!(stderr(&o).contains("--upto"), "{}", stderr(&o));
         assert!(!d.join("d.csv").exists());
     }
-    let o = run(
-        &d,
-        &[
-            "distance",
-            "a.obj",
-            "b.obj",
-            "--poses",
-            "poses.csv",
-            "--out",
-            "d.csv",
-            "--bv",
-            "obb",
-        ],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(!d.join("d.csv").exists());
+    for bv in ["boxtree", "rtree"] {
+        let o = run(
+            &d,
+            &[
+                "distance",
+                "a.obj",
+                "b.obj",
+                "--poses",
+                "poses.csv",
+                "--out",
+                "d.csv",
+                "--bv",
+                bv,
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--bv") && stderr(&o).contains(bv),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!d.join("d.csv").exists());
+    }
 }
 
 /// Parses one field of distance.csv as the format writes it.
@@ -210,7 +217,12 @@ fn num(s: &str) -> f64 {
 #[test]
 fn distance_writes_the_format_and_the_oracles_answer() {
     let (d, a, b, poses) = scene("distance");
-    for upto in [None, Some("0.01")] {
+    for (upto, bv) in [
+        (None, "auto"),
+        (Some("0.01"), "auto"),
+        (None, "obb"),
+        (Some("0.01"), "sphere"),
+    ] {
         let mut args = vec![
             "distance",
             "a.obj",
@@ -220,6 +232,8 @@ fn distance_writes_the_format_and_the_oracles_answer() {
             "--out",
             "d.csv",
             "--force",
+            "--bv",
+            bv,
         ];
         if let Some(u) = upto {
             args.extend(["--upto", u]);

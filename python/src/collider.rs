@@ -358,8 +358,9 @@ impl Collider {
     /// once; `inf` without a witness), int64 `(P, 2)` (`tri_a, tri_b`; `-1` without a
     /// witness) and float64 `(P, 2, 3)` (the closest points on A's triangle and on B's as
     /// posed, each coordinate rounded once; NaN without a witness). `upto`: a pose farther
-    /// apart than it has no witness, and its search stops early. On the k-DOP hierarchies
-    /// (`auto` uses kdop18). Poses as `query` takes them.
+    /// apart than it has no witness, and its search stops early. On any hierarchy's binary
+    /// tree (`auto` uses kdop18; boxtree and rtree raise `InputError`). Poses as `query`
+    /// takes them.
     #[pyo3(
         signature = (poses, upto = None, quat = "wxyz"),
         text_signature = "(self, poses, upto=None, quat='wxyz')"

@@ -79,7 +79,7 @@ def test_tolerance_refuses_the_gpu_or_runs_it(scene):
         np.testing.assert_array_equal(pairs, c.query(poses, backend="cpu", tolerance=0.1))
 
 
-@pytest.mark.parametrize("bv", ["auto", "kdop18", "kdop26", "dual18"])
+@pytest.mark.parametrize("bv", ["auto", "kdop18", "kdop26", "dual18", "obb", "sphere"])
 def test_distance_equals_the_command_line(scene, cli, tmp_path, bv):
     r = subprocess.run([cli, "poses", "--steps", "24", "--translate", "2.5", "0", "0", "--out",
                         str(tmp_path / "far.csv")], capture_output=True, text=True)

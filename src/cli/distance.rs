@@ -30,7 +30,8 @@ pub struct DistanceArgs {
     /// empty fields (a decimal at least 0).
     #[arg(long, value_name = "D", value_parser = inputs::parse_distance)]
     pub upto: Option<f64>,
-    /// Bounding volume: the k-DOP hierarchies (auto uses kdop18; dual* their k-DOPs).
+    /// Hierarchy: its binary tree of triangles carries the distance's own certified boxes
+    /// (auto: the kdop18 tree; kdop*, dual*, obb, sphere; not boxtree or rtree).
     #[arg(long, value_enum, default_value = "auto")]
     pub bv: BvKind,
     /// Most triangles in a leaf.
@@ -121,9 +122,10 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             .build_global()
             .map_err(|e| Failure::Internal(format!("thread pool: {e}")))?;
     }
-    if !matches!(a.bv, BvKind::Auto) && !BvKind::ALL.contains(&a.bv) && !a.bv.is_dual() {
+    if matches!(a.bv, BvKind::Boxtree | BvKind::Rtree) {
         return Err(Failure::Input(format!(
-            "the distance query runs on the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26); --bv {} has none",
+            "--bv: {} {}",
+            crate::proximity::distance::DISTANCE_TREES,
             a.bv.name()
         )));
     }

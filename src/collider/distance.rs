@@ -5,9 +5,10 @@ use super::{AnyScene, Collider};
 use crate::bvh::Bvh;
 use crate::error::{Error, Result};
 use crate::pose::Pose;
-use crate::proximity::distance::{DistanceVolumes, DistanceWorkspace, PoseDistance, distance_pose};
+use crate::proximity::distance::{
+    DISTANCE_TREES, DistanceVolumes, DistanceWorkspace, PoseDistance, distance_pose,
+};
 use crate::scene::{POSE_CHUNK, STREAM_CHUNK, WorkspacePool};
-use crate::tumble::FlyingHierarchy;
 use rayon::prelude::*;
 
 impl Collider {
@@ -16,9 +17,11 @@ impl Collider {
     /// [`crate::proximity::distance`]). With `upto = Some(d)` a pose farther apart than
     /// `d` has an infinite distance and no witness, and its search stops early.
     ///
-    /// Runs on the k-DOP hierarchies: `kdop6`–`kdop26`, the dual hierarchies' k-DOPs and
-    /// `auto`'s kdop18 tree; the other hierarchies give [`Error::InvalidOption`], as does
-    /// an `upto` that is negative, NaN or infinite.
+    /// Runs on the binary trees of triangles, whatever volumes the queries use there (the
+    /// bounds are the distance's own certified boxes, [`DistanceVolumes`]): `kdop6`–`kdop26`,
+    /// the dual hierarchies, `obb`, `sphere` and `auto`'s kdop18 tree; the boxtree and the
+    /// R-tree give [`Error::InvalidOption`], as does an `upto` that is negative, NaN or
+    /// infinite.
     pub fn distance_batch(&self, poses: &[Pose], upto: Option<f64>) -> Result<Vec<PoseDistance>> {
         let mut out = Vec::with_capacity(poses.len());
         self.distance_stream(poses.iter().copied(), upto, |_, d| {
@@ -34,8 +37,8 @@ impl Collider {
     /// hierarchy without k-DOPs.
     pub fn prepare_distance(&self) -> Result<()> {
         macro_rules! go {
-            ($s:expr) => {{
-                self.volumes(&$s.env, &$s.fly);
+            ($env:expr, $fly:expr) => {{
+                self.volumes($env, $fly);
                 Ok(())
             }};
         }
@@ -43,9 +46,9 @@ impl Collider {
     }
 
     /// The distance volumes of the collider's hierarchies, built on first use.
-    fn volumes<const H: usize>(&self, env: &Bvh<H>, fly: &FlyingHierarchy<H>) -> &DistanceVolumes {
+    fn volumes<const H: usize>(&self, env: &Bvh<H>, fly: &Bvh<H>) -> &DistanceVolumes {
         self.distance_volumes
-            .get_or_init(|| DistanceVolumes::new(env, &fly.bvh))
+            .get_or_init(|| DistanceVolumes::new(env, fly))
     }
 
     /// [`Collider::distance_batch`] streamed: each pose's answer goes to `sink` in pose
@@ -63,31 +66,34 @@ impl Collider {
         };
         let chunk = self.chunk.unwrap_or(STREAM_CHUNK);
         macro_rules! go {
-            ($s:expr) => {{
-                let vols = self.volumes(&$s.env, &$s.fly);
-                stream(&$s.env, &$s.fly, vols, poses, upto, chunk, sink)
+            ($env:expr, $fly:expr) => {{
+                let vols = self.volumes($env, $fly);
+                stream($env, $fly, vols, poses, upto, chunk, sink)
             }};
         }
         distance_scene!(self, go)
     }
 }
 
-/// Runs the macro `$go` on the k-DOP scene of the collider's hierarchy (any `env`/`fly`
-/// pair the distance query runs on), or refuses the others by name.
+/// Runs the macro `$go` on A's and B's binary trees of the collider's hierarchy (`auto`:
+/// its kdop18 scene's), or refuses the others by name.
 macro_rules! distance_scene {
     ($c:expr, $go:ident) => {
         match &$c.scene {
-            AnyScene::Kdop6(s) => $go!(s),
-            AnyScene::Kdop14(s) => $go!(s),
-            AnyScene::Kdop18(s) => $go!(s),
-            AnyScene::Kdop26(s) => $go!(s),
-            AnyScene::Dual6(s) => $go!(s),
-            AnyScene::Dual14(s) => $go!(s),
-            AnyScene::Dual18(s) => $go!(s),
-            AnyScene::Dual26(s) => $go!(s),
-            AnyScene::Auto(s) => $go!(s.kdop),
+            AnyScene::Kdop6(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Kdop14(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Kdop18(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Kdop26(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Dual6(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Dual14(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Dual18(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Dual26(s) => $go!(&s.env, &s.fly.bvh),
+            AnyScene::Obb(s) => $go!(&s.env, &s.fly),
+            AnyScene::Sphere(s) => $go!(&s.env, &s.fly),
+            AnyScene::Auto(s) => $go!(&s.kdop.env, &s.kdop.fly.bvh),
             other => Err(Error::InvalidOption(format!(
-                "the distance query runs on the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26); {} has none",
+                "{} {}",
+                DISTANCE_TREES,
                 other.kind().name()
             ))),
         }
@@ -101,7 +107,7 @@ use distance_scene;
 #[allow(clippy::too_many_arguments)] // the query's inputs, passed through
 fn stream<const H: usize>(
     env: &Bvh<H>,
-    fly: &FlyingHierarchy<H>,
+    fly: &Bvh<H>,
     vols: &DistanceVolumes,
     poses: impl IntoIterator<Item = Pose>,
     upto: Option<f64>,

@@ -48,9 +48,12 @@ use crate::proximity::boxes::{BoxPose, NodeBoxes, PosedBox, box_gap_lower};
 use crate::proximity::triangle_gap::projected_gap_lower;
 use crate::scene::Counters;
 use crate::tri::distance::{TriDistance, tri_tri_distance};
-use crate::tumble::FlyingHierarchy;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+
+/// The refusal of a hierarchy the distance query cannot run on (its message names the
+/// ones it can; the tree's name follows).
+pub const DISTANCE_TREES: &str = "the distance query runs on the k-DOP, dual, OBB and sphere trees (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26, obb, sphere); this collider's hierarchy is";
 
 /// The closest pair of one pose.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -157,7 +160,7 @@ impl DistanceVolumes {
     }
 }
 
-/// Per-thread scratch state of the distance query over k-DOP hierarchies with `H` slabs.
+/// Per-thread scratch state of the distance query (B's posed boxes and triangles, the heap).
 #[derive(Debug)]
 pub struct DistanceWorkspace {
     heap: BinaryHeap<Pending>,
@@ -177,8 +180,8 @@ pub struct DistanceWorkspace {
 
 impl DistanceWorkspace {
     /// A workspace for B's hierarchy.
-    pub fn new<const H: usize>(fly: &FlyingHierarchy<H>) -> Self {
-        let n = fly.bvh.nodes.len();
+    pub fn new<const H: usize>(fly: &Bvh<H>) -> Self {
+        let n = fly.nodes.len();
         DistanceWorkspace {
             heap: BinaryHeap::new(),
             prev: None,
@@ -186,7 +189,7 @@ impl DistanceWorkspace {
             // (`box_stamp` guards every read).
             posed: bytemuck::zeroed_vec(n),
             box_stamp: vec![0; n],
-            tri_world: bytemuck::zeroed_vec(fly.bvh.triangle_count()),
+            tri_world: bytemuck::zeroed_vec(fly.triangle_count()),
             leaf_stamp: vec![0; n],
             stamp: 0,
             posed_count: 0,
@@ -219,15 +222,15 @@ impl DistanceWorkspace {
     #[inline]
     fn leaf_triangles<const H: usize>(
         &mut self,
-        fly: &FlyingHierarchy<H>,
+        fly: &Bvh<H>,
         pose: &Pose,
         node: usize,
     ) -> &[[[f64; 3]; 3]] {
-        let n = &fly.bvh.nodes[node];
+        let n = &fly.nodes[node];
         let r = n.first as usize..(n.first + n.count) as usize;
         if self.leaf_stamp[node] != self.stamp {
             for p in r.clone() {
-                self.tri_world[p] = fly.bvh.tris.corners_f64(p).map(|c| pose.apply(c));
+                self.tri_world[p] = fly.tris.corners_f64(p).map(|c| pose.apply(c));
             }
             self.leaf_stamp[node] = self.stamp;
         }
@@ -246,14 +249,14 @@ crate::isa_variants! {
 /// `fly` (their triangles; the bounds are `vols`'s).
 pub fn distance_pose[const H: usize](
     env: &Bvh<H>,
-    fly: &FlyingHierarchy<H>,
+    fly: &Bvh<H>,
     vols: &DistanceVolumes,
     pose: &Pose,
     upto: Option<f64>,
     ws: &mut DistanceWorkspace,
 ) -> PoseDistance {
     let mut c = Counters::default();
-    if env.triangle_count() == 0 || fly.bvh.triangle_count() == 0 {
+    if env.triangle_count() == 0 || fly.triangle_count() == 0 {
         return PoseDistance::none(c);
     }
     ws.next_pose();
@@ -264,11 +267,11 @@ pub fn distance_pose[const H: usize](
     // The previous pose's witness first: an upper bound before the first node pair.
     if let Some((pa, pb)) = ws.prev {
         let ta = env.tris.corners_f64(pa as usize);
-        let tb = fly.bvh.tris.corners_f64(pb as usize).map(|p| pose.apply(p));
+        let tb = fly.tris.corners_f64(pb as usize).map(|p| pose.apply(p));
         c.tri_tests += 1;
         best = Some(Best {
             d: tri_tri_distance(&ta, &tb),
-            tri: (env.tri_index[pa as usize], fly.bvh.tri_index[pb as usize]),
+            tri: (env.tri_index[pa as usize], fly.tri_index[pb as usize]),
             pos: (pa, pb),
         });
     }
@@ -276,7 +279,7 @@ pub fn distance_pose[const H: usize](
     // A node pair's lower bound (Nv counts them): the boxes' ([`box_gap_lower`]); for two
     // single triangles also their projected gap, which needs no box and is tried first.
     let node_lower = |e: usize, f: usize, cap: f64, ws: &mut DistanceWorkspace| {
-        let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
+        let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         let mut lb = 0.0f64;
         if ne.count == 1 && nf.count == 1 {
             let ta = env.tris.corners_f64(ne.first as usize);
@@ -301,7 +304,7 @@ pub fn distance_pose[const H: usize](
             break;
         }
         let (e, f) = p.pair();
-        let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
+        let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         if !(ne.is_leaf() && nf.is_leaf()) {
             let split_a = !ne.is_leaf() && (nf.is_leaf() || ba.nodes[e].size >= bb.nodes[f].size);
             for k in 0..2 {
@@ -338,7 +341,7 @@ pub fn distance_pose[const H: usize](
                 if d.lower() > limit {
                     continue;
                 }
-                let tri = (env.tri_index[pa as usize], fly.bvh.tri_index[pb as usize]);
+                let tri = (env.tri_index[pa as usize], fly.tri_index[pb as usize]);
                 if best.as_ref().is_none_or(|b| b.beaten_by(&d, tri)) {
                     best = Some(Best {
                         d,
@@ -357,7 +360,6 @@ pub fn distance_pose[const H: usize](
     if let Some(d) = upto {
         let ta = env.tris.corners_f64(b.pos.0 as usize);
         let tb = fly
-            .bvh
             .tris
             .corners_f64(b.pos.1 as usize)
             .map(|p| pose.apply(p));
