@@ -240,3 +240,61 @@ fn cli_gpu_tolerance_writes_the_cpu_bytes() {
         }
     }
 }
+
+/// `query --solid --backend gpu` writes the CPU's `inside.csv` and `pairs.csv` bytes, and
+/// its rows are the containment oracle's: a box of half-size 1 translated along x inside
+/// a box of half-size 10 is inside exactly when `|tx| + 1 < 10` (touching at 9, apart
+/// beyond 11), whichever mesh is A.
+#[test]
+fn cli_gpu_solid_writes_the_cpu_rows() {
+    let Some(_ctx) = common::gpu() else { return };
+    let d = common::fresh_tmp_dir("gpu_tolerance", "solid");
+    let big = meshcollide::mesh::generate::box_mesh([-10.0; 3], [10.0; 3]);
+    let small = meshcollide::mesh::generate::box_mesh([-1.0; 3], [1.0; 3]);
+    common::write_obj(&d.join("big.obj"), &big);
+    common::write_obj(&d.join("small.obj"), &small);
+    let xs = [0.0, 5.0, -8.5, 8.999, 9.0, 10.0, 12.0, 30.0];
+    let poses: Vec<Pose> = xs
+        .iter()
+        .map(|&x| Pose::new([1.0, 0.0, 0.0, 0.0], [x, 0.25, -0.5]))
+        .collect();
+    std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
+    for (a, b, inner) in [("big.obj", "small.obj", "b"), ("small.obj", "big.obj", "a")] {
+        let run = |backend: &str| {
+            let (out, inside) = (format!("p_{backend}.csv"), format!("i_{backend}.csv"));
+            let o = common::bin()
+                .current_dir(&d)
+                .args([
+                    "query",
+                    a,
+                    b,
+                    "--poses",
+                    "poses.csv",
+                    "--out",
+                    &out,
+                    "--solid",
+                    "--inside",
+                    &inside,
+                    "--backend",
+                    backend,
+                    "--force",
+                ])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            (
+                std::fs::read(d.join(out)).unwrap(),
+                std::fs::read_to_string(d.join(inside)).unwrap(),
+            )
+        };
+        let (cpu, gpu) = (run("cpu"), run("gpu"));
+        assert_eq!(gpu, cpu, "{a} {b}");
+        let mut want = String::from("pose,inner\n");
+        for (i, x) in xs.iter().enumerate() {
+            if x.abs() + 1.0 < 10.0 {
+                want.push_str(&format!("{i},{inner}\n"));
+            }
+        }
+        assert_eq!(gpu.1, want, "{a} {b}");
+    }
+}
