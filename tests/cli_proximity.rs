@@ -516,3 +516,56 @@ fn self_tolerance_writes_the_oracles_pairs() {
         assert!(!d.join("bad.csv").exists());
     }
 }
+
+/// `distance` takes `query`'s tree options: a hierarchy saved with `--split longest
+/// --split-point median` serves `distance --split longest --split-point median`, with the
+/// bytes of the same options on the mesh files (the witness does not depend on the tree),
+/// and is refused without them, naming the option.
+#[test]
+fn distance_takes_the_saved_trees_split_options() {
+    let (d, _, _, _) = scene("distance-split");
+    for (mesh, saved) in [("a.obj", "a.mch"), ("b.obj", "b.mch")] {
+        let o = run(
+            &d,
+            &[
+                "build",
+                mesh,
+                "--out",
+                saved,
+                "--split",
+                "longest",
+                "--split-point",
+                "median",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let distance = |a: &str, b: &str, out: &str, split: &[&str]| {
+        let mut args = vec![
+            "distance",
+            a,
+            b,
+            "--poses",
+            "poses.csv",
+            "--out",
+            out,
+            "--force",
+        ];
+        args.extend(split);
+        run(&d, &args)
+    };
+    let opts = ["--split", "longest", "--split-point", "median"];
+    let o = distance("a.mch", "b.mch", "saved.csv", &opts);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = distance("a.obj", "b.obj", "files.csv", &opts);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = distance("a.obj", "b.obj", "default.csv", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |f: &str| std::fs::read(d.join(f)).unwrap();
+    assert_eq!(read("saved.csv"), read("files.csv"));
+    assert_eq!(read("saved.csv"), read("default.csv"));
+    let o = distance("a.mch", "b.mch", "refused.csv", &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--split"), "{}", stderr(&o));
+    assert!(!d.join("refused.csv").exists());
+}

@@ -170,8 +170,9 @@ class Collider:
         ``(P, 2)`` (``tri_a, tri_b``, ``-1`` without a witness) and float64 ``(P, 2, 3)``
         (the closest point on A's triangle, then on B's as posed, each coordinate rounded
         once; NaN without a witness). ``upto``: a pose farther apart than it has no witness
-        and its search stops early. Runs on the k-DOP hierarchies (``bv="auto"`` uses its
-        kdop18 tree); poses as ``query`` takes them."""
+        and its search stops early. Runs on any hierarchy's binary tree (``bv="auto"`` uses its
+        kdop18 tree; ``boxtree`` and ``rtree`` raise ``InputError``); poses as ``query`` takes
+        them."""
     def inside(
         self,
         poses: _Coords,
@@ -184,6 +185,18 @@ class Collider:
         ``(P',)`` pose numbers (offset by ``first_pose``) and ``"a"`` or ``"b"`` (the mesh
         inside). Both meshes must be closed (``InputError`` naming the mesh and an open
         edge otherwise); decided exactly (ray parity with exact predicates)."""
+    def contact_geometry(
+        self,
+        poses: _Coords,
+        backend: Literal["auto", "cpu", "gpu"] = "auto",
+        first_pose: int = 0,
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
+    ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """``meshcollide query --contact-geometry``'s ``segments.csv``: ``(rows, points)``,
+        int64 ``(K, 3)`` ``pose, tri_a, tri_b`` (pose numbers offset by ``first_pose``) and
+        float64 ``(K, 2, 3)`` the edges of each intersecting pair's intersection set (a
+        touching point as an edge from itself to itself, a segment, or a coplanar overlap
+        polygon's edges), each coordinate its exact value rounded once."""
     def iter_query(
         self,
         poses: _Coords,

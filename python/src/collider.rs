@@ -473,6 +473,53 @@ impl Collider {
         Ok((numpy::PyArray1::from_vec(py, pose), inner))
     }
 
+    /// `meshcollide query --contact-geometry`'s `segments.csv`: for every intersecting pair
+    /// the edges of its intersection set (a touching point as one edge from it to itself,
+    /// a segment, or a coplanar overlap polygon's edges), as `(rows, points)`: int64
+    /// `(K, 3)` `pose, tri_a, tri_b` (pose numbers offset by `first_pose`) and float64
+    /// `(K, 2, 3)` the edge's two points (B's triangle as posed), each coordinate its exact
+    /// value rounded once. The pairs come from the ordinary query on `backend`.
+    #[pyo3(
+        signature = (poses, backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz"),
+        text_signature = "(self, poses, backend='auto', first_pose=0, quat='wxyz')"
+    )]
+    #[allow(clippy::type_complexity)]
+    fn contact_geometry<'py>(
+        &self,
+        py: Python<'py>,
+        poses: &Bound<'py, PyAny>,
+        backend: &str,
+        first_pose: IntArg,
+        quat: &str,
+    ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, numpy::PyArray3<f64>>)> {
+        let b = self::backend(backend)?;
+        let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
+        let [(ma, _), (mb, _)] = &self.meshes;
+        let (pairs, json) = py
+            .detach(|| {
+                crate::pool::on(self.pool.as_ref(), || {
+                    let (pairs, run) = self.run(poses.clone(), Mode::All, Tolerance::ZERO, b, 0)?;
+                    Ok::<_, meshcollide::Error>((
+                        pairs,
+                        run.stats_json(&self.inner(), &self.options),
+                    ))
+                })
+            })
+            .map_err(errors::to_py)?;
+        let (rows, points) = py
+            .detach(|| crate::contact::segments(ma, mb, &poses, &pairs, first_pose))
+            .map_err(errors::internal)?;
+        if let Ok(mut s) = self.last_stats.lock() {
+            *s = Some(json);
+        }
+        let k = rows.len() / 3;
+        let rows =
+            Array2::from_shape_vec((k, 3), rows).map_err(|e| errors::internal(e.to_string()))?;
+        let points = numpy::ndarray::Array3::from_shape_vec((k, 2, 3), points)
+            .map_err(|e| errors::internal(e.to_string()))?;
+        Ok((rows.into_pyarray(py), points.into_pyarray(py)))
+    }
+
     /// `query` in chunks of `chunk` poses, for runs whose pairs would not fit in memory at
     /// once: an iterator of `(first, pairs)`, `first` the pose number of the chunk's first
     /// pose and `pairs` what `query` returns for the chunk's poses (pose numbers absolute,

@@ -7,6 +7,7 @@ mod args;
 mod arrays;
 mod chunks;
 mod collider;
+mod contact;
 mod errors;
 mod options;
 mod pool;

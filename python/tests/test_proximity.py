@@ -222,3 +222,31 @@ def test_self_collide_tolerance_equals_the_command_line(tmp_path, cli):
         meshcollide.self_collide(v, t, tolerance=-1.0)
     with pytest.raises(meshcollide.InputError, match="tolerance"):
         meshcollide.self_collide(v, t, tolerance=0.1, backend="gpu")
+
+
+def test_contact_geometry_equals_the_command_line(scene, cli, tmp_path):
+    """`Collider.contact_geometry` is `query --contact-geometry`'s segments.csv, row for row
+    and bit for bit (both round each exact coordinate once), and every row's pair is one
+    of `query`'s."""
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"])
+    rows, points = c.contact_geometry(poses)
+    assert rows.dtype == np.int64 and rows.shape[1] == 3
+    assert points.dtype == np.float64 and points.shape == (len(rows), 2, 3)
+    assert len(rows) > 0
+    seg = tmp_path / "segments.csv"
+    r = subprocess.run([cli, "query", str(scene["a"]), str(scene["b"]), "--poses", str(scene["poses"]),
+                        "--out", str(tmp_path / "p.csv"), "--contact-geometry", "--segments", str(seg)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = seg.read_text().splitlines()
+    assert lines[0] == "pose,tri_a,tri_b,x0,y0,z0,x1,y1,z1"
+    want_rows = np.array([[int(x) for x in l.split(",")[:3]] for l in lines[1:]], dtype=np.int64)
+    want_pts = np.array([[float(x) for x in l.split(",")[3:]] for l in lines[1:]]).reshape(-1, 2, 3)
+    np.testing.assert_array_equal(rows, want_rows)
+    np.testing.assert_array_equal(points, want_pts)
+    pairs = {tuple(p) for p in c.query(poses)}
+    assert {tuple(r) for r in rows} <= pairs
+    # Offsets apply as `query`'s do.
+    rows2, _ = c.contact_geometry(poses, first_pose=100)
+    np.testing.assert_array_equal(rows2[:, 0], rows[:, 0] + 100)

@@ -4,7 +4,7 @@
 use super::output::{AtomicFile, Out, Outputs};
 use super::query_args::ms;
 use super::{Failure, inputs};
-use crate::bvh::BuildOptions;
+use crate::bvh::{BuildOptions, SplitPoint, SplitRule};
 use crate::collider::Collider;
 use crate::kind::BvKind;
 use crate::pose::PoseReader;
@@ -34,6 +34,12 @@ pub struct DistanceArgs {
     /// (auto: the kdop18 tree; kdop*, dual*, obb, sphere; not boxtree or rtree).
     #[arg(long, value_enum, default_value = "auto")]
     pub bv: BvKind,
+    /// Splitting rule for the split axis (as `query`'s; a saved hierarchy's must match).
+    #[arg(long, value_enum, default_value = "splatter")]
+    pub split: SplitRule,
+    /// Split point along the chosen axis.
+    #[arg(long = "split-point", value_enum, default_value = "mean")]
+    pub split_point: SplitPoint,
     /// Most triangles in a leaf.
     #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub leaf_size: u32,
@@ -141,8 +147,9 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
         return no_witness(&poses_file, claim.path(0), n_poses);
     };
     let opt = BuildOptions {
+        rule: a.split,
+        point: a.split_point,
         leaf_size: a.leaf_size,
-        ..Default::default()
     };
     // Distances run on a k-DOP tree: `auto` builds only its kdop18 tree here.
     let bv = if a.bv == BvKind::Auto {
