@@ -180,11 +180,6 @@ impl NodeBoxes {
             reach: add_up(add_up(big[0], big[1]), big[2]),
         }
     }
-
-    /// Bytes held.
-    pub fn bytes(&self) -> usize {
-        self.nodes.len() * std::mem::size_of::<NodeBox>()
-    }
 }
 
 /// How one pose moves B's boxes: `ρ`, `T` and `E` (module docs).
