@@ -118,7 +118,10 @@ fn expand_one(i: u32) {
         for (var k = 0u; k < H; k = k + 1u) {
             m[k] = bitcast<f32>(counters.margins[k]);
         }
-        keep = kdop_within(na.bv, kb, m);
+        // A tolerance per pose (its frame's: `eps_t2 = +inf` otherwise) also combines the
+        // coordinate gaps.
+        let f = frames[p.pose];
+        keep = kdop_within(na.bv, kb, m) && !kdop_gap_prunes(na.bv, kb, f.eps_w, f.eps_t2);
     } else {
         keep = kdop_overlaps(na.bv, kb);
     }

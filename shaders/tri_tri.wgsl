@@ -63,18 +63,31 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     if ((counters.resumed & RESUMED_TRI) == 0u) {
         atomicAdd(&np[p.pose], na.count * nb.count);
     }
+    let r = frames[p.pose].r;
+    let t = vec3<f32>(frames[p.pose].t[0], frames[p.pose].t[1], frames[p.pose].t[2]);
     if (counters.within != 0u) {
         // A tolerance query: the f32 filter cannot decide a distance, so every triangle
-        // pair goes to the host's exact tri_tri_within (positions, as UNSURE pairs).
+        // pair goes to the host's exact tri_tri_within (positions, as UNSURE pairs), but
+        // those a tolerance per pose (its frame's `eps_t2`, +inf otherwise) certifies
+        // farther apart than it.
+        let t2 = frames[p.pose].eps_t2;
+        let te = frames[p.pose].t_err;
         for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {
+            let b0 = fly_corner(ib, 0u);
+            let b1 = fly_corner(ib, 1u);
+            let b2 = fly_corner(ib, 2u);
+            let q0 = transform_f32(r, t, b0);
+            let q1 = transform_f32(r, t, b1);
+            let q2 = transform_f32(r, t, b2);
+            let eps = max(max(transform_error_bound(b0, t, te), transform_error_bound(b1, t, te)), transform_error_bound(b2, t, te));
             for (var ia = na.first; ia < na.first + na.count; ia = ia + 1u) {
-                push_unsure(FrontPair(p.pose, ia, ib, NO_SLOT));
+                if (!tri_tri_farther(env_corner(ia, 0u), env_corner(ia, 1u), env_corner(ia, 2u), q0, q1, q2, eps, t2)) {
+                    push_unsure(FrontPair(p.pose, ia, ib, NO_SLOT));
+                }
             }
         }
         return;
     }
-    let r = frames[p.pose].r;
-    let t = vec3<f32>(frames[p.pose].t[0], frames[p.pose].t[1], frames[p.pose].t[2]);
     for (var ib = nb.first; ib < nb.first + nb.count; ib = ib + 1u) {
         let b0 = fly_corner(ib, 0u);
         let b1 = fly_corner(ib, 1u);

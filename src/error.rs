@@ -546,6 +546,15 @@ pub enum GpuError {
         /// Its name (`--bv`).
         bv: &'static str,
     },
+    /// A distance query on a hierarchy whose GPU pipeline does not grow its volumes (the
+    /// dual hierarchy, the OBB and sphere trees).
+    #[error(
+        "the distance query runs on the GPU with the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26); the {bv} hierarchy runs it on the CPU only (--backend cpu)"
+    )]
+    DistanceUnsupported {
+        /// Its name (`--bv`).
+        bv: &'static str,
+    },
     /// The hierarchy has no GPU pipeline (boxtree, R-tree).
     #[error("the {bv} hierarchy runs on the CPU only")]
     Unsupported {

@@ -47,7 +47,9 @@ use rayon::prelude::*;
 pub use crate::scene::{POSE_CHUNK, TumbleMethod};
 
 mod pose_frame;
-pub use pose_frame::{PoseFrame, posed_kdop, tumble_points, tumble_points_reference};
+pub use pose_frame::{
+    PoseFrame, kdop_gap_prunes, posed_kdop, tolerance_t2, tumble_points, tumble_points_reference,
+};
 
 /// Subtrees of at most this many triangles may use their distinct corners as bounding
 /// points (beyond it, the polytope has fewer vertices on real meshes).

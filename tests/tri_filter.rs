@@ -634,3 +634,68 @@ fn rust_and_wgsl_are_literal_twins() {
     assert_eq!(consts(rust_src), consts(TRI_FILTER_WGSL));
     assert_eq!(consts(TRI_FILTER_WGSL).len(), 6);
 }
+
+/// `tri_tri_farther` (a tolerance query's triangle test on the GPU): whenever it says a pair
+/// is farther apart than `e`, the exact test agrees (`tri_tri_within` is false), under
+/// random poses, tolerances and frames, both transforms; it does prune most pairs well
+/// apart; and at its edge, two stacked triangles `g` apart along the centroids' direction
+/// are kept at `e = g` and pruned at `e = g·(1 − 10⁻⁴)`.
+#[test]
+fn farther_never_prunes_a_pair_within_the_tolerance() {
+    use meshcollide::proximity::tri_tri_within;
+    use meshcollide::tri::filter::tri_tri_farther;
+    use meshcollide::tumble::tolerance_t2;
+    let mut rng = Rng::new(0xfa27_4e55);
+    let (mut pruned, mut within, mut apart) = (0usize, 0usize, 0usize);
+    let cases = std::env::var("MESHCOLLIDE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CASES / 4);
+    for _ in 0..cases {
+        let a64: T64 = [0; 3].map(|_| rand_pt(&mut rng, -1.0, 1.0));
+        let b: T64 = [0; 3].map(|_| rand_pt(&mut rng, -1.0, 1.0));
+        let pose = random_pose(&mut rng, -3.0, 3.0);
+        let e = rng.range(0.0, 2.0).powi(3);
+        let env = Frame::default();
+        let fly = Frame {
+            origin: [0.0; 3],
+            l1_max: Frame::of_points(&b).l1_max,
+        };
+        let lp = LocalPose::new(&pose, &env, &fly);
+        let (r32, t32, te) = meshcollide::tumble::pose_f32(&lp);
+        let a: T32 = a64.map(|v| env.local_f32(v));
+        let p: T32 = b.map(|v| fly.local_f32(v));
+        let eps_q = p
+            .iter()
+            .map(|&v| transform_error_bound(v, &t32, te))
+            .fold(0.0f32, f32::max);
+        let b64: T64 = b.map(|v| pose.apply(v));
+        let truth_within = tri_tri_within(&a64, &b64, e);
+        within += truth_within as usize;
+        apart += !truth_within as usize;
+        for tf in [transform_f32 as fn(&_, &_, _) -> _, transform_f32_fused] {
+            let q = p.map(|v| tf(&r32, &t32, v));
+            let far = tri_tri_farther(a[0], a[1], a[2], q[0], q[1], q[2], eps_q, tolerance_t2(e));
+            assert!(!(far && truth_within), "{a64:?} {b64:?} e {e}");
+            pruned += far as usize;
+        }
+    }
+    assert!(within > 0 && apart > 0);
+    // Most pairs apart are pruned (the direction between centroids is a good axis).
+    assert!(
+        pruned > apart,
+        "{pruned} of {apart} pairs apart (both transforms)"
+    );
+    // The edge: A at z = 0, B the same triangle at z = g (dyadic, exact in f32).
+    let t: T32 = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let (r, o) = ([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], [0.0; 3]);
+    for g in [0.25f32, 0.75, 3.0] {
+        let q = t.map(|v| [v[0], v[1], v[2] + g]);
+        let eps_q = transform_error_bound(t[0], &o, 0.0);
+        assert_eq!(transform_f32(&r, &o, t[1]), t[1]);
+        let far =
+            |e: f64| tri_tri_farther(t[0], t[1], t[2], q[0], q[1], q[2], eps_q, tolerance_t2(e));
+        assert!(!far(g as f64), "g {g}: kept at e = g");
+        assert!(far(g as f64 * (1.0 - 1e-4)), "g {g}: pruned just below");
+    }
+}

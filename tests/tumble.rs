@@ -242,3 +242,78 @@ fn tumbled_kdops_contain_the_exact_truth_far_away() {
     assert!(run::<13>(&m, &mut rng, off, s) > 0);
     assert!(run::<3>(&m, &mut rng, off, s) > 0);
 }
+
+/// A per-pose tolerance's frame ([`meshcollide::tumble::PoseFrame::widened`]): every
+/// tumbled k-DOP of B (and the root) holds every point within `eps` of B's triangles'
+/// corners as posed in f64, in every direction; and the combined coordinate gaps
+/// ([`meshcollide::tumble::kdop_gap_prunes`]) never prune two such k-DOPs around points
+/// `eps` apart, but do prune them a little farther, so the test has teeth at its edge.
+#[test]
+fn widened_frames_hold_every_point_within_eps() {
+    use meshcollide::bv::kdop::{round_down, round_up};
+    use meshcollide::tumble::{PoseFrame, kdop_gap_prunes};
+    let mut rng = Rng::new(0x51de_ed17);
+    let mesh = grid_mesh(&mut rng, 60);
+    let fly = FlyingHierarchy::new(Bvh::<9>::build(&mesh, &BuildOptions::default()));
+    let ranges = subtree_ranges(&fly.bvh);
+    let axes = meshcollide::bv::axes(9);
+    let dirs: Vec<[f64; 3]> = (0..24)
+        .map(|_| {
+            let v = [0; 3].map(|_| rng.range(-1.0, 1.0));
+            let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            v.map(|x| x / n)
+        })
+        .chain(axes.iter().map(|a| {
+            let n = a.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+            a.map(|x| x as f64 / n)
+        }))
+        .collect();
+    for eps in [0.0, 1e-9, 0.013, 0.75, 40.0] {
+        for _ in 0..6 {
+            let pose = Pose::new(rng.unit_quaternion(), [0; 3].map(|_| rng.range(-3.0, 3.0)));
+            let f: PoseFrame<9> = fly.pose_frames(&Frame::default(), &[pose])[0].widened(eps);
+            for (i, &(a, b)) in ranges.iter().enumerate() {
+                let k = if i == 0 {
+                    f.root
+                } else {
+                    fly.tumble_node(i, &f)
+                };
+                for c in (a..b).flat_map(|p| fly.bvh.tris.corners_f64(p)) {
+                    let c = pose.apply(c);
+                    for d in &dirs {
+                        let q = [0, 1, 2].map(|j| c[j] + eps * (1.0 - 1e-12) * d[j]);
+                        assert!(k.contains_point(q), "eps {eps}, node {i}, {q:?}");
+                    }
+                }
+            }
+            // Two point-sized boxes `gap` apart along (1, 1, 0)/√2, B's grown by the frame's
+            // x, y, z widening: kept at `gap = eps`, pruned at `gap = eps·(1 + 1e-4)`.
+            if eps > 0.0 {
+                let point = |p: [f64; 3]| {
+                    let mut k = Kdop::<9>::EMPTY;
+                    for (s, ax) in axes.iter().enumerate() {
+                        let v = (ax[0] as f64 * p[0] + ax[1] as f64 * p[1]) + ax[2] as f64 * p[2];
+                        (k.min[s], k.max[s]) = (round_down(v), round_up(v));
+                    }
+                    k
+                };
+                for (gap, pruned) in [(eps, false), (eps * (1.0 + 1e-4), true)] {
+                    let h = gap / 2f64.sqrt();
+                    let ka = point([0.5, -0.25, 1.0]);
+                    let mut kb = point([0.5 + h, -0.25 + h, 1.0]);
+                    for s in 0..3 {
+                        kb.min[s] = round_down(kb.min[s] as f64 - f.eps_w as f64);
+                        kb.max[s] = round_up(kb.max[s] as f64 + f.eps_w as f64);
+                    }
+                    let got = kdop_gap_prunes(&ka, &kb, f.eps_w, f.eps_t2);
+                    if eps >= 1e-3 {
+                        assert_eq!(got, pruned, "eps {eps}, gap {gap}");
+                    } else {
+                        // Below the f32 resolution of the points the test keeps the pair.
+                        assert!(!got || pruned, "eps {eps}, gap {gap}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -163,6 +163,7 @@ class Collider:
         poses: _Coords,
         upto: Optional[float] = None,
         quat: Literal["wxyz", "xyzw"] = "wxyz",
+        backend: Literal["auto", "cpu", "gpu"] = "auto",
     ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The minimum distance between the meshes at each pose, as ``meshcollide distance``
         writes it: ``(distance, tri, points)``, float64 ``(P,)`` (the witness pair's exact
@@ -172,7 +173,9 @@ class Collider:
         once; NaN without a witness). ``upto``: a pose farther apart than it has no witness
         and its search stops early. Runs on any hierarchy's binary tree (``bv="auto"`` uses its
         kdop18 tree; ``boxtree`` and ``rtree`` raise ``InputError``); poses as ``query`` takes
-        them."""
+        them. ``backend="gpu"`` prunes node pairs on the GPU (the k-DOP trees and ``auto``'s
+        kdop18; the others raise ``InputError``) with the same answers; ``"auto"`` and
+        ``"cpu"`` answer on the CPU."""
     def inside(
         self,
         poses: _Coords,

@@ -360,10 +360,12 @@ impl Collider {
     /// posed, each coordinate rounded once; NaN without a witness). `upto`: a pose farther
     /// apart than it has no witness, and its search stops early. On any hierarchy's binary
     /// tree (`auto` uses kdop18; boxtree and rtree raise `InputError`). Poses as `query`
-    /// takes them.
+    /// takes them. `backend="gpu"` prunes node pairs on the GPU (the k-DOP trees and
+    /// `auto`'s kdop18; the others raise `InputError`), the same answers; `"auto"` and
+    /// `"cpu"` answer on the CPU.
     #[pyo3(
-        signature = (poses, upto = None, quat = "wxyz"),
-        text_signature = "(self, poses, upto=None, quat='wxyz')"
+        signature = (poses, upto = None, quat = "wxyz", backend = "auto"),
+        text_signature = "(self, poses, upto=None, quat='wxyz', backend='auto')"
     )]
     #[allow(clippy::type_complexity)]
     fn distance<'py>(
@@ -372,17 +374,32 @@ impl Collider {
         poses: &Bound<'py, PyAny>,
         upto: Option<f64>,
         quat: &str,
+        backend: &str,
     ) -> PyResult<(
         Bound<'py, numpy::PyArray1<f64>>,
         Bound<'py, PyArray2<i64>>,
         Bound<'py, numpy::PyArray3<f64>>,
     )> {
+        let b = self::backend(backend)?;
         let (poses, _) = arrays::poses_from_array(poses, &IntArg::Int(0), quat)?;
         let n = poses.len();
+        // As `meshcollide distance`: the GPU when asked for by name.
+        let gpu = match b {
+            Backend::Gpu => {
+                choose_backend(b)
+                    .map_err(|e| errors::to_py(meshcollide::Error::from(e)))?
+                    .0
+            }
+            Backend::Auto | Backend::Cpu => None,
+        };
         let answers = py
             .detach(|| {
-                crate::pool::on(self.pool.as_ref(), || {
-                    self.inner().distance_batch(&poses, upto)
+                crate::pool::on(self.pool.as_ref(), || match &gpu {
+                    Some(ctx) => self
+                        .inner()
+                        .distance_batch_gpu(ctx, &poses, upto)
+                        .map(|(d, _)| d),
+                    None => self.inner().distance_batch(&poses, upto),
                 })
             })
             .map_err(errors::to_py)?;

@@ -28,9 +28,11 @@ pub fn to_py(e: Error) -> PyErr {
     let msg = escape_controls(&e.to_string());
     match e {
         // A CPU-only hierarchy (or query) asked to run on the GPU is an option at fault.
-        Error::Gpu(LibGpuError::Unsupported { .. } | LibGpuError::ToleranceUnsupported { .. }) => {
-            InputError::new_err(msg)
-        }
+        Error::Gpu(
+            LibGpuError::Unsupported { .. }
+            | LibGpuError::ToleranceUnsupported { .. }
+            | LibGpuError::DistanceUnsupported { .. },
+        ) => InputError::new_err(msg),
         Error::Gpu(_) => GpuError::new_err(msg),
         Error::Write { .. } => PyOSError::new_err(msg),
         Error::Mesh(_)

@@ -1,6 +1,7 @@
 """backend="gpu" against the CPU reference: identical pairs and counters."""
 
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -73,3 +74,37 @@ def test_gpu_is_probed_once_and_the_scene_kept(scene):
     # `auto` asks the same process-wide probe: no second probe either.
     c.query(poses, backend="auto")
     assert "gpu_probe_ms" not in c.last_stats
+
+
+def distance_gpu_or_skip(c, poses, **kw):
+    try:
+        return c.distance(poses, backend="gpu", **kw)
+    except meshcollide.GpuError as e:
+        if "no GPU adapter" in str(e) and os.environ.get("MESHCOLLIDE_REQUIRE_GPU") != "1":
+            pytest.skip(f"no GPU adapter: {e}")
+        raise
+
+
+@pytest.mark.parametrize("bv", ["auto", "kdop6", "kdop18"])
+def test_distance_on_the_gpu_equals_the_cpu(scene, cli, tmp_path, bv):
+    """The same distances, witnesses and points as the CPU, with and without ``upto``."""
+    r = subprocess.run([cli, "poses", "--steps", "16", "--translate", "2.2", "0.3", "0", "--out",
+                        str(tmp_path / "far.csv")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv=bv)
+    for path in [scene["poses"], tmp_path / "far.csv"]:
+        poses = meshcollide.load_poses(path)
+        for upto in [None, 0.3]:
+            got = distance_gpu_or_skip(c, poses, upto=upto)
+            want = c.distance(poses, upto=upto, backend="cpu")
+            for g, w in zip(got, want):
+                np.testing.assert_array_equal(g, w)
+
+
+def test_distance_on_the_gpu_refuses_the_volume_trees(scene):
+    poses = meshcollide.load_poses(scene["poses"])
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv="obb")
+    with pytest.raises(meshcollide.InputError, match="obb"):
+        distance_gpu_or_skip(c, poses)
+    with pytest.raises(meshcollide.InputError, match="unknown backend"):
+        c.distance(poses, backend="fpga")

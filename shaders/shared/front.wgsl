@@ -68,6 +68,8 @@ struct PoseFrame {
     off_lo: array<f32, H>,
     off_hi: array<f32, H>,
     root: Kdop,
+    eps_w: f32,
+    eps_t2: f32,
 }
 
 // The 2-D grid of workgroups for `n` invocations, at least one workgroup: every kernel that

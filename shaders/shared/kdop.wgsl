@@ -50,6 +50,20 @@ fn kdop_within(a: Kdop, b: Kdop, m: array<f32, H>) -> bool {
     return within;
 }
 
+// Twin of tumble::kdop_gap_prunes (see there for the proof): a per-pose tolerance's gaps
+// along x, y and z combined, `w` the widening of B's slabs and `t2` the threshold of the sum
+// of squares (+inf prunes nothing).
+// CPU twin: src/gpu/mirror/kdop.rs::kdop_gap_prunes
+fn kdop_gap_prunes(a: Kdop, b: Kdop, w: f32, t2: f32) -> bool {
+    var s = 0.0;
+    for (var i = 0u; i < 3u; i = i + 1u) {
+        let y = max(b.min[i] - a.max[i], a.min[i] - b.max[i]);
+        let z = max(y + w, 0.0);
+        s = s + z * z;
+    }
+    return s > t2;
+}
+
 // Twin of bv::Kdop::size: the sum of the slab widths, slab by slab from 0 (the size the
 // descent rule Descent::Larger compares; additions only, in the CPU's order).
 // CPU twin: src/gpu/mirror/kdop.rs::kdop_size

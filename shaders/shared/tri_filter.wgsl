@@ -3,8 +3,8 @@
 // the f64 truth) is certain, UNSURE (2) otherwise; UNSURE pairs are resolved on the CPU.
 //
 // Written to be concatenated textually with a kernel's source: no bindings, no entry points.
-// Public functions: transform_f32, transform_error_bound, tri_tri_filter; every other name
-// starts with tf_ / TF_ / TfV3.
+// Public functions: transform_f32, transform_error_bound, tri_tri_filter, tri_tri_farther;
+// every other name starts with tf_ / TF_ / TfV3.
 //
 // Literal twin of src/tri/filter.rs (same functions, same statements, same order); the
 // error-bound derivation is in that file's module documentation. Usage per B corner p:
@@ -154,6 +154,34 @@ fn tf_separates(
     let n1 = tf_norm1(n);
     let bound = n1 * w + TF_TINY * (1.0 + n1 + dmax);
     return bmin - amax > bound || amin - bmax > bound;
+}
+
+// The gap of A and B along `n` less tf_separates's bound (same `w`, `dmax`): when positive,
+// at most (1 + 2u) times the TRUE gap along `n` (a length times |n|).
+fn tf_gap(
+    n: TfV3,
+    da0: TfV3,
+    da1: TfV3,
+    da2: TfV3,
+    db0: TfV3,
+    db1: TfV3,
+    db2: TfV3,
+    w: f32,
+    dmax: f32,
+) -> f32 {
+    let sa0 = tf_dot(n, da0);
+    let sa1 = tf_dot(n, da1);
+    let sa2 = tf_dot(n, da2);
+    let sb0 = tf_dot(n, db0);
+    let sb1 = tf_dot(n, db1);
+    let sb2 = tf_dot(n, db2);
+    let amin = tf_min(tf_min(sa0, sa1), sa2);
+    let amax = tf_max(tf_max(sa0, sa1), sa2);
+    let bmin = tf_min(tf_min(sb0, sb1), sb2);
+    let bmax = tf_max(tf_max(sb0, sb1), sb2);
+    let n1 = tf_norm1(n);
+    let bound = n1 * w + TF_TINY * (1.0 + n1 + dmax);
+    return tf_max(bmin - amax, amin - bmax) - bound;
 }
 
 // True if segment xy certainly meets the closed triangle t0t1t2 properly: x and y strictly
@@ -322,4 +350,51 @@ fn tri_tri_filter(
     }
     // 4. Touching, coplanar, degenerate or too close to call.
     return TF_UNSURE;
+}
+
+// True only if the TRUE triangles are more than `e` apart, given `t2 >= e^2` (an f32 at
+// least e^2): A's corners within 2u·|a_i|∞ + 2^-100 of (a0, a1, a2) and B's within eps_q of
+// (q0, q1, q2), as tri_tri_filter takes them. Their certified gap along the direction
+// between the centroids (proof in src/tri/filter.rs, "Farther than a tolerance").
+// CPU twin: src/gpu/mirror/tri_filter.rs::tri_tri_farther
+fn tri_tri_farther(
+    a0: TfV3,
+    a1: TfV3,
+    a2: TfV3,
+    q0: TfV3,
+    q1: TfV3,
+    q2: TfV3,
+    eps_q: f32,
+    t2: f32,
+) -> bool {
+    let ok = tf_in_range(a0)
+        && tf_in_range(a1)
+        && tf_in_range(a2)
+        && tf_in_range(q0)
+        && tf_in_range(q1)
+        && tf_in_range(q2);
+    let amax = tf_max(tf_max(tf_norm_max(a0), tf_norm_max(a1)), tf_norm_max(a2));
+    let eps = eps_q + (2.0 * TF_U * amax + TF_EPS_FLOOR) * TF_SLACK;
+    if !(ok && eps_q >= 0.0 && eps <= TF_EPS_LIMIT) {
+        return false;
+    }
+    let da0 = tf_sub(a0, a0);
+    let da1 = tf_sub(a1, a0);
+    let da2 = tf_sub(a2, a0);
+    let db0 = tf_sub(q0, a0);
+    let db1 = tf_sub(q1, a0);
+    let db2 = tf_sub(q2, a0);
+    let dmax = tf_max(
+        tf_max(tf_norm_max(da1), tf_norm_max(da2)),
+        tf_max(tf_max(tf_norm_max(db0), tf_norm_max(db1)), tf_norm_max(db2)),
+    );
+    let w = (16.0 * TF_U * dmax + eps) * TF_SLACK;
+    let n = TfV3(
+        db0[0] + db1[0] + db2[0] - da1[0] - da2[0],
+        db0[1] + db1[1] + db2[1] - da1[1] - da2[1],
+        db0[2] + db1[2] + db2[2] - da1[2] - da2[2],
+    );
+    let nn = tf_dot(n, n);
+    let g = tf_gap(n, da0, da1, da2, db0, db1, db2, w, dmax);
+    return nn >= TF_EPS_FLOOR && g > 0.0 && g * g > t2 * nn * (1.0 + 1.0 / 65536.0);
 }

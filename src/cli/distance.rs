@@ -3,7 +3,7 @@
 
 use super::output::{AtomicFile, Out, Outputs};
 use super::query_args::ms;
-use super::{Failure, inputs};
+use super::{BackendArg, Failure, inputs};
 use crate::bvh::{BuildOptions, SplitPoint, SplitRule};
 use crate::collider::Collider;
 use crate::kind::BvKind;
@@ -43,6 +43,11 @@ pub struct DistanceArgs {
     /// Most triangles in a leaf.
     #[arg(long = "leaf-size", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub leaf_size: u32,
+    /// Where the search runs: `gpu` prunes node pairs on the GPU (the k-DOP trees: auto,
+    /// kdop*), the host bounding each pose first and deciding the pairs left exactly (the
+    /// same rows as the CPU); `auto` answers on the CPU, as for `query --tolerance`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendArg,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -59,6 +64,8 @@ pub struct DistanceArgs {
 /// stats.json of `meshcollide distance --stats`.
 #[derive(serde::Serialize)]
 struct DistanceStats {
+    /// `cpu`, or `gpu: ` and the adapter's name.
+    backend: String,
     bv: &'static str,
     poses: usize,
     poses_within: usize,
@@ -67,6 +74,9 @@ struct DistanceStats {
     bv_tests: u64,
     tri_tests: u64,
     bv_updates: u64,
+    /// What the GPU did (GPU backend only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu: Option<crate::formats::GpuStatsJson>,
 }
 
 /// One row of distance.csv. Numbers use Rust's shortest round-trip formatting (`{}` of an
@@ -135,6 +145,20 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             a.bv.name()
         )));
     }
+    let on_gpu = match a.backend {
+        BackendArg::Gpu => match a.bv {
+            BvKind::Auto | BvKind::Kdop6 | BvKind::Kdop14 | BvKind::Kdop18 | BvKind::Kdop26 => true,
+            bv => {
+                return Err(
+                    crate::error::Error::from(crate::gpu::GpuError::DistanceUnsupported {
+                        bv: bv.name(),
+                    })
+                    .into(),
+                );
+            }
+        },
+        BackendArg::Auto | BackendArg::Cpu => false,
+    };
     let (ia, ib) = rayon::join(
         || inputs::load_or_empty(&a.a),
         || inputs::load_or_empty(&a.b),
@@ -145,6 +169,10 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
         .map_err(crate::error::Error::from)?;
     let (Some(ia), Some(ib)) = (ia, ib) else {
         return no_witness(&poses_file, claim.path(0), n_poses);
+    };
+    let gpu = match on_gpu {
+        true => super::query_args::choose_backend(BackendArg::Gpu)?.0,
+        false => None,
     };
     let opt = BuildOptions {
         rule: a.split,
@@ -210,7 +238,7 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             }
         }
     };
-    let run = collider.distance_stream(poses, a.upto, |i, d| {
+    let sink = |i, d: PoseDistance| {
         if super::interrupt::requested() {
             return Err(crate::error::Error::Write {
                 path: a.out.clone(),
@@ -229,10 +257,16 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             io += t.elapsed();
         }
         Ok(())
-    });
+    };
+    let run = match &gpu {
+        Some(ctx) => collider
+            .distance_stream_gpu(ctx, poses, a.upto, sink)
+            .map(Some),
+        None => collider.distance_stream(poses, a.upto, sink).map(|()| None),
+    };
     let query_ms = ms(t2) - io.as_secs_f64() * 1e3;
-    match (run, read_error) {
-        (Ok(()), None) if done == n_poses => {}
+    let gpu_stats = match (run, read_error) {
+        (Ok(s), None) if done == n_poses => s,
         (Err(_), _) if super::interrupt::requested() => {
             return Err(Failure::Interrupted(format!(
                 "stopped after {done} poses; {} not written",
@@ -240,17 +274,21 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             )));
         }
         (Err(e), _) => return Err(Failure::from(e)),
-        (Ok(()), Some(e)) => return Err(Failure::from(crate::error::Error::from(e))),
-        (Ok(()), None) => {
+        (Ok(_), Some(e)) => return Err(Failure::from(crate::error::Error::from(e))),
+        (Ok(_), None) => {
             return Err(Failure::Input(format!(
                 "{}: the file changed while it was read ({n_poses} poses, then {done})",
                 poses_file.name.display()
             )));
         }
-    }
+    };
     file.write_all(buf.as_bytes())?;
     if let Some(mut f) = stats_file {
         let stats = DistanceStats {
+            backend: match &gpu {
+                Some(ctx) => format!("gpu: {}", ctx.adapter_name()),
+                None => "cpu".into(),
+            },
             bv: bv.name(),
             poses: done,
             poses_within: within,
@@ -259,6 +297,7 @@ pub fn run(a: &DistanceArgs) -> Result<(), Failure> {
             bv_tests: counters.bv_tests,
             tri_tests: counters.tri_tests,
             bv_updates: counters.bv_updates,
+            gpu: gpu_stats.map(Into::into),
         };
         let json =
             serde_json::to_string_pretty(&stats).map_err(|e| Failure::Internal(e.to_string()))?;

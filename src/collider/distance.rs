@@ -145,3 +145,182 @@ fn stream<const H: usize>(
         }
     }
 }
+
+/// The distance query on the GPU ([`Collider::distance_stream_gpu`]).
+#[cfg(feature = "gpu")]
+mod on_gpu {
+    use super::*;
+    use crate::gpu::GpuContext;
+    use crate::gpu::collide::{GpuPairScene, GpuStats};
+    use crate::proximity::distance::{distance_of_pairs, distance_upper};
+    use crate::scene::{Counters, PoseResult};
+
+    impl Collider {
+        /// [`Collider::distance_batch`] on the GPU: the same answers, field for field, plus
+        /// what the GPU did. Per pose the host finds a certified upper bound `U` (the
+        /// previous pose's greedy pair and one greedy descent, measured exactly,
+        /// [`distance_upper`]); the device prunes every node pair farther apart than
+        /// `min(U, upto)` with B's tumbled k-DOPs grown by it and returns the triangle pairs
+        /// within it ([`crate::gpu::collide::GpuScene::within_each`], decided exactly), and
+        /// the host keeps their exact minimum ([`distance_of_pairs`]; why that is the
+        /// answer: [`crate::proximity::distance`]).
+        ///
+        /// Runs on the k-DOP trees (`kdop6`–`kdop26` and `auto`'s kdop18 tree); the others
+        /// give [`crate::gpu::GpuError::DistanceUnsupported`] (the dual, OBB and sphere
+        /// trees answer on the CPU) or [`crate::gpu::GpuError::Unsupported`].
+        pub fn distance_batch_gpu(
+            &self,
+            ctx: &GpuContext,
+            poses: &[Pose],
+            upto: Option<f64>,
+        ) -> Result<(Vec<PoseDistance>, GpuStats)> {
+            let mut out = Vec::with_capacity(poses.len());
+            let stats = self.distance_stream_gpu(ctx, poses.iter().copied(), upto, |_, d| {
+                out.push(d);
+                Ok(())
+            })?;
+            Ok((out, stats))
+        }
+
+        /// [`Collider::distance_batch_gpu`] streamed as [`Collider::distance_stream`].
+        pub fn distance_stream_gpu(
+            &self,
+            ctx: &GpuContext,
+            poses: impl IntoIterator<Item = Pose>,
+            upto: Option<f64>,
+            sink: impl FnMut(usize, PoseDistance) -> Result<()>,
+        ) -> Result<GpuStats> {
+            let upto = match upto {
+                Some(d) => Some(crate::proximity::Tolerance::new(d, "upto")?.get()),
+                None => None,
+            };
+            macro_rules! go {
+                ($s:expr) => {
+                    self.distance_gpu_run(ctx, $s, poses, upto, sink)
+                };
+            }
+            match &self.scene {
+                AnyScene::Kdop6(s) => go!(s),
+                AnyScene::Kdop14(s) => go!(s),
+                AnyScene::Kdop18(s) => go!(s),
+                AnyScene::Kdop26(s) => go!(s),
+                AnyScene::Auto(s) => go!(&s.kdop),
+                other => {
+                    let bv = other.kind().name();
+                    Err(match other {
+                        AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
+                            crate::gpu::GpuError::Unsupported { bv }
+                        }
+                        _ => crate::gpu::GpuError::DistanceUnsupported { bv },
+                    }
+                    .into())
+                }
+            }
+        }
+
+        /// [`Collider::distance_stream_gpu`] on one scene.
+        fn distance_gpu_run<const H: usize, S: GpuPairScene<H> + 'static>(
+            &self,
+            ctx: &GpuContext,
+            s: &S,
+            poses: impl IntoIterator<Item = Pose>,
+            upto: Option<f64>,
+            mut sink: impl FnMut(usize, PoseDistance) -> Result<()>,
+        ) -> Result<GpuStats> {
+            let (env, fly) = (s.env(), s.fly_bvh());
+            if env.triangle_count() == 0 || fly.triangle_count() == 0 {
+                // No triangle pair: no bound, nothing for the device.
+                for (i, _) in poses.into_iter().enumerate() {
+                    sink(i, PoseDistance::none(Counters::default()))?;
+                }
+                return Ok(GpuStats::default());
+            }
+            let vols = self.volumes(env, fly);
+            let limit = upto.unwrap_or(f64::INFINITY);
+            let pool = WorkspacePool::<DistanceWorkspace>::default();
+            let chunk = self.chunk.unwrap_or(STREAM_CHUNK).max(1);
+            let mut stats = GpuStats::default();
+            let mut poses = poses.into_iter();
+            let mut next = 0usize;
+            loop {
+                let block: Vec<Pose> = poses.by_ref().take(chunk).collect();
+                if block.is_empty() {
+                    return Ok(stats);
+                }
+                // The host's bounds, in parallel over fixed runs (as the CPU's search).
+                let bounds: Vec<(f64, Counters)> = block
+                    .par_chunks(POSE_CHUNK)
+                    .map(|run| {
+                        let mut ws = pool
+                            .take()
+                            .unwrap_or_else(|| Box::new(DistanceWorkspace::new(fly)));
+                        ws.restart();
+                        let r: Vec<(f64, Counters)> = run
+                            .iter()
+                            .map(|p| {
+                                let mut c = Counters::default();
+                                let u = distance_upper(env, fly, vols, p, &mut ws, &mut c);
+                                (u.expect("both meshes have triangles").min(limit), c)
+                            })
+                            .collect();
+                        pool.put(ws);
+                        r
+                    })
+                    .flatten()
+                    .collect();
+                // First every pose at 0 (the intersection query, cheap where the meshes
+                // are apart): a pose with crossing pairs is at distance 0, and its pairs are
+                // all the pairs at 0. The others at their bound.
+                let mut found: Vec<Option<PoseResult<S::Sub>>> =
+                    (0..block.len()).map(|_| None).collect();
+                let at_zero = block.iter().map(|&p| (p, 0.0));
+                stats += self.within_gpu(ctx, s, at_zero, |i, r| {
+                    found[i] = Some(r);
+                    Ok(())
+                })?;
+                let apart: Vec<usize> = (0..block.len())
+                    .filter(|&i| found[i].as_ref().is_some_and(|r| r.pairs.is_empty()))
+                    .collect();
+                let mut second: Vec<Option<PoseResult<S::Sub>>> =
+                    (0..block.len()).map(|_| None).collect();
+                let at_bound = apart.iter().map(|&i| (block[i], bounds[i].0));
+                stats += self.within_gpu(ctx, s, at_bound, |k, r| {
+                    second[apart[k]] = Some(r);
+                    Ok(())
+                })?;
+                let answers: Vec<PoseDistance> = (0..block.len())
+                    .into_par_iter()
+                    .map(|i| {
+                        let mut c = bounds[i].1;
+                        let mut pairs: &[(u32, u32)] = &[];
+                        for r in [&found[i], &second[i]].into_iter().flatten() {
+                            c.bv_tests += r.counters.bv_tests;
+                            c.bv_updates += r.counters.bv_updates;
+                            c.tri_tests += r.counters.tri_tests;
+                            pairs = &r.pairs;
+                        }
+                        distance_of_pairs(env, fly, vols, &block[i], pairs, c)
+                    })
+                    .collect();
+                for d in answers {
+                    sink(next, d)?;
+                    next += 1;
+                }
+            }
+        }
+
+        /// [`crate::gpu::collide::GpuScene::within_each`] on the collider's kept scene.
+        fn within_gpu<const H: usize, S: GpuPairScene<H> + 'static>(
+            &self,
+            ctx: &GpuContext,
+            s: &S,
+            poses: impl IntoIterator<Item = (Pose, f64)>,
+            sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<()>,
+        ) -> Result<GpuStats> {
+            self.gpu.with(ctx, s, |g| {
+                g.max_batch_poses = self.chunk.unwrap_or(crate::gpu::collide::MAX_BATCH_POSES);
+                g.within_each(ctx, s, poses, sink)
+            })
+        }
+    }
+}

@@ -328,6 +328,8 @@ mod pipeline_layout_tests {
             ("off_lo", offset_of!(PoseFrame<H>, off_lo)),
             ("off_hi", offset_of!(PoseFrame<H>, off_hi)),
             ("root", offset_of!(PoseFrame<H>, root)),
+            ("eps_w", offset_of!(PoseFrame<H>, eps_w)),
+            ("eps_t2", offset_of!(PoseFrame<H>, eps_t2)),
         ]
         .iter()
         .map(|(n, o)| (n.to_string(), *o as u32))

@@ -51,6 +51,9 @@ use crate::tri::distance::{TriDistance, tri_tri_distance};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+mod bounded;
+pub use bounded::{BEAM, distance_of_pairs, distance_upper};
+
 /// The refusal of a hierarchy the distance query cannot run on (its message names the
 /// ones it can; the tree's name follows).
 pub const DISTANCE_TREES: &str = "the distance query runs on the k-DOP, dual, OBB and sphere trees (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26, obb, sphere); this collider's hierarchy is";
@@ -150,13 +153,26 @@ impl Best {
 pub struct DistanceVolumes {
     /// A's and B's node boxes.
     pub boxes: [NodeBoxes; 2],
+    /// A's and B's triangle positions in the trees' order by file number (the inverse of
+    /// `Bvh::tri_index`): [`distance_of_pairs`] measures pairs given in file numbering.
+    pub positions: [Vec<u32>; 2],
 }
 
 impl DistanceVolumes {
     /// The volumes of A's hierarchy `env` and B's `fly`.
     pub fn new<const H: usize>(env: &Bvh<H>, fly: &Bvh<H>) -> DistanceVolumes {
         let (a, b) = rayon::join(|| NodeBoxes::new(env), || NodeBoxes::new(fly));
-        DistanceVolumes { boxes: [a, b] }
+        let positions = |t: &Bvh<H>| {
+            let mut p = vec![0u32; t.tri_index.len()];
+            for (pos, &file) in t.tri_index.iter().enumerate() {
+                p[file as usize] = pos as u32;
+            }
+            p
+        };
+        DistanceVolumes {
+            boxes: [a, b],
+            positions: [positions(env), positions(fly)],
+        }
     }
 }
 

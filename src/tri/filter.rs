@@ -52,6 +52,18 @@
 //!   and the truths move a gap `n·b − n·a` by `≤ |n|₁·(eps_q + eps_A) ≤ |n|₁·eps` (`a0`'s own
 //!   error shifts both sides alike). So `min_B s − max_A s > |n|₁·(16u·D + eps)·SLACK + η`
 //!   (or the mirror) proves a gap along `n`: certain MISS.
+//! * **Farther than a tolerance** (`tri_tri_farther`, a tolerance query's triangle pairs):
+//!   along `n` = the sum of B's corners less the sum of A's (relative to `a0`; any f32
+//!   vector, taken as exact), `tf_gap` returns `g = fl(max(bmin − amax, amin − bmax) −
+//!   bound)` with `tf_separates`'s bound, which exceeds the error terms above by the factor
+//!   `SLACK`: so the true gap along `n` is `G ≥ c(1 − u) − bound/SLACK` for the computed
+//!   difference `c`, and `G ≥ g(1 − 2u)` when `g > 0`. The triangles are then at least
+//!   `G/|n|₂` apart. With `nn = fl(n·n) ≥ |n|²(1 − 3u) − 3·2⁻¹²⁶` and `nn ≥ 2⁻¹⁰⁰` (so the
+//!   flushes cost at most `3·2⁻²⁶` relative), `t2 ≥ e²(1 + 2⁻¹⁸)²` and `S = 1 + 2⁻¹⁶`,
+//!   `fl(g·g) > fl(fl(t2·nn)·S)` gives `g²(1 + u) > e²|n|²(1 + 2⁻¹⁸)²·S·(1 − 7u)`, so
+//!   `G ≥ g(1 − 2u) > e·|n|₂·(1 + 2⁻¹⁸ + 2⁻¹⁷ − 6u) > e·|n|₂`: farther than `e`. No
+//!   overflow: coordinates are below `2^24`, so `|n|₁ < 2^30`, `g < 2^55`, `g² < 2^110`; a
+//!   product `t2·nn` that overflows is `+∞` and prunes nothing.
 //! * **Orientation** (`tf_orient_sign`), `det[pa−pd; pb−pd; pc−pd] = ad·(bd×cd)`: every
 //!   term passes through at most 7 roundings (difference, 2 products, subtraction, product,
 //!   2 sums) so `|det − det_exact| ≤ γ_7·perm ≤ 8u·perm` with `perm = |ad|·pcross(|bd|,|cd|)`
@@ -259,6 +271,36 @@ fn tf_separates(
     return bmin - amax > bound || amin - bmax > bound;
 }
 
+// The gap of A and B along `n` less tf_separates's bound (same `w`, `dmax`): when positive,
+// at most (1 + 2u) times the TRUE gap along `n` (a length times |n|).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn tf_gap(
+    n: TfV3,
+    da0: TfV3,
+    da1: TfV3,
+    da2: TfV3,
+    db0: TfV3,
+    db1: TfV3,
+    db2: TfV3,
+    w: f32,
+    dmax: f32,
+) -> f32 {
+    let sa0 = tf_dot(n, da0);
+    let sa1 = tf_dot(n, da1);
+    let sa2 = tf_dot(n, da2);
+    let sb0 = tf_dot(n, db0);
+    let sb1 = tf_dot(n, db1);
+    let sb2 = tf_dot(n, db2);
+    let amin = tf_min(tf_min(sa0, sa1), sa2);
+    let amax = tf_max(tf_max(sa0, sa1), sa2);
+    let bmin = tf_min(tf_min(sb0, sb1), sb2);
+    let bmax = tf_max(tf_max(sb0, sb1), sb2);
+    let n1 = tf_norm1(n);
+    let bound = n1 * w + TF_TINY * (1.0 + n1 + dmax);
+    return tf_max(bmin - amax, amin - bmax) - bound;
+}
+
 // True if segment xy certainly meets the closed triangle t0t1t2 properly: x and y strictly
 // on opposite sides of its plane (signs sx, sy from tf_orient_sign) and the line xy through
 // its interior. `delta` bounds the row perturbation of orient3d(x, y, t_i, t_j).
@@ -430,6 +472,53 @@ pub fn tri_tri_filter_corners(
     }
     // 4. Touching, coplanar, degenerate or too close to call.
     return TF_UNSURE;
+}
+
+/// True only if the TRUE triangles are more than `e` apart, given `t2 >= e^2` (an f32 at
+/// least e^2): A's corners within 2u·|a_i|∞ + 2^-100 of (a0, a1, a2) and B's within eps_q of
+/// (q0, q1, q2), as tri_tri_filter takes them. Their certified gap along the direction
+/// between the centroids (proof in src/tri/filter.rs, "Farther than a tolerance").
+#[allow(clippy::too_many_arguments)]
+pub fn tri_tri_farther(
+    a0: TfV3,
+    a1: TfV3,
+    a2: TfV3,
+    q0: TfV3,
+    q1: TfV3,
+    q2: TfV3,
+    eps_q: f32,
+    t2: f32,
+) -> bool {
+    let ok = tf_in_range(a0)
+        && tf_in_range(a1)
+        && tf_in_range(a2)
+        && tf_in_range(q0)
+        && tf_in_range(q1)
+        && tf_in_range(q2);
+    let amax = tf_max(tf_max(tf_norm_max(a0), tf_norm_max(a1)), tf_norm_max(a2));
+    let eps = eps_q + (2.0 * TF_U * amax + TF_EPS_FLOOR) * TF_SLACK;
+    if !(ok && eps_q >= 0.0 && eps <= TF_EPS_LIMIT) {
+        return false;
+    }
+    let da0 = tf_sub(a0, a0);
+    let da1 = tf_sub(a1, a0);
+    let da2 = tf_sub(a2, a0);
+    let db0 = tf_sub(q0, a0);
+    let db1 = tf_sub(q1, a0);
+    let db2 = tf_sub(q2, a0);
+    let dmax = tf_max(
+        tf_max(tf_norm_max(da1), tf_norm_max(da2)),
+        tf_max(tf_max(tf_norm_max(db0), tf_norm_max(db1)), tf_norm_max(db2)),
+    );
+    let w = (16.0 * TF_U * dmax + eps) * TF_SLACK;
+    let n = TfV3(
+        db0[0] + db1[0] + db2[0] - da1[0] - da2[0],
+        db0[1] + db1[1] + db2[1] - da1[1] - da2[1],
+        db0[2] + db1[2] + db2[2] - da1[2] - da2[2],
+    );
+    let nn = tf_dot(n, n);
+    let g = tf_gap(n, da0, da1, da2, db0, db1, db2, w, dmax);
+    return nn >= TF_EPS_FLOOR && g > 0.0 && g * g > t2 * nn * (1.0 + 1.0 / 65536.0);
 }
 
 #[cfg(test)]

@@ -318,7 +318,8 @@ impl<const H: usize> GpuScene<H> {
             hash_mask: if dense { 0 } else { caps.tumbled - 1 },
             // After the host's root tests the device starts at level 1, on its side.
             level: level_one.is_some() as u32,
-            within: (self.tolerance.get() != 0.0) as u32,
+            // Per-pose tolerances grow B's k-DOPs in the frames: the plain overlap then.
+            within: (self.tolerance.get() != 0.0 || !self.group_eps.is_empty()) as u32,
             margins: self.margin_bits(),
             ..Default::default()
         };

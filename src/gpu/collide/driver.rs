@@ -59,8 +59,56 @@ impl<const H: usize> GpuScene<H> {
         tumble: TumbleMethod,
         mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
+        let poses = poses.into_iter().map(|p| (p, None));
+        self.run_each(ctx, scene, poses, mode, tumble, &mut sink)
+    }
+
+    /// Every pose with its own tolerance: the pairs of triangles within `eps` of each other
+    /// at the pose (`(pose, eps)`, `eps ≥ 0` finite), all contacts, in pose order to `sink`
+    /// as [`GpuScene::collide_each`]'s. Runs with [`GpuScene::tolerance`] at 0 and the
+    /// approximation method, on the k-DOP scenes only: B's tumbled k-DOPs are grown by the
+    /// pose's `eps` in its frame ([`crate::tumble::PoseFrame::widened`]; the slab test is
+    /// then the plain overlap), every triangle pair of the leaf pairs goes to the host,
+    /// which decides it with [`crate::proximity::tri_tri_within`] at the pose's `eps`, and
+    /// the pretest's box is widened by it. The distance query's device half
+    /// ([`crate::proximity::distance`]): `eps` is there a pose's certified upper bound.
+    pub fn within_each<S: GpuPairScene<H>, E: From<GpuError>>(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &S,
+        poses: impl IntoIterator<Item = (Pose, f64)>,
+        mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
+    ) -> Result<GpuStats, E> {
+        let tolerance = std::mem::take(&mut self.tolerance);
+        let poses = poses.into_iter().map(|(p, e)| (p, Some(e)));
+        let r = self.run_each(
+            ctx,
+            scene,
+            poses,
+            Mode::All,
+            TumbleMethod::Approximate,
+            &mut sink,
+        );
+        self.tolerance = tolerance;
+        self.group_eps.clear();
+        r
+    }
+
+    /// [`GpuScene::collide_each`] and [`GpuScene::within_each`]: `Some(eps)` poses carry
+    /// their own tolerance (all of them or none).
+    fn run_each<S: GpuPairScene<H>, E: From<GpuError>>(
+        &mut self,
+        ctx: &GpuContext,
+        scene: &S,
+        poses: impl Iterator<Item = (Pose, Option<f64>)>,
+        mode: Mode,
+        tumble: TumbleMethod,
+        sink: &mut dyn FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
+    ) -> Result<GpuStats, E> {
+        let mut poses = poses.peekable();
+        let per_pose = poses.peek().is_some_and(|(_, e)| e.is_some());
         let eps = self.tolerance.get();
-        if eps != 0.0 && (self.dual.is_some() || self.volumes.is_some()) {
+        if (eps != 0.0 || per_pose) && (self.dual.is_some() || self.volumes.is_some()) {
             let bv = match (&self.dual, &self.volumes) {
                 (Some(_), _) => "dual",
                 (_, Some(v)) if v.obb => "obb",
@@ -69,22 +117,25 @@ impl<const H: usize> GpuScene<H> {
             return Err(GpuError::ToleranceUnsupported { bv }.into());
         }
         // A tolerance query starts every pose at the roots, as on the CPU.
-        let coherent = mode == Mode::All && self.pipelines.expand_record.is_some() && eps == 0.0;
+        let coherent =
+            mode == Mode::All && self.pipelines.expand_record.is_some() && eps == 0.0 && !per_pose;
         let chunk_len = if coherent { POSE_CHUNK } else { 1 };
         // The volume trees tumble nothing, whatever the method.
         let dense = self.dense(tumble);
         let mut stats = self.begin_run(dense)?;
         let group_poses = self.max_batch_poses.max(1).next_multiple_of(chunk_len);
         let screen = Screen::of(scene).widened(eps);
-        let mut poses = poses.into_iter();
         let mut start = 0;
         // Most poses of the next batch after one did not fit (`None`: as planned).
         let mut cut = None;
         loop {
-            let group: Vec<Pose> = poses.by_ref().take(group_poses).collect();
+            let (group, group_eps): (Vec<Pose>, Vec<Option<f64>>) =
+                poses.by_ref().take(group_poses).unzip();
             if group.is_empty() {
                 break;
             }
+            self.group_eps = group_eps.into_iter().flatten().collect();
+            debug_assert!(self.group_eps.is_empty() || self.group_eps.len() == group.len());
             let mut chunks = vec![Chunk::default(); group.len().div_ceil(chunk_len)];
             let mut results: Vec<Option<PoseResult<S::Sub>>> =
                 (0..group.len()).map(|_| None).collect();
@@ -103,6 +154,10 @@ impl<const H: usize> GpuScene<H> {
                 for (k, chunk) in chunks.iter_mut().enumerate() {
                     let i = k * chunk_len + s;
                     let Some(pose) = group.get(i) else { continue };
+                    let screen = match self.group_eps.get(i) {
+                        Some(&e) => screen.widened(e),
+                        None => screen,
+                    };
                     if screen.separated(pose) {
                         chunk.front = Front::default();
                         results[i] = Some(screen.rejected());
@@ -179,15 +234,12 @@ impl<const H: usize> GpuScene<H> {
                         _ if next => stats.fronts_on_host += 1,
                         _ => {}
                     }
-                    let done = finish(
-                        scene,
-                        &ran.poses,
-                        ran.out,
-                        mode,
-                        dense,
-                        self.tolerance.get(),
-                        stats,
-                    );
+                    let eps: Vec<f64> = lane
+                        .iter()
+                        .map(|&i| self.group_eps.get(i).copied())
+                        .map(|e| e.unwrap_or(self.tolerance.get()))
+                        .collect();
+                    let done = finish(scene, &ran.poses, ran.out, mode, dense, &eps, stats);
                     for ((mut r, &i), unseen) in done.into_iter().zip(lane).zip(ran.root_unseen) {
                         r.counters.bv_updates += unseen as u64;
                         out.results[i] = Some(r);
@@ -287,7 +339,12 @@ impl<const H: usize> GpuScene<H> {
             seeds.len() as u32
         };
         let poses: Vec<Pose> = lane.iter().map(|&i| group[i]).collect();
-        let frames = scene.pose_frames(&poses);
+        let mut frames = scene.pose_frames(&poses);
+        if !self.group_eps.is_empty() {
+            for (f, &i) in frames.iter_mut().zip(lane) {
+                *f = f.widened(self.group_eps[i]);
+            }
+        }
         caps.front = caps.front.max(n_seeds);
         let mut work = BatchWork {
             poses: p as u64,

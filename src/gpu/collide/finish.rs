@@ -5,8 +5,9 @@
 
 use super::*;
 
-/// Decides the UNSURE pairs exactly ([`tri_tri_intersect`], or with a tolerance `eps > 0`
-/// [`crate::proximity::tri_tri_within`]), maps triangle positions to file numbering, sorts.
+/// Decides the UNSURE pairs exactly ([`tri_tri_intersect`], or with a tolerance `eps > 0`,
+/// the pose's, [`crate::proximity::tri_tri_within`]), maps triangle positions to file
+/// numbering, sorts.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
@@ -14,7 +15,7 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     out: BatchOutput,
     mode: Mode,
     dense: bool,
-    eps: f64,
+    eps: &[f64],
     stats: &mut GpuStats,
 ) -> Vec<PoseResult<S::Sub>> {
     let env = scene.env();
@@ -47,10 +48,9 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
             .tris
             .corners_f64(u.b as usize)
             .map(|p| poses[u.pose as usize].apply(p));
-        let hit = if eps == 0.0 {
-            tri_tri_intersect(&ta, &tb)
-        } else {
-            crate::proximity::tri_tri_within(&ta, &tb, eps)
+        let hit = match eps[u.pose as usize] {
+            0.0 => tri_tri_intersect(&ta, &tb),
+            e => crate::proximity::tri_tri_within(&ta, &tb, e),
         };
         if hit {
             results[u.pose as usize]

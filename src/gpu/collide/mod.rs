@@ -160,6 +160,9 @@ pub struct GpuScene<const H: usize> {
     /// pretest's box is widened, and there is no temporal coherence, as on the CPU).
     pub tolerance: crate::scene::Tolerance,
     per_pose: Option<PerPose>,
+    /// [`GpuScene::within_each`]'s tolerance of each pose of the group being run (empty
+    /// otherwise: the poses run at [`GpuScene::tolerance`]).
+    group_eps: Vec<f64>,
     /// Poses of the last batch that completed.
     last_poses: usize,
     buffers: Option<BatchBuffers>,
@@ -396,6 +399,7 @@ impl<const H: usize> GpuScene<H> {
             max_batch_poses: MAX_BATCH_POSES,
             tolerance: Default::default(),
             per_pose: None,
+            group_eps: Vec::new(),
             last_poses: 0,
             buffers: None,
             uploaded: false,

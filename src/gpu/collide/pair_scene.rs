@@ -152,6 +152,7 @@ impl<V: GpuVolume> GpuPairScene<3> for VolumeScene<V> {
                 let pc = PoseCheck::new(LocalPose::new(p, env, fly));
                 let mut f: PoseFrame<3> = bytemuck::Zeroable::zeroed();
                 (f.r, f.t, f.t_err) = (pc.r, pc.t, pc.t_err);
+                f.eps_t2 = f32::INFINITY;
                 f
             })
             .collect()

@@ -5,7 +5,7 @@
 
 use super::dual::{kdop_overlaps_dual, kdop_symmetrize, sphere_disjoint, sphere_posed};
 use super::front::{claim_key, groups};
-use super::kdop::{kdop_overlaps, kdop_size, kdop_within};
+use super::kdop::{kdop_gap_prunes, kdop_overlaps, kdop_size, kdop_within};
 use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
@@ -232,7 +232,8 @@ pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
         let na = b.env_nodes[p.a as usize];
         let kb = b.tumbled_b(p);
         let keep = if b.counters.within != 0 {
-            kdop_within(&na.bv, &kb, &margins)
+            let f = &b.frames[p.pose as usize];
+            kdop_within(&na.bv, &kb, &margins) && !kdop_gap_prunes(&na.bv, &kb, f.eps_w, f.eps_t2)
         } else {
             kdop_overlaps(&na.bv, &kb)
         };

@@ -30,6 +30,13 @@ pub fn kdop_within<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, m: &[f32; H]) -> bo
     crate::proximity::kdops_within(a, b, m)
 }
 
+/// `kdop_gap_prunes` of `shaders/shared/kdop.wgsl`: [`crate::tumble::kdop_gap_prunes`] (a
+/// per-pose tolerance's coordinate gaps combined; the proof is there).
+#[inline]
+pub fn kdop_gap_prunes<const H: usize>(a: &Kdop<H>, b: &Kdop<H>, w: f32, t2: f32) -> bool {
+    crate::tumble::kdop_gap_prunes(a, b, w, t2)
+}
+
 /// `kdop_size` of `shaders/shared/kdop.wgsl`: [`Kdop::size`] (sum of the slab widths).
 #[inline]
 pub fn kdop_size<const H: usize>(k: &Kdop<H>) -> f32 {

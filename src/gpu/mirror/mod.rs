@@ -296,7 +296,15 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         l.count(&mut out, &mut c);
     }
     stats.level_sizes = out.level_sizes.iter().map(|&s| s as u64).collect();
-    let results = finish(scene, poses, out, mode, !lazy, 0.0, &mut stats);
+    let results = finish(
+        scene,
+        poses,
+        out,
+        mode,
+        !lazy,
+        &vec![0.0; poses.len()],
+        &mut stats,
+    );
     (results, stats)
 }
 

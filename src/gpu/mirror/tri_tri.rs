@@ -2,7 +2,9 @@
 //! leaf pairs by the certified f32 filter ([`super::tri_filter`]), invocations in index
 //! order, atomics as plain increments.
 
-use super::tri_filter::{TF_HIT, TF_UNSURE, transform_error_bound, transform_f32, tri_tri_filter};
+use super::tri_filter::{
+    TF_HIT, TF_UNSURE, transform_error_bound, transform_f32, tri_tri_farther, tri_tri_filter,
+};
 use crate::bv::KdopNode;
 use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI};
 use crate::tumble::PoseFrame;
@@ -71,22 +73,28 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
         if b.counters.resumed & RESUMED_TRI == 0 {
             b.np[pose] = b.np[pose].wrapping_add(na.count.wrapping_mul(nb.count));
         }
+        let f = &b.frames[pose];
+        let (r, t, te) = (f.r, f.t, f.t_err);
         if b.counters.within != 0 {
-            // A tolerance query: every triangle pair to the host's exact test.
+            // A tolerance query: every triangle pair to the host's exact test, but those a
+            // tolerance per pose certifies farther apart than it.
             for ib in nb.first..nb.first + nb.count {
+                let [b0, b1, b2] = b.fly_tris[ib as usize];
+                let q0 = transform_f32(&r, &t, b0);
+                let q1 = transform_f32(&r, &t, b1);
+                let q2 = transform_f32(&r, &t, b2);
+                let eps = transform_error_bound(b0, &t, te)
+                    .max(transform_error_bound(b1, &t, te))
+                    .max(transform_error_bound(b2, &t, te));
                 for ia in na.first..na.first + na.count {
-                    b.push_unsure(FrontPair {
-                        pose: p.pose,
-                        a: ia,
-                        b: ib,
-                        slot: crate::gpu::layout::NO_SLOT,
-                    });
+                    let [a0, a1, a2] = b.env_tris[ia as usize];
+                    if !tri_tri_farther(a0, a1, a2, q0, q1, q2, eps, f.eps_t2) {
+                        b.push_unsure(FrontPair::new(p.pose, ia, ib));
+                    }
                 }
             }
             continue;
         }
-        let f = &b.frames[pose];
-        let (r, t, te) = (f.r, f.t, f.t_err);
         for ib in nb.first..nb.first + nb.count {
             let [b0, b1, b2] = b.fly_tris[ib as usize];
             let q0 = transform_f32(&r, &t, b0);
