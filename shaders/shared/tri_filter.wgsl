@@ -141,23 +141,12 @@ fn tf_separates(
     w: f32,
     dmax: f32,
 ) -> bool {
-    let sa0 = tf_dot(n, da0);
-    let sa1 = tf_dot(n, da1);
-    let sa2 = tf_dot(n, da2);
-    let sb0 = tf_dot(n, db0);
-    let sb1 = tf_dot(n, db1);
-    let sb2 = tf_dot(n, db2);
-    let amin = tf_min(tf_min(sa0, sa1), sa2);
-    let amax = tf_max(tf_max(sa0, sa1), sa2);
-    let bmin = tf_min(tf_min(sb0, sb1), sb2);
-    let bmax = tf_max(tf_max(sb0, sb1), sb2);
-    let n1 = tf_norm1(n);
-    let bound = n1 * w + TF_TINY * (1.0 + n1 + dmax);
-    return bmin - amax > bound || amin - bmax > bound;
+    return tf_gap(n, da0, da1, da2, db0, db1, db2, w, dmax) > 0.0;
 }
 
-// The gap of A and B along `n` less tf_separates's bound (same `w`, `dmax`): when positive,
-// at most (1 + 2u) times the TRUE gap along `n` (a length times |n|).
+// The gap of A and B along `n` less the bound of its errors (`w`, `dmax` as tf_separates
+// takes them): positive only if `n` separates the TRUE triangles, and then at most (1 + 2u)
+// times their gap along `n` (a length times |n|).
 fn tf_gap(
     n: TfV3,
     da0: TfV3,

@@ -134,6 +134,22 @@ struct Best {
 }
 
 impl Best {
+    /// The pose's answer with this pair as the witness: its exact distance and closest
+    /// points, each rounded once.
+    fn answer(&self, counters: Counters) -> PoseDistance {
+        let (a, b) = self.d.points();
+        PoseDistance {
+            distance: self.d.value(),
+            witness: Some(Witness {
+                tri_a: self.tri.0,
+                tri_b: self.tri.1,
+                a,
+                b,
+            }),
+            counters,
+        }
+    }
+
     /// Whether `(d, tri)` comes before this one in `(exact distance, tri_a, tri_b)` order.
     fn beaten_by(&self, d: &TriDistance, tri: (u32, u32)) -> bool {
         if d.lower() > self.d.upper() {
@@ -383,17 +399,7 @@ pub fn distance_pose[const H: usize](
             return PoseDistance::none(c);
         }
     }
-    let (a, bp) = b.d.points();
-    PoseDistance {
-        distance: b.d.value(),
-        witness: Some(Witness {
-            tri_a: b.tri.0,
-            tri_b: b.tri.1,
-            a,
-            b: bp,
-        }),
-        counters: c,
-    }
+    b.answer(c)
 }
 }
 

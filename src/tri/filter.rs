@@ -51,7 +51,9 @@
 //!   `|s_x − n·(x − a0)| ≤ (γ_3 + u(1+u))·Σ|n_k||d_xk| ≤ 4.01u·|n|₁·D` (`D = max ‖d_x‖∞`),
 //!   and the truths move a gap `n·b − n·a` by `≤ |n|₁·(eps_q + eps_A) ≤ |n|₁·eps` (`a0`'s own
 //!   error shifts both sides alike). So `min_B s − max_A s > |n|₁·(16u·D + eps)·SLACK + η`
-//!   (or the mirror) proves a gap along `n`: certain MISS.
+//!   (or the mirror) proves a gap along `n`: certain MISS. It is tested as `fl(max(…) −
+//!   bound) > 0` (`tf_gap`): a rounded difference of two floats is positive exactly when
+//!   the difference is (a flush to zero only turns a MISS into UNSURE).
 //! * **Farther than a tolerance** (`tri_tri_farther`, a tolerance query's triangle pairs):
 //!   along `n` = the sum of B's corners less the sum of A's (relative to `a0`; any f32
 //!   vector, taken as exact), `tf_gap` returns `g = fl(max(bmin − amax, amin − bmax) −
@@ -256,23 +258,12 @@ fn tf_separates(
     w: f32,
     dmax: f32,
 ) -> bool {
-    let sa0 = tf_dot(n, da0);
-    let sa1 = tf_dot(n, da1);
-    let sa2 = tf_dot(n, da2);
-    let sb0 = tf_dot(n, db0);
-    let sb1 = tf_dot(n, db1);
-    let sb2 = tf_dot(n, db2);
-    let amin = tf_min(tf_min(sa0, sa1), sa2);
-    let amax = tf_max(tf_max(sa0, sa1), sa2);
-    let bmin = tf_min(tf_min(sb0, sb1), sb2);
-    let bmax = tf_max(tf_max(sb0, sb1), sb2);
-    let n1 = tf_norm1(n);
-    let bound = n1 * w + TF_TINY * (1.0 + n1 + dmax);
-    return bmin - amax > bound || amin - bmax > bound;
+    return tf_gap(n, da0, da1, da2, db0, db1, db2, w, dmax) > 0.0;
 }
 
-// The gap of A and B along `n` less tf_separates's bound (same `w`, `dmax`): when positive,
-// at most (1 + 2u) times the TRUE gap along `n` (a length times |n|).
+// The gap of A and B along `n` less the bound of its errors (`w`, `dmax` as tf_separates
+// takes them): positive only if `n` separates the TRUE triangles, and then at most (1 + 2u)
+// times their gap along `n` (a length times |n|).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn tf_gap(

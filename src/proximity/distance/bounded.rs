@@ -9,7 +9,7 @@
 //! [`super::distance_pose`]'s witness, field for field. With `upto = D` the engine runs at
 //! `min(U, D)`: no pair within `D` means the pose is farther apart than `D`.
 
-use super::{Best, DistanceVolumes, DistanceWorkspace, PoseDistance, Witness};
+use super::{Best, DistanceVolumes, DistanceWorkspace, PoseDistance};
 use crate::bvh::Bvh;
 use crate::pose::Pose;
 use crate::proximity::boxes::{BoxPose, box_gap_lower};
@@ -154,18 +154,8 @@ pub fn distance_of_pairs<const H: usize>(
             });
         }
     }
-    let Some(b) = best else {
-        return PoseDistance::none(c);
-    };
-    let (a, bp) = b.d.points();
-    PoseDistance {
-        distance: b.d.value(),
-        witness: Some(Witness {
-            tri_a: b.tri.0,
-            tri_b: b.tri.1,
-            a,
-            b: bp,
-        }),
-        counters: c,
+    match best {
+        Some(b) => b.answer(c),
+        None => PoseDistance::none(c),
     }
 }
