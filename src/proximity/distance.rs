@@ -276,6 +276,28 @@ impl DistanceWorkspace {
     }
 }
 
+/// The two child pairs of the node pair `(e, f)` (not both leaves) the search descends
+/// into: A's children when B's node is a leaf or A's box is at least as large
+/// ([`NodeBox::size`](crate::proximity::boxes::NodeBox)), else B's.
+#[inline]
+fn children<const H: usize>(
+    env: &Bvh<H>,
+    fly: &Bvh<H>,
+    vols: &DistanceVolumes,
+    e: usize,
+    f: usize,
+) -> [(usize, usize); 2] {
+    let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
+    let [ba, bb] = &vols.boxes;
+    if !ne.is_leaf() && (nf.is_leaf() || ba.nodes[e].size >= bb.nodes[f].size) {
+        let a = ne.first as usize;
+        [(a, f), (a + 1, f)]
+    } else {
+        let b = nf.first as usize;
+        [(e, b), (e, b + 1)]
+    }
+}
+
 crate::isa_variants! {
 /// The distance query of one pose (see the module docs), A's hierarchy `env` against B's
 /// `fly` (their triangles; the bounds are `vols`'s).
@@ -338,13 +360,7 @@ pub fn distance_pose[const H: usize](
         let (e, f) = p.pair();
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         if !(ne.is_leaf() && nf.is_leaf()) {
-            let split_a = !ne.is_leaf() && (nf.is_leaf() || ba.nodes[e].size >= bb.nodes[f].size);
-            for k in 0..2 {
-                let (e2, f2) = if split_a {
-                    (ne.first as usize + k, f)
-                } else {
-                    (e, nf.first as usize + k)
-                };
+            for (e2, f2) in children(env, fly, vols, e, f) {
                 c.bv_tests += 1;
                 let cap = bound(&best);
                 let lb = node_lower(e2, f2, cap, ws);

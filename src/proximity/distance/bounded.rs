@@ -107,13 +107,7 @@ fn greedy_pair<const H: usize>(
                 }
                 continue;
             }
-            let split_a = !ne.is_leaf() && (nf.is_leaf() || ba.nodes[e].size >= bb.nodes[f].size);
-            for k in 0..2 {
-                let (e2, f2) = if split_a {
-                    (ne.first as usize + k, f)
-                } else {
-                    (e, nf.first as usize + k)
-                };
+            for (e2, f2) in super::children(env, fly, vols, e, f) {
                 c.bv_tests += 1;
                 let posed = ws.posed_box(f2, bb, pose, &bpose);
                 next.push((box_gap_lower(&ba.nodes[e2], posed, best.0), e2, f2));
