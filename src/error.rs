@@ -445,6 +445,47 @@ fn show_face(f: &Option<[u32; 3]>) -> String {
     }
 }
 
+/// Errors of a scene of many bodies ([`crate::bodies`]): its bodies and motion files, and
+/// motions the scene refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// A bodies or motion file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A row of a bodies or motion file is bad (line numbers count from 1, the header
+    /// included).
+    #[error("{path}: line {line}: {message}")]
+    Row {
+        /// The file.
+        path: PathBuf,
+        /// Its line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The mesh a row of the bodies file names could not be loaded.
+    #[error("{path}: line {line}: {source}")]
+    Mesh {
+        /// The bodies file.
+        path: PathBuf,
+        /// Its line.
+        line: usize,
+        /// The mesh's error (it names the mesh file), boxed: it is the largest variant.
+        #[source]
+        source: Box<MeshError>,
+    },
+    /// A motion the scene refuses (an unknown body, a static body moved, a body removed
+    /// that is not there), from the library's [`crate::bodies::Scene`] calls.
+    #[error("{0}")]
+    Motion(String),
+}
+
 /// The library's error type.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -460,6 +501,9 @@ pub enum Error {
     /// A frame list or a frame of a deforming mesh is bad.
     #[error(transparent)]
     Frame(#[from] FrameError),
+    /// A scene's bodies or motion is bad ([`crate::bodies`]).
+    #[error(transparent)]
+    Scene(#[from] SceneError),
     /// The GPU pipeline failed: no adapter, device or readback failure, a buffer over the
     /// device limit, or a CPU-only hierarchy (feature `gpu`).
     #[cfg(feature = "gpu")]

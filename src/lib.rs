@@ -63,6 +63,7 @@ pub mod limits;
 
 // The API a user reads: meshes, poses, errors, and the colliders (rigid pairs at the root,
 // deforming meshes, self-collision, saved hierarchies), and the GPU's context and stats.
+pub mod bodies;
 pub mod deform;
 pub mod error;
 #[cfg(feature = "gpu")]
@@ -133,11 +134,14 @@ pub mod tri;
 pub mod tumble;
 
 pub use auto::AutoCounters;
+pub use bodies::{Body, BodyKind, Motion, Scene, SceneContact, SceneOptions, StepReport};
 pub use boxtree::{BoxTest, BoxtreeOptions};
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts, WarmUp};
 pub use dual::{DualCounters, DualOptions, SlabOrder};
-pub use error::{Error, FrameError, Location, MeshError, PoseError, Result, SavedError};
+pub use error::{
+    Error, FrameError, Location, MeshError, PoseError, Result, SavedError, SceneError,
+};
 pub use kdop::{Descent, KdopOptions};
 pub use kind::BvKind;
 pub use mesh::Mesh;

@@ -199,6 +199,18 @@ impl Pose {
         })
     }
 
+    /// A pose whose matrix is taken as given, without [`Pose::from_rows`]'s checks: for a
+    /// matrix the crate computed itself (a scene's relative pose, whose every entry is 0 or
+    /// at least `2^-60`, and whose translation is in range), where a product of two
+    /// orthonormal-within-`10^-6` matrices may miss that tolerance.
+    pub(crate) fn from_rows_unchecked(r: [[f64; 3]; 3], t: [f64; 3]) -> Pose {
+        Pose {
+            q: quaternion_of(&r),
+            t,
+            r,
+        }
+    }
+
     /// [`Pose::from_rows`] from glam types: a rotation matrix (glam's matrices are stored
     /// by columns; the entries are taken as they are, `r_ij = m.col(j)[i]`) and a translation.
     pub fn from_rotation_translation(r: glam::DMat3, t: glam::DVec3) -> Result<Pose, String> {

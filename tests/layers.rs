@@ -51,6 +51,7 @@ const LAYERS: &[&[&str]] = &[
     &["auto"],
     &["gpu"],
     &["collider"],
+    &["bodies"],
     &["formats", "experiments"],
     &["cli"],
 ];

@@ -30,6 +30,7 @@ from ._meshcollide import (  # noqa: E402
     Collider,
     GpuError,
     InputError,
+    Scene,
     __version__,
     load_mesh,
     load_poses,
@@ -38,33 +39,43 @@ from ._meshcollide import (  # noqa: E402
 
 
 
-def _constructor_signature():
-    """``inspect.signature(Collider)`` (and ``help``) on every Python the wheel serves: an
+def _constructor_signature(cls, positional):
+    """``inspect.signature(cls)`` (and ``help``) on every Python the wheel serves: an
     abi3 build run by CPython 3.9 has no class text signature (pyo3 leaves it out of the
     type's doc there), so the class gets one built from ``from_files``'s keywords (the same
-    ``Options`` read both) after the four arrays. Newer Pythons read the extension's own."""
+    options read both) after its positional arguments (``(name, default)``, ``default``
+    ``inspect.Parameter.empty`` for none). Newer Pythons read the extension's own."""
     import inspect
 
     try:
-        inspect.signature(Collider)
+        inspect.signature(cls)
         return
     except ValueError:
         pass
     p = inspect.Parameter
-    arrays = [p(n, p.POSITIONAL_OR_KEYWORD) for n in ("vertices_a", "triangles_a", "vertices_b", "triangles_b")]
-    keywords = [k for k in inspect.signature(Collider.from_files).parameters.values() if k.kind is p.KEYWORD_ONLY]
+    arrays = [p(n, p.POSITIONAL_OR_KEYWORD, default=d) for n, d in positional]
+    keywords = [k for k in inspect.signature(cls.from_files).parameters.values() if k.kind is p.KEYWORD_ONLY]
     try:
-        Collider.__signature__ = inspect.Signature(arrays + keywords)
+        cls.__signature__ = inspect.Signature(arrays + keywords)
     except (AttributeError, TypeError):
         pass
 
 
-_constructor_signature()
+def _signatures():
+    import inspect
+
+    none = inspect.Parameter.empty
+    _constructor_signature(Collider, [(n, none) for n in ("vertices_a", "triangles_a", "vertices_b", "triangles_b")])
+    _constructor_signature(Scene, [("meshes", none), ("bodies", none), ("static", None)])
+
+
+_signatures()
 
 __all__ = [
     "Collider",
     "GpuError",
     "InputError",
+    "Scene",
     "__version__",
     "load_mesh",
     "load_poses",

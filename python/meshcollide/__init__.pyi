@@ -231,3 +231,90 @@ class Collider:
     def build_ms(self) -> float: ...
     @property
     def triangles(self) -> Tuple[int, int]: ...
+
+class Scene:
+    """Many bodies (meshes placed in the world) whose intersecting triangle pairs are found
+    frame by frame: ``meshcollide scene`` with arrays (docs/FORMATS.md, "Scenes of many
+    bodies"). ``meshes``: a sequence of ``(vertices, triangles)`` pairs, each checked as
+    ``Collider``'s arrays (errors name ``meshes[k]``). ``bodies``: an integer array ``(B,)``,
+    body ``i``'s mesh number; bodies naming the same mesh share one hierarchy, built once.
+    ``static``: a bool array ``(B,)``, ``True`` for a body of the environment (placed once,
+    never moved; two static bodies are never paired); default every body moving. No body is
+    present until placed (``step``, ``insert``). ``bv``: a k-DOP (``auto`` is kdop18);
+    ``mode="first"``: at most one contact per pair of bodies and frame; ``self_pairs``: also
+    the pairs inside each moving body (``body_a = body_b``, ``tri_a < tri_b``);
+    ``split``, ``split_point``, ``leaf_size`` and ``threads`` as ``Collider``'s."""
+
+    def __init__(
+        self,
+        meshes: Sequence[Tuple[_Coords, _Indices]],
+        bodies: Union[npt.NDArray[np.integer[Any]], Sequence[int]],
+        static: Optional[Union[npt.NDArray[np.bool_], Sequence[bool]]] = None,
+        *,
+        bv: Literal["kdop6", "kdop14", "kdop18", "kdop26", "auto"] = "auto",
+        mode: Literal["all", "first"] = "all",
+        self_pairs: bool = False,
+        split: Literal["splatter", "longest", "minsum", "minmax"] = "splatter",
+        split_point: Literal["mean", "median"] = "mean",
+        leaf_size: int = 1,
+        threads: Optional[int] = None,
+    ) -> None: ...
+    @staticmethod
+    def from_files(
+        bodies_csv: _Path,
+        *,
+        bv: Literal["kdop6", "kdop14", "kdop18", "kdop26", "auto"] = "auto",
+        mode: Literal["all", "first"] = "all",
+        self_pairs: bool = False,
+        split: Literal["splatter", "longest", "minsum", "minmax"] = "splatter",
+        split_point: Literal["mean", "median"] = "mean",
+        leaf_size: int = 1,
+        threads: Optional[int] = None,
+    ) -> "Scene":
+        """Reads a bodies file (``body,mesh,kind`` rows; mesh paths relative to it; bodies
+        naming the same file share one mesh); errors name the file and line."""
+    def step(
+        self,
+        ids: Optional[Union[npt.NDArray[np.integer[Any]], Sequence[int]]] = None,
+        poses: Optional[_Coords] = None,
+        remove: Optional[Union[npt.NDArray[np.integer[Any]], Sequence[int]]] = None,
+        backend: Literal["auto", "cpu", "gpu"] = "auto",
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
+    ) -> npt.NDArray[np.int64]:
+        """One frame: places the bodies ``ids`` at ``poses`` (one each, any form ``query``
+        takes), takes out the bodies ``remove``, then returns the frame's contacts: int64
+        ``(K, 5)`` rows ``frame, body_a, tri_a, body_b, tri_b`` of ``contacts.csv``, sorted by
+        ``frame, body_a, body_b, tri_a, tri_b``; ``frame`` is the frame counter (from 0, one
+        more per step). The motions apply all or none: a body out of range or named twice, a
+        static body placed again, an absent body removed raises ``InputError`` naming the
+        body and changes nothing. ``backend`` as ``Collider.query``'s."""
+    def insert(
+        self,
+        ids: Union[npt.NDArray[np.integer[Any]], Sequence[int]],
+        poses: _Coords,
+        quat: Literal["wxyz", "xyzw"] = "wxyz",
+    ) -> None:
+        """Places bodies as ``step`` does, without contacts; the frame counter stays."""
+    def remove(self, ids: Union[npt.NDArray[np.integer[Any]], Sequence[int]]) -> None:
+        """Takes bodies out as ``step`` does, without contacts; the frame counter stays."""
+    def contacts(self, backend: Literal["auto", "cpu", "gpu"] = "auto") -> npt.NDArray[np.int64]:
+        """The contacts as the scene stands, rows as ``step``'s numbered ``frame`` (the frame
+        the motions since the last step belong to); the counter is not advanced."""
+    def pose(self, i: int) -> Optional[npt.NDArray[np.float64]]:
+        """Body ``i``'s world pose as a float64 ``(3, 4)`` matrix ``[R | t]``, or ``None``
+        while it is absent."""
+    @property
+    def last_stats(self) -> Optional[dict[str, Any]]:
+        """The last ``step``'s (or ``contacts``'s) ``frame``, ``backend``, ``contacts``,
+        ``broad_pairs``, ``swaps``, ``broad_ms``, ``narrow_ms``, ``step_ms``, ``bv_tests``,
+        ``tri_tests``, …; ``None`` before the first."""
+    @property
+    def body_count(self) -> int: ...
+    @property
+    def mesh_count(self) -> int: ...
+    @property
+    def frame(self) -> int: ...
+    @property
+    def bv(self) -> str: ...
+    @property
+    def build_ms(self) -> float: ...

@@ -39,6 +39,7 @@ pub fn to_py(e: Error) -> PyErr {
         | Error::Pose(_)
         | Error::Saved(_)
         | Error::Frame(_)
+        | Error::Scene(_)
         | Error::InvalidOption(_) => InputError::new_err(msg),
     }
 }

@@ -11,6 +11,7 @@ mod contact;
 mod errors;
 mod options;
 mod pool;
+mod scene;
 mod self_query;
 mod stats;
 
@@ -61,5 +62,6 @@ fn _meshcollide(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_poses, m)?)?;
     m.add_function(wrap_pyfunction!(self_query::self_collide, m)?)?;
     m.add_class::<collider::Collider>()?;
+    m.add_class::<scene::Scene>()?;
     Ok(())
 }

@@ -6,6 +6,7 @@ mod contact_out;
 mod demo;
 mod distance;
 mod generate;
+mod generate_scene;
 mod inputs;
 mod interrupt;
 mod output;
@@ -13,6 +14,7 @@ mod query;
 mod query_args;
 mod query_frames;
 mod report;
+mod scene;
 mod self_query;
 mod solid_out;
 
@@ -44,11 +46,16 @@ enum Command {
     /// The minimum distance between two meshes at each pose, with a witness pair of
     /// triangles and its closest points, decided exactly (docs/FORMATS.md, "Distance").
     Distance(distance::DistanceArgs),
+    /// The contacts of a scene of many bodies, frame by frame: sweep and prune over the
+    /// bodies' world boxes, then every intersecting triangle pair of two bodies, exactly
+    /// (docs/FORMATS.md, "Scenes of many bodies").
+    Scene(scene::SceneArgs),
     /// Builds a mesh's k-DOP hierarchy once and saves it with the mesh (.mch), for `query`.
     Build(build::BuildArgs),
     /// Runs the main job on generated meshes (no files needed) and prints what it found.
     Demo(demo::DemoArgs),
-    /// Writes a generated mesh (folded sheet, tori, grid) as OBJ, for examples.
+    /// Writes a generated mesh (folded sheet, tori, grid) as OBJ, or a scene of many bodies
+    /// (bodies.csv, motion.csv, meshes), for examples and benchmarks.
     Generate(generate::GenerateArgs),
     /// Writes a poses.csv of Zachmann's tumbling protocol (one turn about z and x).
     Poses(PosesArgs),
@@ -244,6 +251,7 @@ pub fn run() -> ExitCode {
         Command::Query(a) => query::run(&a),
         Command::SelfCollide(a) => self_query::run(&a),
         Command::Distance(a) => distance::run(&a),
+        Command::Scene(a) => scene::run(&a),
         Command::Build(a) => build::run(&a),
         Command::Generate(a) => generate::run(&a),
         Command::Demo(a) => demo::run(&a),

@@ -11,6 +11,7 @@ use crate::traverse::{FrontTrack, NodeTest, descend, descend_from, leaf_pair};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use pretest::BoxPretest;
 
+pub mod candidates;
 pub mod pretest;
 
 /// Which hierarchy a node pair descends when both k-DOPs overlap.
@@ -134,11 +135,13 @@ impl<const H: usize> NodeTest<H> for SlabTest<'_, H> {
 
 /// [`SlabTest`] for a tolerance query ([`crate::proximity`]): the slabs grown by the
 /// margins of [`crate::proximity::kdops_within`], the leaves tested by
-/// [`crate::proximity::tri_tri_within`]. The descent rule compares the k-DOPs as they are.
+/// [`crate::proximity::tri_tri_within`], or, without `decide`, every leaf pair reached
+/// taken as a candidate ([`candidates`]). The descent rule compares the k-DOPs as they are.
 struct WithinSlabTest<'s, const H: usize> {
     slab: SlabTest<'s, H>,
     margins: [f32; H],
     eps: f64,
+    decide: bool,
 }
 
 impl<const H: usize> NodeTest<H> for WithinSlabTest<'_, H> {
@@ -157,7 +160,7 @@ impl<const H: usize> NodeTest<H> for WithinSlabTest<'_, H> {
 
     #[inline(always)]
     fn tri_hit(&self, a: &[crate::tri::P3; 3], b: &[crate::tri::P3; 3]) -> bool {
-        crate::proximity::tri_tri_within(a, b, self.eps)
+        !self.decide || crate::proximity::tri_tri_within(a, b, self.eps)
     }
 }
 
@@ -254,7 +257,20 @@ impl<const H: usize> KdopScene<H> {
         ws: &mut KdopWorkspace<H>,
         out: &mut Vec<(u32, u32)>,
     ) -> Counters {
-        let eps = opts.tolerance.get();
+        self.grown_into(pose, opts, opts.tolerance.get(), true, ws, out)
+    }
+
+    /// [`KdopScene::within_into`] at tolerance `eps`, the leaf pairs decided by distance
+    /// (`decide`) or all taken ([`candidates`]).
+    fn grown_into(
+        &self,
+        pose: &Pose,
+        opts: &QueryOptions,
+        eps: f64,
+        decide: bool,
+        ws: &mut KdopWorkspace<H>,
+        out: &mut Vec<(u32, u32)>,
+    ) -> Counters {
         ws.track.forget();
         let pretest = self.pretest().map(|t| t.widened(eps));
         if pretest.is_some_and(|t| t.separated(pose)) {
@@ -270,12 +286,13 @@ impl<const H: usize> KdopScene<H> {
             slab: self.slab_test(),
             margins: crate::proximity::slab_margins_f32::<H>(eps),
             eps,
+            decide,
         };
         let mut c = descend(
             env,
             fly,
             pose,
-            opts.mode,
+            if decide { opts.mode } else { Mode::All },
             &mut ws.tumble,
             &mut ws.stack,
             &mut test,

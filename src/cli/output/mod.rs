@@ -144,13 +144,21 @@ pub struct PairsOut {
     first: usize,
     /// Time spent writing blocks to the file (the query's time excludes it).
     write_time: std::time::Duration,
+    /// What a unit of rows is, for the partial-output message: `poses` or `frames`.
+    unit: &'static str,
 }
 
 impl PairsOut {
     /// Creates the temporary file for `pairs.csv` at `path`.
     pub fn create(path: &Path) -> Result<PairsOut, Failure> {
+        PairsOut::with_header(path, PAIRS_HEADER, "poses")
+    }
+
+    /// Creates the temporary file for rows under `header`, written a `unit` (`frames`, …)
+    /// at a time with [`PairsOut::push_rows`].
+    pub fn with_header(path: &Path, header: &str, unit: &'static str) -> Result<PairsOut, Failure> {
         let mut buf = Vec::with_capacity(2 * BLOCK);
-        buf.extend_from_slice(PAIRS_HEADER.as_bytes());
+        buf.extend_from_slice(header.as_bytes());
         buf.push(b'\n');
         Ok(PairsOut {
             file: AtomicFile::create(path)?,
@@ -160,7 +168,18 @@ impl PairsOut {
             disk_poses: 0,
             first: 0,
             write_time: Default::default(),
+            unit,
         })
+    }
+
+    /// Appends the rows of the next unit (whole lines).
+    pub fn push_rows(&mut self, rows: &[u8]) -> std::io::Result<()> {
+        self.buf.extend_from_slice(rows);
+        self.poses += 1;
+        if self.buf.len() >= BLOCK {
+            self.flush()?;
+        }
+        Ok(())
     }
 
     /// Numbers the poses of the message of [`PairsOut::keep_partial`] from `first`.
@@ -225,14 +244,16 @@ impl PairsOut {
         super::interrupt::register(&partial);
         match self.file.persist(&partial) {
             Ok(()) => format!(
-                "{} was not written; the pairs of poses {f}..{} (of {total}) are in {}",
+                "{} was not written; the pairs of {} {f}..{} (of {total}) are in {}",
                 out.display(),
+                self.unit,
                 f + n,
                 partial.display()
             ),
             Err(e) => format!(
-                "{} was not written; the pairs of poses {f}..{} could not be kept in {}: {e}",
+                "{} was not written; the pairs of {} {f}..{} could not be kept in {}: {e}",
                 out.display(),
+                self.unit,
                 f + n,
                 partial.display()
             ),
