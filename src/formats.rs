@@ -154,6 +154,45 @@ pub struct Stats {
     /// writes the ordinary query's fields).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<f64>,
+    /// `--budget N`: the budget and what it left undecided (absent without a budget).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetStatsJson>,
+}
+
+/// The budgeted query's part of `stats.json` (`crate::budget`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct BudgetStatsJson {
+    /// Node tests per pose (`--budget`).
+    pub nodes: u64,
+    /// The frontier's order (`--budget-order`).
+    pub order: String,
+    /// Wall-clock budget per pose in microseconds (`--budget-us`), if given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub micros: Option<u64>,
+    /// Poses answered `maybe`.
+    pub maybe: usize,
+    /// Poses whose search did not finish (`maybe`, and `contact` with pairs left).
+    pub incomplete: usize,
+    /// The largest `depth_bound` of the run (0 when every pose finished).
+    pub max_depth_bound: f64,
+}
+
+/// The header of `status.csv` (`docs/FORMATS.md`, "Budgeted queries").
+pub const STATUS_HEADER: &str = "pose,answer,complete,depth_bound,bv_tests";
+
+/// Appends the `status.csv` row of pose `pose`: the bound as the shortest decimal that
+/// reads back as the same f64 (the f64 is itself an upper bound: rounded up).
+pub fn write_status_row(buf: &mut Vec<u8>, pose: usize, s: &crate::budget::PoseStatus) {
+    use std::io::Write;
+    // Writing to a Vec cannot fail.
+    let _ = writeln!(
+        buf,
+        "{pose},{},{},{},{}",
+        s.answer.name(),
+        u8::from(s.complete),
+        s.depth_bound,
+        s.bv_tests
+    );
 }
 
 /// The deforming meshes' part of `stats.json` (`crate::deform`), at the top level.

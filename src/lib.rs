@@ -64,6 +64,7 @@ pub mod limits;
 // The API a user reads: meshes, poses, errors, and the colliders (rigid pairs at the root,
 // deforming meshes, self-collision, saved hierarchies), and the GPU's context and stats.
 pub mod bodies;
+pub mod budget;
 pub mod deform;
 pub mod error;
 #[cfg(feature = "gpu")]
@@ -136,6 +137,7 @@ pub mod tumble;
 pub use auto::AutoCounters;
 pub use bodies::{Body, BodyKind, Motion, Scene, SceneContact, SceneOptions, StepReport};
 pub use boxtree::{BoxTest, BoxtreeOptions};
+pub use budget::{Answer, Budget, Order, PoseStatus};
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts, WarmUp};
 pub use dual::{DualCounters, DualOptions, SlabOrder};

@@ -856,3 +856,164 @@ fn the_gpu_probe_is_reported_apart_from_the_build() {
         assert!(pairs.windows(2).all(|w| w[0] == w[1]), "{command:?}");
     }
 }
+
+/// `--budget N --status FILE` end to end: every status row obeys the budget and the oracle
+/// (`free` only without a contact, `contact` with the pose's pairs in pairs.csv, `maybe`
+/// with none); an unlimited budget writes the unbudgeted query's pairs.csv byte for byte;
+/// `--status` without `--budget` writes complete rows; bad budgets and what a budget does
+/// not combine with are exit 2 naming the option.
+#[test]
+fn budget_writes_status_rows_the_oracle_allows() {
+    let d = tmp_dir("budget");
+    let (a, b) = (soup(41, 60), soup(42, 60));
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
+    let mut rng = Rng::new(43);
+    let poses: Vec<Pose> = (0..24)
+        .map(|_| {
+            let axis = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 1.0];
+            let t = [
+                rng.range(-0.6, 0.6),
+                rng.range(-0.6, 0.6),
+                rng.range(-0.6, 0.6),
+            ];
+            Pose::from_axis_angle(axis, rng.range(0.0, 6.0), t)
+        })
+        .collect();
+    std::fs::write(d.join("poses.csv"), meshcollide::pose::format_poses(&poses)).unwrap();
+    let run = |args: &[&str]| {
+        let out = common::bin()
+            .args([
+                "query",
+                "a.obj",
+                "b.obj",
+                "--poses",
+                "poses.csv",
+                "--threads",
+                "1",
+            ])
+            .args(args)
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let rows = |f: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(d.join(f)).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("pose,answer,complete,depth_bound,bv_tests")
+        );
+        lines
+            .map(|l| l.split(',').map(String::from).collect())
+            .collect()
+    };
+    let oracle: Vec<Vec<(u32, u32)>> = poses.iter().map(|p| brute_force(&a, &b, p)).collect();
+    assert!(oracle.iter().filter(|o| !o.is_empty()).count() >= 6);
+    run(&[
+        "--bv",
+        "kdop18",
+        "--coherence",
+        "off",
+        "--out",
+        "plain.csv",
+        "--status",
+        "plain-status.csv",
+    ]);
+    for (i, r) in rows("plain-status.csv").iter().enumerate() {
+        let want = if oracle[i].is_empty() {
+            "free"
+        } else {
+            "contact"
+        };
+        assert_eq!(
+            (r[0].as_str(), r[1].as_str(), r[2].as_str(), r[3].as_str()),
+            (i.to_string().as_str(), want, "1", "0")
+        );
+    }
+    run(&[
+        "--bv",
+        "kdop18",
+        "--out",
+        "unlimited.csv",
+        "--budget",
+        "18446744073709551615",
+    ]);
+    assert_eq!(
+        std::fs::read(d.join("plain.csv")).unwrap(),
+        std::fs::read(d.join("unlimited.csv")).unwrap()
+    );
+    let mut maybe = 0;
+    for order in ["best", "depth", "breadth"] {
+        for n in [1u64, 2, 5, 13, 40] {
+            run(&[
+                "--out",
+                "p.csv",
+                "--budget",
+                &n.to_string(),
+                "--budget-order",
+                order,
+                "--status",
+                "s.csv",
+            ]);
+            let pairs = parse_pairs(&std::fs::read_to_string(d.join("p.csv")).unwrap()).unwrap();
+            for (i, r) in rows("s.csv").iter().enumerate() {
+                let mine: Vec<(u32, u32)> = pairs
+                    .iter()
+                    .filter(|p| p.0 as usize == i)
+                    .map(|p| (p.1, p.2))
+                    .collect();
+                assert!(
+                    mine.iter().all(|p| oracle[i].contains(p)),
+                    "{order} {n} pose {i}"
+                );
+                assert!(r[4].parse::<u64>().unwrap() <= n);
+                let bound: f64 = r[3].parse().unwrap();
+                match r[1].as_str() {
+                    "free" => assert!(oracle[i].is_empty() && r[2] == "1"),
+                    "contact" => assert!(!mine.is_empty()),
+                    "maybe" => {
+                        maybe += 1;
+                        assert!(mine.is_empty() && r[2] == "0" && bound >= 0.0)
+                    }
+                    other => panic!("answer {other}"),
+                }
+                if r[2] == "1" {
+                    assert_eq!(mine, oracle[i], "{order} {n} pose {i}");
+                }
+            }
+        }
+    }
+    assert!(maybe > 0);
+    for (args, needle) in [
+        (vec!["--budget", "0"], "--budget"),
+        (vec!["--budget", "2.5"], "--budget"),
+        (vec!["--budget", "-3"], "--budget"),
+        (vec!["--budget", "5", "--backend", "gpu"], "--backend gpu"),
+        (vec!["--budget", "5", "--tolerance", "0.1"], "--tolerance"),
+        (vec!["--budget", "5", "--bv", "obb"], "obb"),
+        (vec!["--budget-us", "5"], "--budget"),
+        (
+            vec!["--budget", "5", "--budget-order", "sideways"],
+            "--budget-order",
+        ),
+    ] {
+        let mut all = vec![
+            "query",
+            "a.obj",
+            "b.obj",
+            "--poses",
+            "poses.csv",
+            "--out",
+            "bad.csv",
+        ];
+        all.extend(args);
+        expect_input_error(&d, &all, &[needle]);
+        assert!(!d.join("bad.csv").exists());
+    }
+}

@@ -44,6 +44,7 @@ const LAYERS: &[&[&str]] = &[
     &["proximity"],
     &["saved"],
     &["traverse", "self_collide"],
+    &["budget"],
     &["kdop"],
     &["dual", "boxtree", "rtree", "deform"],
     &["obb"],

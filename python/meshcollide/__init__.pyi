@@ -146,7 +146,9 @@ class Collider:
         first_pose: int = 0,
         quat: Literal["wxyz", "xyzw"] = "wxyz",
         tolerance: float = 0.0,
-    ) -> npt.NDArray[np.int64]:
+        budget: Optional[int] = None,
+        budget_order: Literal["best", "depth", "breadth"] = "best",
+    ) -> Union[npt.NDArray[np.int64], Tuple[npt.NDArray[np.int64], npt.NDArray[np.void]]]:
         """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order, pose
         numbers ``first_pose + row``. ``poses``: a float64 or float32 array, each row checked
         as a ``poses.csv`` row: ``(P, 7)`` quaternion rows in the order ``quat`` names
@@ -157,7 +159,15 @@ class Collider:
         the range otherwise, never a wrap). ``tolerance``: every pair of triangles within
         this distance instead, decided exactly (a float at least 0; 0 is the ordinary
         query; ``backend="auto"`` runs it on the CPU, ``backend="gpu"`` on the k-DOP trees
-        and ``auto``'s kdop18, and raises ``InputError`` for the other hierarchies)."""
+        and ``auto``'s kdop18, and raises ``InputError`` for the other hierarchies).
+        ``budget``: at most this many node tests per pose (``query --budget``), spent in
+        ``budget_order``; the call then returns ``(pairs, status)``, ``status`` a
+        structured array with ``status.csv``'s columns: ``pose`` int64, ``answer``
+        (``"contact"``, ``"free"`` or ``"maybe"``), ``complete`` bool, ``depth_bound``
+        float64 (a proven upper bound on the penetration depth of any contact left
+        undecided; 0 when complete), ``bv_tests`` uint64. The k-DOP and dual trees and
+        ``auto`` (kdop18) on the CPU; ``InputError`` for the others, ``backend="gpu"`` and
+        a tolerance."""
     def distance(
         self,
         poses: _Coords,

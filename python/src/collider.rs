@@ -100,7 +100,7 @@ pub(crate) fn choose_backend(
 
 impl Collider {
     /// The scene, read (a poisoned lock still holds a whole scene: writers only flip a flag).
-    fn inner(&self) -> std::sync::RwLockReadGuard<'_, meshcollide::Collider> {
+    pub(crate) fn inner(&self) -> std::sync::RwLockReadGuard<'_, meshcollide::Collider> {
         self.inner.read().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -247,8 +247,67 @@ impl Collider {
             gpu: gpu_stats,
             coherence,
             tolerance: tolerance.get(),
+            budget: None,
         };
         Ok((rows, run))
+    }
+
+    /// The statistics of a CPU call without coherence (`run_budgeted`).
+    pub(crate) fn cpu_run(
+        &self,
+        mode: Mode,
+        tumble: meshcollide::TumbleMethod,
+        query_ms: f64,
+        totals: Totals,
+    ) -> Run {
+        Run {
+            backend: "cpu".into(),
+            note: None,
+            probe_ms: None,
+            mode,
+            tumble,
+            query_ms,
+            load_ms: self.load_ms,
+            build_ms: self.build_ms,
+            triangles: self.triangles,
+            saved: self.saved_from.clone(),
+            totals,
+            gpu: None,
+            coherence: false,
+            tolerance: 0.0,
+            budget: None,
+        }
+    }
+
+    /// The budgeted query's pairs array and status array; `last_stats` is its.
+    fn budgeted<'py>(
+        &self,
+        py: Python<'py>,
+        poses: Vec<Pose>,
+        mode: Mode,
+        budget: meshcollide::budget::Budget,
+        first_pose: usize,
+    ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyAny>)> {
+        let (rows, status, json) = py
+            .detach(|| {
+                crate::pool::on(self.pool.as_ref(), || {
+                    let (rows, status, run) = self.run_budgeted(poses, mode, budget, first_pose)?;
+                    Ok::<_, meshcollide::Error>((
+                        rows,
+                        status,
+                        run.stats_json(&self.inner(), &self.options),
+                    ))
+                })
+            })
+            .map_err(errors::to_py)?;
+        if let Ok(mut s) = self.last_stats.lock() {
+            *s = Some(json);
+        }
+        let k = rows.len() / 3;
+        let pairs = Array2::from_shape_vec((k, 3), rows)
+            .map_err(|e| errors::internal(e.to_string()))?
+            .into_pyarray(py);
+        Ok((pairs, crate::budget::status_array(py, &status, first_pose)?))
     }
 }
 
@@ -329,9 +388,14 @@ impl Collider {
     /// `tolerance`: report every pair of triangles within this distance instead (decided
     /// exactly; a float at least 0, 0 the ordinary query; CPU only: `backend="auto"` runs
     /// it on the CPU, `"gpu"` raises).
+    /// `budget`: at most this many node tests per pose (an integer at least 1; `query
+    /// --budget`), expanded in `budget_order` (`"best"`, `"depth"`, `"breadth"`); the call
+    /// then returns `(pairs, status)`, `status` a structured array with `status.csv`'s
+    /// columns (`pose`, `answer`, `complete`, `depth_bound`, `bv_tests`). The k-DOP and
+    /// dual trees and `auto` (kdop18), on the CPU (`backend="gpu"` and a tolerance raise).
     #[pyo3(
-        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0),
-        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0)"
+        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0, budget = None, budget_order = "best"),
+        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0, budget=None, budget_order='best')"
     )]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
@@ -343,14 +407,33 @@ impl Collider {
         first_pose: IntArg,
         quat: &str,
         tolerance: f64,
-    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        budget: Option<u64>,
+        budget_order: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let tolerance = Tolerance::new(tolerance, "tolerance").map_err(errors::to_py)?;
+        let budget = budget
+            .map(|n| crate::budget::budget_of(n, budget_order))
+            .transpose()?;
         let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
         let mode: Mode = mode
             .parse()
             .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
         let b = self::backend(backend)?;
-        self.pairs(py, poses, mode, tolerance, b, first_pose)
+        match budget {
+            Some(_) if b == Backend::Gpu => Err(errors::input(
+                "budget runs on the CPU; backend=\"gpu\" is not supported yet",
+            )),
+            Some(_) if !tolerance.is_zero() => Err(errors::input(
+                "budget with a tolerance above 0 is not supported",
+            )),
+            Some(budget) => Ok(self
+                .budgeted(py, poses, mode, budget, first_pose)?
+                .into_pyobject(py)?
+                .into_any()),
+            None => Ok(self
+                .pairs(py, poses, mode, tolerance, b, first_pose)?
+                .into_any()),
+        }
     }
 
     /// The minimum distance between the meshes at each pose (`meshcollide distance`):

@@ -5,6 +5,7 @@
 
 mod args;
 mod arrays;
+mod budget;
 mod chunks;
 mod collider;
 mod contact;

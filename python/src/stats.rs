@@ -28,6 +28,8 @@ pub struct Run {
     pub coherence: bool,
     /// `tolerance=` (0: the ordinary query, and no `tolerance` field).
     pub tolerance: f64,
+    /// `budget=`: the budget and what it left undecided.
+    pub budget: Option<meshcollide::formats::BudgetStatsJson>,
 }
 
 impl Run {
@@ -55,6 +57,7 @@ impl Run {
         };
         let mut stats = Stats::new(collider, facts, &self.totals);
         stats.tolerance = (self.tolerance != 0.0).then_some(self.tolerance);
+        stats.budget = self.budget;
         let mut v = serde_json::to_value(&stats).unwrap_or_default();
         if let Some(m) = v.as_object_mut() {
             if let Some(note) = self.note {

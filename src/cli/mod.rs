@@ -36,6 +36,8 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of the largest variant (`query`'s options) costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Every intersecting triangle pair of meshes A and B at each pose of B.
     Query(query_args::QueryArgs),
@@ -110,6 +112,7 @@ value_enum!(
     crate::scene::Mode = crate::scene::Mode::ALL,
     crate::kdop::Descent = crate::kdop::Descent::ALL,
     crate::deform::UpdateMethod = crate::deform::UpdateMethod::ALL,
+    crate::budget::Order = crate::budget::Order::ALL,
 );
 
 /// `--bv` of `self` and `build`, which run on the k-DOPs only: `--help` lists those four;

@@ -45,6 +45,9 @@ pub(super) fn claim_outputs(a: &QueryArgs) -> Result<Outputs, Failure> {
     if let Some(p) = segments.as_deref() {
         outs.push(Out::whole("--segments", p));
     }
+    if let Some(p) = a.status.as_deref() {
+        outs.push(Out::pairs("--status", p));
+    }
     Outputs::claim(&outs, &inputs, a.force)
 }
 
@@ -54,8 +57,47 @@ fn segments_index(a: &QueryArgs) -> usize {
     1 + usize::from(a.stats.is_some()) + usize::from(a.solid)
 }
 
+/// Where `claim_outputs` put `--status`: the last of the claimed outputs.
+fn status_index(a: &QueryArgs) -> usize {
+    segments_index(a) + usize::from(a.contact_geometry)
+}
+
+/// `--budget` (with `--budget-us` and `--budget-order`) as the library's budget, refused
+/// with what it does not combine with.
+fn budget_of(a: &QueryArgs) -> Result<Option<crate::budget::Budget>, Failure> {
+    let Some(n) = a.budget else {
+        return Ok(None);
+    };
+    let with = [
+        (
+            a.frames_a.is_some() || a.frames_b.is_some(),
+            "--frames-a or --frames-b",
+        ),
+        (a.tolerance.is_some_and(|e| e != 0.0), "--tolerance above 0"),
+        (a.solid, "--solid"),
+        (a.contact_geometry, "--contact-geometry"),
+        (a.backend == BackendArg::Gpu, "--backend gpu"),
+    ];
+    if let Some((_, what)) = with.iter().find(|(on, _)| *on) {
+        return Err(Failure::Input(format!(
+            "--budget with {what} is not supported yet"
+        )));
+    }
+    let budget = crate::budget::Budget::new(n, "--budget")?.with_order(a.budget_order);
+    Ok(Some(crate::budget::Budget {
+        time: a.budget_us.map(std::time::Duration::from_micros),
+        ..budget
+    }))
+}
+
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     let claim = claim_outputs(a)?;
+    let budget = budget_of(a)?;
+    if a.status.is_some() && (a.frames_a.is_some() || a.frames_b.is_some()) {
+        return Err(Failure::Input(
+            "--status with --frames-a or --frames-b (deforming meshes) is not supported yet".into(),
+        ));
+    }
     if a.contact_geometry {
         // Frames: the deforming path has no hook for it yet. A tolerance: pairs within it
         // need not meet, so they have no intersection set to write.
@@ -103,7 +145,8 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     }
     let bv = a.bv;
     let backend = match a.backend {
-        BackendArg::Auto if !bv.on_gpu() => BackendArg::Cpu,
+        // A budget runs on the CPU (`budget_of` refused `--backend gpu`).
+        BackendArg::Auto if !bv.on_gpu() || budget.is_some() => BackendArg::Cpu,
         BackendArg::Gpu if !bv.on_gpu() => {
             return Err(
                 crate::error::Error::from(crate::gpu::GpuError::Unsupported { bv: bv.name() })
@@ -176,6 +219,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     // A saved hierarchy's load replaces its build: it is timed as the build.
     let saved_load = ia.saved_load_time() + ib.saved_load_time();
     let asked = a.coherence == CoherenceArg::On && a.mode == crate::scene::Mode::All;
+    if asked && budget.is_some() {
+        eprintln!(
+            "note: --coherence does not apply under --budget: every pose starts at the roots"
+        );
+    }
     let bv = if (asked && gpu.is_some()) || saved_input {
         bv.concrete()
     } else {
@@ -183,6 +231,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     // Check the outputs can be created before spending time on the query.
     let mut out = PairsOut::create(claim.path(0))?.first_pose(range.start);
+    let mut status_out = match a.status {
+        Some(_) => Some(
+            PairsOut::with_header(
+                claim.path(status_index(a)),
+                crate::formats::STATUS_HEADER,
+                "poses",
+            )?
+            .first_pose(range.start),
+        ),
+        None => None,
+    };
     let stats_file = match a.stats {
         Some(_) => Some(AtomicFile::create(claim.path(1))?),
         None => None,
@@ -339,11 +398,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         }
     });
     let mut totals = Totals::default();
+    let mut budget_totals = crate::formats::BudgetStatsJson::default();
     let write_error = |source| crate::error::Error::Write {
         path: a.out.clone(),
         source,
     };
-    let sink = |i: usize, r: Contacts| {
+    let status_error = |source| crate::error::Error::Write {
+        path: a.status.clone().unwrap_or_default(),
+        source,
+    };
+    let mut status_row = Vec::new();
+    let mut sink = |i: usize, r: Contacts, st: Option<crate::budget::PoseStatus>| {
         let i = i + range.start;
         if super::interrupt::requested() {
             return Err(write_error(std::io::ErrorKind::Interrupted.into()));
@@ -359,6 +424,17 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
             empty[k / 64] |= 1 << (k % 64);
         }
         out.push(i, &r.pairs).map_err(write_error)?;
+        let st = st.unwrap_or_else(|| {
+            crate::budget::PoseStatus::complete(!r.pairs.is_empty(), r.counters.bv_tests)
+        });
+        budget_totals.maybe += usize::from(st.answer == crate::budget::Answer::Maybe);
+        budget_totals.incomplete += usize::from(!st.complete);
+        budget_totals.max_depth_bound = budget_totals.max_depth_bound.max(st.depth_bound);
+        if let Some(so) = status_out.as_mut() {
+            status_row.clear();
+            crate::formats::write_status_row(&mut status_row, i, &st);
+            so.push_rows(&status_row).map_err(status_error)?;
+        }
         if let Some(c) = contact.as_mut() {
             let mut log = pose_log.borrow_mut();
             while log.front().is_some_and(|&(k, _)| k < i) {
@@ -386,11 +462,16 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
         Ok(())
     };
     let t2 = Instant::now();
-    let run = super::interrupt::streaming(|| match &gpu {
-        Some(ctx) => collider
-            .collide_stream_gpu(ctx, poses, &opts, sink)
+    let run = super::interrupt::streaming(|| match (&gpu, budget) {
+        (Some(ctx), _) => collider
+            .collide_stream_gpu(ctx, poses, &opts, |i, r| sink(i, r, None))
             .map(Some),
-        None => collider.collide_stream(poses, &opts, sink).map(|()| None),
+        (None, Some(b)) => collider
+            .collide_budgeted_stream(poses, &opts, b, |i, r, s| sink(i, r, Some(s)))
+            .map(|()| None),
+        (None, None) => collider
+            .collide_stream(poses, &opts, |i, r| sink(i, r, None))
+            .map(|()| None),
     });
     let contact_time = contact.as_ref().map_or(Duration::ZERO, |c| c.time());
     let query_ms = ms(t2) - (io.get() + out.write_time() + contact_time).as_secs_f64() * 1e3;
@@ -414,7 +495,11 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                     totals.poses
                 )),
             };
-            return Err(failure.note(&out.keep_partial(n_poses)));
+            let mut note = out.keep_partial(n_poses);
+            if let Some(so) = status_out {
+                note = format!("{note}; {}", so.keep_partial(n_poses));
+            }
+            return Err(failure.note(&note));
         }
     };
     let c = totals.counters;
@@ -444,6 +529,12 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     let mut stats = Stats::new(&collider, run, &totals);
     stats.tolerance = (!tolerance.is_zero()).then(|| tolerance.get());
+    stats.budget = budget.map(|b| crate::formats::BudgetStatsJson {
+        nodes: b.nodes.get(),
+        order: b.order.name().into(),
+        micros: a.budget_us,
+        ..budget_totals
+    });
     if let (Some((sa, sb)), Some(shown)) = (&solids, a.inside_path()) {
         let solid = super::solid_out::Solids {
             a: (sa, &ma),
@@ -461,6 +552,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     if let (Some(c), Some(path)) = (contact, segments_path) {
         let n = c.commit()?;
         eprintln!("{n} contact rows (--contact-geometry): {}", path.display());
+    }
+    if let Some(so) = status_out {
+        so.commit()?;
+        let _ = std::fs::remove_file(super::output::partial_path(claim.path(status_index(a))));
     }
     super::output::finish_outputs(out, stats_file, &stats, claim.path(0))?;
     eprintln!(

@@ -109,6 +109,26 @@ pub struct QueryArgs {
     /// Default: `segments.csv` in the folder of `--out`.
     #[arg(long, value_name = "FILE", requires = "contact_geometry")]
     pub segments: Option<PathBuf>,
+    /// Time-critical queries: spend at most N node tests (Nv) on each pose, the pretest
+    /// included, then stop. The answer per pose goes to --status: `contact`, `free`, or
+    /// `maybe` (the budget ran out first), with a proven upper bound on the penetration
+    /// depth of any contact left undecided. Deterministic: the same on every machine. The
+    /// k-DOP and dual hierarchies and auto (its kdop18 tree), on the CPU; not with
+    /// frames, --tolerance, --solid or --contact-geometry.
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: Option<u64>,
+    /// With --budget: also stop a pose after T microseconds of wall-clock time. Not
+    /// deterministic (the answers depend on the machine and its load).
+    #[arg(long = "budget-us", value_name = "T", requires = "budget", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget_us: Option<u64>,
+    /// With --budget: the order in which node pairs are expanded.
+    #[arg(long = "budget-order", value_enum, default_value = "best")]
+    pub budget_order: crate::budget::Order,
+    /// status.csv: one row per pose, `pose,answer,complete,depth_bound,bv_tests` (written
+    /// like --out, whole or not at all; a failed run keeps its whole poses in
+    /// `<FILE>.partial`). Without --budget every row is complete.
+    #[arg(long, value_name = "FILE")]
+    pub status: Option<PathBuf>,
     /// How B's hierarchy follows a pose: the paper's approximation method (hill climbing at
     /// the root, then only the nodes the traversal reaches, on both backends), an exact refit
     /// of every node, or auto (approx).

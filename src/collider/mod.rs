@@ -178,6 +178,7 @@ macro_rules! with_gpu_scene {
 }
 
 // After the dispatch macros (textual scope): the builder uses them.
+mod budget;
 mod builder;
 mod distance;
 

@@ -157,6 +157,8 @@ pub struct DualWorkspace<const H: usize> {
     pub tumble: TumbleWorkspace<H>,
     stack: Vec<(u32, u32)>,
     moved: Moved<H>,
+    /// A budgeted pose's frontier ([`crate::budget`]).
+    frontier: crate::budget::Frontier,
 }
 
 /// B's posed spheres and symmetrized k-DOPs, each valid while its stamp equals the pose's.
@@ -201,6 +203,7 @@ impl<const H: usize> DualWorkspace<H> {
                 sym: bytemuck::zeroed_vec(n_sym),
                 count: 0,
             },
+            frontier: Default::default(),
         }
     }
 }
@@ -328,31 +331,71 @@ pub fn collide_within<const H: usize>(
     ws: &mut DualWorkspace<H>,
     out: &mut Vec<(u32, u32)>,
 ) -> Counters<DualCounters> {
+    let (mut test, tumble, stack, _) = begin(s, pose, method, eps, ws);
+    let mut c = descend(&s.env, &s.fly, pose, mode, tumble, stack, &mut test, out);
+    // Distinct B nodes moved: every tumbled node had its sphere moved first (the root is
+    // the first pair's), except under exact tumbling, which refits all nodes.
+    c.bv_updates = tumble.updates.max(test.moved.count);
+    c
+}
+
+/// Begins `pose` (B's k-DOPs tumbled, its spheres moved) and returns the node test at `eps`
+/// with the workspace's other parts.
+#[allow(clippy::type_complexity)]
+fn begin<'a, const H: usize>(
+    s: &'a DualScene<H>,
+    pose: &Pose,
+    method: TumbleMethod,
+    eps: f64,
+    ws: &'a mut DualWorkspace<H>,
+) -> (
+    DualTest<'a, H>,
+    &'a mut TumbleWorkspace<H>,
+    &'a mut Vec<(u32, u32)>,
+    &'a mut crate::budget::Frontier,
+) {
     let (env, fly) = (&s.env, &s.fly);
     let lp = fly.local_pose(env.frame(), pose);
     ws.tumble.begin(fly, &lp, method);
     ws.moved.begin(&lp);
-    let mut test = DualTest {
+    let test = DualTest {
         s,
         moved: &mut ws.moved,
         fixed: slabs::table_order::<H>(),
         eps,
         margins: crate::proximity::slab_margins_f32::<H>(eps),
     };
-    let mut c = descend(
-        env,
-        fly,
+    (test, &mut ws.tumble, &mut ws.stack, &mut ws.frontier)
+}
+
+/// One pose of the dual hierarchy under `budget` ([`crate::budget`]): the dual node test
+/// (spheres, then slabs), each overlapping pair's bound from its k-DOPs (B's tumbled ones,
+/// which contain B whatever the symmetrized test used); no pretest, as in the unbudgeted
+/// query.
+pub fn collide_budgeted<const H: usize>(
+    s: &DualScene<H>,
+    pose: &Pose,
+    mode: Mode,
+    method: TumbleMethod,
+    budget: crate::budget::Budget,
+    ws: &mut DualWorkspace<H>,
+    out: &mut Vec<(u32, u32)>,
+) -> (Counters<DualCounters>, crate::budget::PoseStatus) {
+    let (mut test, tumble, _, frontier) = begin(s, pose, method, 0.0, ws);
+    let (mut c, status) = crate::budget::search(
+        &s.env,
+        &s.fly,
         pose,
         mode,
-        &mut ws.tumble,
-        &mut ws.stack,
+        budget,
+        crate::budget::Start::Roots,
+        tumble,
         &mut test,
+        frontier,
         out,
     );
-    // Distinct B nodes moved: every tumbled node had its sphere moved first (the root is
-    // the first pair's), except under exact tumbling, which refits all nodes.
-    c.bv_updates = ws.tumble.updates.max(ws.moved.count);
-    c
+    c.bv_updates = tumble.updates.max(test.moved.count);
+    (c, status)
 }
 
 impl<const H: usize> PairScene for DualScene<H> {

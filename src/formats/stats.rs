@@ -172,6 +172,7 @@ impl Stats {
             gpu: run.gpu,
             deform: None,
             tolerance: None,
+            budget: None,
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::traverse::{FrontTrack, NodeTest, descend, descend_from, leaf_pair};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use pretest::BoxPretest;
 
+mod budget;
 pub mod candidates;
 pub mod pretest;
 
@@ -98,6 +99,8 @@ pub struct KdopWorkspace<const H: usize> {
     pub(crate) stack: Vec<(u32, u32)>,
     /// Temporal coherence's fronts and off-switch.
     pub(crate) track: FrontTrack,
+    /// A budgeted pose's frontier ([`crate::budget`]).
+    pub(crate) frontier: crate::budget::Frontier,
 }
 
 impl<const H: usize> KdopWorkspace<H> {
@@ -107,6 +110,7 @@ impl<const H: usize> KdopWorkspace<H> {
             tumble: TumbleWorkspace::new(fly),
             stack: Vec::with_capacity(256),
             track: FrontTrack::default(),
+            frontier: Default::default(),
         }
     }
 }

@@ -57,7 +57,34 @@ impl BoxPretest {
         }
     }
 
-    /// Whether B at `pose` certainly has no point in A's box, hence no contact.
+    /// Whether B at `pose` certainly has no point in A's box, hence no contact (proof at
+    /// `BoxPretest::axes`).
+    pub fn separated(&self, pose: &Pose) -> bool {
+        self.axes(pose)
+            .any(|(above, below)| above > 0.0 || below > 0.0)
+    }
+
+    /// `None` when [`BoxPretest::separated`]; else an upper bound on the length of the
+    /// shortest translation that separates B's posed box from A's box, hence B's triangles
+    /// (as the exact test sees them) from A's: the smallest of the six overlaps along ±x,
+    /// ±y, ±z, each made larger by the slack of [`BoxPretest::separated`]'s proof (B's
+    /// posed vertices lie within `rho_k` of `P(c)_k`, so moving B by `hi_k − (P(c)_k −
+    /// rho_k)` along +k leaves it at or above A's box), rounded up (`crate::budget`).
+    pub fn depth_bound(&self, pose: &Pose) -> Option<f64> {
+        let mut d = f64::INFINITY;
+        for (above, below) in self.axes(pose) {
+            if above > 0.0 || below > 0.0 {
+                return None;
+            }
+            // `-above` is `hi_k − (P(c)_k − rho_k)` plus the comparison's slack: both
+            // terms rounded once, so one relative step up each covers them.
+            d = d.min((-above).min(-below));
+        }
+        Some((d * (1.0 + TWO_M40)).next_up())
+    }
+
+    /// Per axis k of A: how far B's posed box lies above A's box and below it, minus the
+    /// slack of the proof below (positive: separated on that side).
     ///
     /// Proof. Let `c` be the centre and `h` the computed half-extents (`u = 2⁻⁵³`). Every
     /// vertex `v` of B has `|v_j − c_j| ≤ h_j(1 + u)` (one rounding in the subtraction that
@@ -73,19 +100,20 @@ impl BoxPretest {
     /// `P(c)_k − hi_k > rho_k + 2⁻⁴⁰(|P(c)_k| + |hi_k|)`, the slack covering the rounding of
     /// the subtraction. Then every vertex of B, hence (triangles are convex) every point of
     /// B's triangles as the exact test sees them, is beyond A's box, which contains A.
-    pub fn separated(&self, pose: &Pose) -> bool {
+    fn axes(&self, pose: &Pose) -> impl Iterator<Item = (f64, f64)> + '_ {
         let c = pose.apply(self.center);
         let inf = |v: &[f64; 3]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         let err = TWO_M36 * (4.0 * (inf(&self.center) + inf(&self.half)) + inf(&pose.t))
             + f64::MIN_POSITIVE;
-        (0..3).any(|k| {
-            let r = &pose.r[k];
+        let r = pose.r;
+        (0..3).map(move |k| {
+            let r = &r[k];
             let extent =
                 r[0].abs() * self.half[0] + r[1].abs() * self.half[1] + r[2].abs() * self.half[2];
             let rho = extent * (1.0 + TWO_M30) + err;
-            let above = c[k] - self.a_hi[k] > rho + TWO_M40 * (c[k].abs() + self.a_hi[k].abs());
-            let below = self.a_lo[k] - c[k] > rho + TWO_M40 * (c[k].abs() + self.a_lo[k].abs());
-            above || below
+            let above = c[k] - self.a_hi[k] - (rho + TWO_M40 * (c[k].abs() + self.a_hi[k].abs()));
+            let below = self.a_lo[k] - c[k] - (rho + TWO_M40 * (c[k].abs() + self.a_lo[k].abs()));
+            (above, below)
         })
     }
 }

@@ -6,6 +6,7 @@
 //! descent), so Nv compares with the papers' tables; the CPU default (`Descent::Larger`)
 //! tests fewer node pairs (see `vs_parry` in `docs/notebook/vs-parry3d.md`).
 
+mod budget;
 mod deform;
 mod flight;
 mod gpu;
@@ -57,6 +58,11 @@ pub enum Experiment {
     /// 'Collision Detection for Continuously Deforming Objects') and rebuilds; with
     /// --write-frames DIR, the scene's frame files for `query --frames-a/--frames-b`.
     Deform(deform::DeformArgs),
+    /// Time-critical queries: a billiard flight among tetrahedra answered unbudgeted and
+    /// with budgets of 1 %, 10 % and 50 % of the worst step's node tests, in each frontier
+    /// order: maybe answers, missed contacts, times, depth bounds (Klosowski et al. 1998,
+    /// 'Efficient Collision Detection Using BVHs of k-DOPs', 5.2.3 and 6.1).
+    Budget(budget::BudgetArgs),
     /// Whether the GPU pays on this machine: a fixed suite (tori, nested spheres, and with
     /// --models the bunny and the dragon) on the CPU and the GPU with every default, pairs
     /// and counters checked equal; wall time per pose, kernel times, dispatches, readbacks.
@@ -102,6 +108,7 @@ pub fn run(a: &BenchArgs) -> Result<(), Failure> {
         Experiment::Hierarchies(h) => hierarchies::run(h),
         Experiment::Deform(d) => deform::run(d),
         Experiment::Gpu(g) => gpu::run(g),
+        Experiment::Budget(b) => budget::run(b),
     }
 }
 

@@ -1,0 +1,384 @@
+//! Budgeted queries ([`meshcollide::budget`]) against their oracles: at every budget from
+//! one node test to enough, on every hierarchy that takes a budget and in every order,
+//! the answers are consistent with the all-pairs oracle (`free` never for a pose with a
+//! contact, `contact` only with real pairs, a finished search finds them all), the node
+//! tests stay within the budget, and the reported `depth_bound` is at least the
+//! penetration depth of every intersecting pair left undecided, measured by brute force
+//! (the separating axis theorem on the two triangles' candidate axes). Without a limit the
+//! pairs and node tests are the unbudgeted query's. Scenes: touching and coplanar grid
+//! soups, soups in general position, tumbling tori, soups 10⁷ from the origin
+//! (`common::proximity_cases`).
+
+mod common;
+
+use meshcollide::budget::{Answer, Budget, Order, PoseStatus};
+use meshcollide::*;
+
+const BVS: [BvKind; 7] = [
+    BvKind::Kdop6,
+    BvKind::Kdop14,
+    BvKind::Kdop18,
+    BvKind::Kdop26,
+    BvKind::Dual18,
+    BvKind::Dual6,
+    BvKind::Auto,
+];
+
+fn cases() -> Vec<common::ProximityCase> {
+    common::proximity_cases(
+        0x00b0_d6e7,
+        &common::CaseSizes {
+            grid: (14, 10),
+            float: (40, 10),
+            tori_poses: 8,
+            far: (30, 8),
+            grid_eps_max: 0.75,
+        },
+    )
+}
+
+type P = [f64; 3];
+
+fn sub(a: P, b: P) -> P {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: P, b: P) -> P {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: P, b: P) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The penetration depth of two intersecting triangles (the length of the shortest
+/// translation of `b` after which the two are separated by a plane), by the separating axis
+/// theorem: the Minkowski difference of two triangles is a convex polytope whose facet
+/// normals are among the two triangles' normals and the nine cross products of their
+/// edges, so the depth is the least overlap of the projections over those axes, divided by
+/// the axis' length. Coplanar triangles give 0 along their common normal. Evaluated in f64
+/// (the tests compare with a relative slack of 1e-9 for its rounding); degenerate axes
+/// (zero-length cross products, the normal of a degenerate triangle) are skipped, which can
+/// only make the oracle larger, so the test stricter.
+fn penetration_depth(a: &[P; 3], b: &[P; 3]) -> f64 {
+    let ea = [sub(a[1], a[0]), sub(a[2], a[1]), sub(a[0], a[2])];
+    let eb = [sub(b[1], b[0]), sub(b[2], b[1]), sub(b[0], b[2])];
+    let mut axes = vec![cross(ea[0], ea[1]), cross(eb[0], eb[1])];
+    for x in ea {
+        for y in eb {
+            axes.push(cross(x, y));
+        }
+    }
+    let mut best = f64::INFINITY;
+    for n in axes {
+        let len = dot(n, n).sqrt();
+        if len == 0.0 || !len.is_finite() {
+            continue;
+        }
+        let pa = a.map(|p| dot(n, p));
+        let pb = b.map(|p| dot(n, p));
+        let (lo_a, hi_a) = (
+            pa.iter().copied().fold(f64::INFINITY, f64::min),
+            pa.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let (lo_b, hi_b) = (
+            pb.iter().copied().fold(f64::INFINITY, f64::min),
+            pb.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let overlap = (hi_a - lo_b).min(hi_b - lo_a).max(0.0);
+        best = best.min(overlap / len);
+    }
+    if best.is_finite() { best } else { 0.0 }
+}
+
+fn corners(m: &Mesh, t: u32) -> [P; 3] {
+    m.triangle(t as usize)
+}
+
+/// Checks one pose's budgeted answer against the oracle's pairs; returns whether it was
+/// incomplete (to count that the sweep reached such answers).
+#[allow(clippy::too_many_arguments)]
+fn check(
+    what: &str,
+    case: &common::ProximityCase,
+    pose: &Pose,
+    oracle: &[(u32, u32)],
+    mode: Mode,
+    limit: u64,
+    pairs: &[(u32, u32)],
+    s: &PoseStatus,
+) -> bool {
+    assert!(
+        s.bv_tests <= limit,
+        "{what}: {} tests over the budget {limit}",
+        s.bv_tests
+    );
+    assert!(
+        pairs.iter().all(|p| oracle.contains(p)),
+        "{what}: a pair that is not one"
+    );
+    match s.answer {
+        Answer::Free => {
+            assert!(
+                s.complete && oracle.is_empty() && pairs.is_empty(),
+                "{what}: free with contact"
+            )
+        }
+        Answer::Contact => assert!(!pairs.is_empty(), "{what}: contact without a pair"),
+        Answer::Maybe => assert!(!s.complete && pairs.is_empty(), "{what}: maybe"),
+    }
+    if s.complete {
+        assert_eq!(s.depth_bound, 0.0, "{what}");
+        if mode == Mode::All {
+            assert_eq!(pairs, oracle, "{what}: a finished search misses pairs");
+        } else {
+            assert_eq!(pairs.is_empty(), oracle.is_empty(), "{what}");
+        }
+        return false;
+    }
+    assert!(s.depth_bound.is_finite() && s.depth_bound >= 0.0, "{what}");
+    let posed = |t: u32| corners(&case.b, t).map(|p| pose.apply(p));
+    for &(ta, tb) in oracle.iter().filter(|p| !pairs.contains(p)) {
+        let d = penetration_depth(&corners(&case.a, ta), &posed(tb));
+        assert!(
+            d <= s.depth_bound * (1.0 + 1e-9),
+            "{what}: pair ({ta}, {tb}) left undecided has depth {d} > bound {}",
+            s.depth_bound
+        );
+    }
+    true
+}
+
+/// The budget sweep: 1, 2, 3, 4, 6, 9, … up to past what an unlimited search spends.
+fn budgets(full: u64) -> Vec<u64> {
+    let mut v = vec![1u64];
+    while *v.last().unwrap() <= full {
+        let n = *v.last().unwrap();
+        v.push(n + 1 + n / 2);
+    }
+    v
+}
+
+#[test]
+fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_depth() {
+    let (mut incomplete, mut maybe, mut contact_left) = (0, 0, 0);
+    for case in cases() {
+        let oracle: Vec<Vec<(u32, u32)>> = case
+            .poses
+            .iter()
+            .map(|p| brute_force(&case.a, &case.b, p))
+            .collect();
+        for bv in BVS {
+            let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+            for mode in [Mode::All, Mode::First] {
+                let opts = QueryOptions {
+                    mode,
+                    ..Default::default()
+                };
+                let unlimited = c
+                    .collide_budgeted(&case.poses, &opts, Budget::UNLIMITED)
+                    .unwrap();
+                let full = unlimited.iter().map(|(_, s)| s.bv_tests).max().unwrap_or(1);
+                for order in Order::ALL {
+                    for limit in budgets(full) {
+                        let budget = Budget::new(limit, "budget").unwrap().with_order(order);
+                        let got = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
+                        for (i, ((r, s), pose)) in got.iter().zip(&case.poses).enumerate() {
+                            let what = format!(
+                                "{} {} {} {} N={limit} pose {i}",
+                                case.name,
+                                bv.name(),
+                                mode.name(),
+                                order.name()
+                            );
+                            if check(&what, &case, pose, &oracle[i], mode, limit, &r.pairs, s) {
+                                incomplete += 1;
+                                maybe += usize::from(s.answer == Answer::Maybe);
+                                contact_left += usize::from(s.answer == Answer::Contact);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The sweep reached every kind of unfinished answer (else the bound went untested).
+    assert!(
+        maybe > 100 && contact_left > 100,
+        "{incomplete} {maybe} {contact_left}"
+    );
+}
+
+/// Without a limit every order tests the unbudgeted query's node pairs and finds its
+/// pairs: the frontier changes the order of the tests, not their set.
+#[test]
+fn without_a_limit_the_pairs_and_node_tests_are_the_unbudgeted_querys() {
+    for case in cases() {
+        for bv in BVS {
+            let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+            let opts = QueryOptions::default();
+            let plain = c.collide_batch_with(&case.poses, &opts, None);
+            // `auto` answers the budget with its kdop18 tree.
+            let plain = match bv {
+                BvKind::Auto => Collider::builder(&case.a, &case.b)
+                    .bv(BvKind::Kdop18)
+                    .build()
+                    .unwrap()
+                    .collide_batch_with(&case.poses, &opts, None),
+                _ => plain,
+            };
+            for order in Order::ALL {
+                let got = c
+                    .collide_budgeted(&case.poses, &opts, Budget::UNLIMITED.with_order(order))
+                    .unwrap();
+                for (i, ((r, s), p)) in got.iter().zip(&plain).enumerate() {
+                    let what = format!("{} {} {} pose {i}", case.name, bv.name(), order.name());
+                    assert!(s.complete, "{what}");
+                    assert_eq!(r.pairs, p.pairs, "{what}");
+                    assert_eq!(s.bv_tests, p.counters.bv_tests, "{what}");
+                    assert_eq!(r.counters.tri_tests, p.counters.tri_tests, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// The orders spend a budget differently, but each is deterministic: the same call twice,
+/// and on one thread or many, gives the same rows.
+#[test]
+fn budgeted_answers_do_not_depend_on_threads() {
+    let case = &cases()[2];
+    let c = Collider::builder(&case.a, &case.b).build().unwrap();
+    let budget = Budget::new(7, "budget").unwrap();
+    let opts = QueryOptions::default();
+    let many = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let one = pool.install(|| c.collide_budgeted(&case.poses, &opts, budget).unwrap());
+    assert_eq!(many.len(), one.len());
+    for ((a, sa), (b, sb)) in many.iter().zip(&one) {
+        assert_eq!(a.pairs, b.pairs);
+        assert_eq!(sa, sb);
+    }
+}
+
+/// The hierarchies without a budgeted search, and a tolerance, are refused by name.
+#[test]
+fn what_takes_no_budget_is_refused_by_name() {
+    let case = &cases()[0];
+    let budget = Budget::new(5, "budget").unwrap();
+    for bv in [BvKind::Obb, BvKind::Sphere, BvKind::Boxtree, BvKind::Rtree] {
+        let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+        let e = c
+            .collide_budgeted(&case.poses, &QueryOptions::default(), budget)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(bv.name()), "{e}");
+    }
+    let c = Collider::builder(&case.a, &case.b).build().unwrap();
+    let opts = QueryOptions {
+        tolerance: proximity::Tolerance::new(0.1, "eps").unwrap(),
+        ..Default::default()
+    };
+    let e = c
+        .collide_budgeted(&case.poses, &opts, budget)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("tolerance"), "{e}");
+    assert!(
+        Budget::new(0, "--budget")
+            .unwrap_err()
+            .to_string()
+            .contains("--budget")
+    );
+}
+
+/// Where the volumes are as tight as the triangles, the bound is the depth itself, so a
+/// bound made smaller in any stage would fail here: a square of two triangles in `z = 0`
+/// (A) and a fin of two vertical triangles reaching `h` below it (B), inside one of the
+/// square's triangles and far from its edges, so that the penetration depth is `h` (lift
+/// the fin by `h`; sideways the fin would move 0.7). After the pretest alone (N = 1) the bound is the
+/// posed boxes' overlap; after the roots' test (N = 2) the roots' k-DOPs'; both `h` within
+/// their proved slack. Far from the origin too.
+#[test]
+fn the_bound_is_the_depth_where_the_volumes_are_tight() {
+    for far in [[0.0; 3], [3e6, -1e6, 2e6]] {
+        let at = |p: [f64; 3]| [p[0] + far[0], p[1] + far[1], p[2] + far[2]];
+        let square = Mesh::new(
+            [
+                [-2.0, -2.0, 0.0],
+                [2.0, -2.0, 0.0],
+                [2.0, 2.0, 0.0],
+                [-2.0, 2.0, 0.0],
+            ]
+            .map(at)
+            .to_vec(),
+            vec![[0, 1, 2], [0, 2, 3]],
+        )
+        .unwrap();
+        for h in [0.25, 0.0625, 1e-3] {
+            let fin = Mesh::new(
+                vec![
+                    [-0.5, -0.5, 1.0],
+                    [1.5, -0.5, 1.0],
+                    [0.5, -0.5, -h],
+                    [0.5, 0.0, 1.0],
+                ],
+                vec![[0, 1, 2], [1, 3, 2]],
+            )
+            .unwrap();
+            let pose = Pose::translation(far);
+            let oracle = brute_force(&square, &fin, &pose);
+            assert!(!oracle.is_empty());
+            let depth = oracle
+                .iter()
+                .map(|&(a, b)| {
+                    penetration_depth(
+                        &square.triangle(a as usize),
+                        &fin.triangle(b as usize).map(|p| pose.apply(p)),
+                    )
+                })
+                .fold(0.0, f64::max);
+            assert!((depth - h).abs() <= 1e-9 * h.max(1.0) + 1e-9, "{depth} {h}");
+            for bv in [
+                BvKind::Kdop6,
+                BvKind::Kdop14,
+                BvKind::Kdop18,
+                BvKind::Kdop26,
+                BvKind::Auto,
+            ] {
+                let c = Collider::builder(&square, &fin).bv(bv).build().unwrap();
+                for n in [1, 2] {
+                    let b = Budget::new(n, "budget").unwrap();
+                    let (r, s) = &c
+                        .collide_budgeted(&[pose], &QueryOptions::default(), b)
+                        .unwrap()[0];
+                    let what = format!("{} N={n} h={h} far={far:?}", bv.name());
+                    assert!(
+                        r.pairs.is_empty() && s.answer == Answer::Maybe,
+                        "{what}: {s:?}"
+                    );
+                    assert!(
+                        s.depth_bound >= depth,
+                        "{what}: {} < {depth}",
+                        s.depth_bound
+                    );
+                    // The slack: the f32 k-DOPs' outward rounding near the origin, and
+                    // the local frames' and pose's error bounds far from it.
+                    let slack = if far[0] == 0.0 { 1e-5 } else { 1e-3 };
+                    assert!(
+                        s.depth_bound <= depth + slack,
+                        "{what}: {} ≫ {depth}",
+                        s.depth_bound
+                    );
+                }
+            }
+        }
+    }
+}
