@@ -44,7 +44,7 @@
 use crate::bv::Kdop;
 use crate::bvh::Bvh;
 use crate::pose::Pose;
-use crate::scene::{Counters, Mode};
+use crate::scene::{Counters, Mode, SubCounters};
 use crate::traverse::{NodeTest, leaf_pair};
 use crate::tumble::{FlyingHierarchy, TumbleWorkspace};
 use std::collections::{BinaryHeap, VecDeque};
@@ -77,6 +77,10 @@ pub struct Budget {
     pub nodes: NonZeroU64,
     /// The frontier's order.
     pub order: Order,
+    /// Test the previous pose's contact first ([`Hint`]); on by default. The probe costs
+    /// triangle tests (Np), no node test, and may report a pair that the search would have
+    /// found later (reported once).
+    pub hot_start: bool,
     /// A wall-clock budget per pose besides the node tests (the clock is read every 16
     /// expansions). Not deterministic: the answers then depend on the machine and its load.
     pub time: Option<std::time::Duration>,
@@ -90,6 +94,7 @@ impl Budget {
             Some(nodes) => Ok(Budget {
                 nodes,
                 order: Order::default(),
+                hot_start: true,
                 time: None,
             }),
             None => Err(crate::error::Error::InvalidOption(format!(
@@ -98,10 +103,12 @@ impl Budget {
         }
     }
 
-    /// A budget that never runs out.
+    /// A budget that never runs out, without the hot start: the unbudgeted query's node
+    /// tests and triangle tests exactly.
     pub const UNLIMITED: Budget = Budget {
         nodes: NonZeroU64::MAX,
         order: Order::Depth,
+        hot_start: false,
         time: None,
     };
 
@@ -203,6 +210,30 @@ pub struct Frontier {
     heap: BinaryHeap<Entry>,
     list: VecDeque<Entry>,
     seq: u64,
+    /// The hot start: the leaf pair where the previous pose of this run of poses found its
+    /// first contact ([`Hint`]).
+    pub(crate) hot: Hint,
+}
+
+/// The hot start of a budgeted search ([`Budget::hot_start`]): the leaf pair (A's node, B's
+/// node) where the previous pose found its first contact, whose triangles the next pose
+/// tests before anything else. Temporal coherence (Klosowski et al. 1998, 6.1): on a
+/// motion path a contact usually persists from one pose to the next, so a pose in contact
+/// is answered `contact` before the budget is spent. The batch calls keep it within each
+/// fixed chunk of poses (so nothing depends on the thread count); a caller of
+/// [`crate::Collider::collide_budgeted_pose`] carries it from pose to pose.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hint(pub(crate) Option<(u32, u32)>);
+
+impl Hint {
+    /// No hot start (the first pose of a path).
+    pub const NONE: Hint = Hint(None);
+}
+
+/// A scene's workspace that holds a budgeted search's frontier.
+pub(crate) trait HasFrontier {
+    /// The frontier (and the hot start it keeps).
+    fn frontier(&mut self) -> &mut Frontier;
 }
 
 impl Frontier {
@@ -210,6 +241,11 @@ impl Frontier {
         self.heap.clear();
         self.list.clear();
         self.seq = 0;
+    }
+
+    /// Forgets the hot start (a chunk's first pose).
+    pub(crate) fn forget_hot(&mut self) {
+        self.hot = Hint::NONE;
     }
 
     fn push(&mut self, order: Order, e: u32, f: u32, depth: f64) {
@@ -251,26 +287,40 @@ impl Frontier {
     }
 }
 
-/// One budgeted pose of a scene on the shared skeleton ([`crate::traverse`]): A's `env`
-/// against B's `fly`, the tumbling workspace already begun for `pose`, nodes tested by
-/// `test`, depths bounded by [`Kdop::depth_bound`] of A's node and B's tumbled node.
-/// `start` is the pretest's outcome (its test already counted by the caller in `spent`).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn search<const H: usize, T: NodeTest<H>>(
-    env: &Bvh<H>,
-    fly: &FlyingHierarchy<H>,
-    pose: &Pose,
-    mode: Mode,
+/// A pair of hierarchies as the budgeted search walks them at one begun pose.
+pub(crate) trait Walk {
+    /// The hierarchy's sub-counters.
+    type Sub: SubCounters;
+    /// Tests node `e` of A against node `f` of B (the caller counts the test in Nv): `None`
+    /// when the volumes are certainly disjoint, else an upper bound on the length of the
+    /// shortest translation that separates their contents (module docs).
+    fn test(&mut self, e: u32, f: u32, sub: &mut Self::Sub) -> Option<f64>;
+    /// The two child pairs of a pair whose volumes overlap, by the hierarchy's own descent
+    /// rule (the unbudgeted descent's); `None` when both nodes are leaves.
+    fn split(&mut self, e: u32, f: u32) -> Option<[(u32, u32); 2]>;
+    /// The triangle tests of a leaf pair whose volumes overlap, appending `(tri_a, tri_b)`
+    /// to `out`; true when the mode stops at the contact found.
+    fn leaves(
+        &mut self,
+        e: u32,
+        f: u32,
+        out: &mut Vec<(u32, u32)>,
+        c: &mut Counters<Self::Sub>,
+    ) -> bool;
+}
+
+/// One budgeted pose: the search of the module docs over `walk` (begun for the pose).
+/// `start` is the pretest's outcome (its test counted here). Nu is left to the caller.
+pub(crate) fn search<W: Walk>(
+    walk: &mut W,
     budget: Budget,
     start: Start,
-    tumble: &mut TumbleWorkspace<H>,
-    test: &mut T,
     frontier: &mut Frontier,
     out: &mut Vec<(u32, u32)>,
-) -> (Counters<T::Sub>, PoseStatus) {
+) -> (Counters<W::Sub>, PoseStatus) {
     let order = budget.order;
     let limit = budget.nodes.get();
-    let mut c = Counters::<T::Sub> {
+    let mut c = Counters::<W::Sub> {
         bv_tests: matches!(start, Start::Pretested(_)) as u64,
         ..Default::default()
     };
@@ -279,19 +329,24 @@ pub(crate) fn search<const H: usize, T: NodeTest<H>>(
     let mut stopped = false;
     let deadline = budget.time.map(|t| std::time::Instant::now() + t);
     let mut expansions = 0u32;
-    // The test of one node pair: its bound if the volumes overlap.
-    let tested = |tumble: &mut TumbleWorkspace<H>, test: &mut T, c: &mut Counters<T::Sub>, e, f| {
+    // The leaf pair of this pose's first contact, the next pose's hot start.
+    let mut first_contact = None;
+    if let (true, Hint(Some((e, f)))) = (budget.hot_start, frontier.hot) {
+        let before = out.len();
+        stopped = walk.leaves(e, f, out, &mut c);
+        if out.len() > before {
+            first_contact = Some((e, f));
+        }
+    }
+    // The test of one node pair, counted: its bound if the volumes overlap.
+    let tested = |walk: &mut W, c: &mut Counters<W::Sub>, e, f| {
         c.bv_tests += 1;
-        test.overlaps(tumble, e as usize, f as usize, &mut c.sub)
-            .then(|| {
-                env.nodes[e as usize]
-                    .bv
-                    .depth_bound(tumble.node_bv(fly, f as usize))
-            })
+        walk.test(e, f, &mut c.sub)
     };
     match start {
+        _ if stopped => {}
         Start::Roots => {
-            if let Some(d) = tested(tumble, test, &mut c, 0, 0) {
+            if let Some(d) = tested(walk, &mut c, 0, 0) {
                 frontier.push(order, 0, 0, d);
             }
         }
@@ -308,24 +363,20 @@ pub(crate) fn search<const H: usize, T: NodeTest<H>>(
                 break;
             }
             frontier.pop(order);
-            if let Some(d) = tested(tumble, test, &mut c, 0, 0) {
+            if let Some(d) = tested(walk, &mut c, 0, 0) {
                 frontier.push(order, 0, 0, d);
             }
             continue;
         }
-        let (e, f) = (top.e as usize, top.f as usize);
-        let (ne, nf) = (&env.nodes[e], &fly.bvh.nodes[f]);
-        let children = if !ne.is_leaf() && (nf.is_leaf() || test.prefer_a(tumble, e, f)) {
-            Some([(ne.first, top.f), (ne.first + 1, top.f)])
-        } else if !nf.is_leaf() {
-            Some([(top.e, nf.first), (top.e, nf.first + 1)])
-        } else {
-            None
-        };
-        match children {
+        match walk.split(top.e, top.f) {
             None => {
                 frontier.pop(order);
-                if leaf_pair(env, fly, pose, mode, tumble, &*test, e, f, out, &mut c) {
+                let before = out.len();
+                let stop = walk.leaves(top.e, top.f, out, &mut c);
+                if first_contact.is_none() && out.len() > before {
+                    first_contact = Some((top.e, top.f));
+                }
+                if stop {
                     stopped = true;
                     break;
                 }
@@ -333,7 +384,7 @@ pub(crate) fn search<const H: usize, T: NodeTest<H>>(
             Some(_) if c.bv_tests + 2 > limit => break,
             Some(kids) => {
                 frontier.pop(order);
-                let d = kids.map(|(ce, cf)| (ce, cf, tested(tumble, test, &mut c, ce, cf)));
+                let d = kids.map(|(ce, cf)| (ce, cf, tested(walk, &mut c, ce, cf)));
                 // Depth-first pops from the back: the first child goes in last.
                 let kids = match order {
                     Order::Depth => [d[1], d[0]],
@@ -347,8 +398,11 @@ pub(crate) fn search<const H: usize, T: NodeTest<H>>(
             }
         }
     }
-    c.bv_updates = tumble.updates;
     let found = out.len() > found_before;
+    // A pose without a contact keeps the last hot start: the path may touch again there.
+    if first_contact.is_some() {
+        frontier.hot = Hint(first_contact);
+    }
     let complete = stopped || frontier.peek(order).is_none();
     let status = PoseStatus {
         answer: match (found, complete) {
@@ -361,6 +415,70 @@ pub(crate) fn search<const H: usize, T: NodeTest<H>>(
         bv_tests: c.bv_tests,
     };
     (c, status)
+}
+
+/// A scene on the shared skeleton ([`crate::traverse`]) as a [`Walk`]: A's `env` against
+/// B's `fly`, the tumbling workspace begun for `pose`, nodes tested by `test`, bounds by
+/// [`Kdop::depth_bound`] of A's node and B's tumbled node (which contains B's node as
+/// posed, whatever the test compared).
+pub(crate) struct Skeleton<'a, const H: usize, T> {
+    pub env: &'a Bvh<H>,
+    pub fly: &'a FlyingHierarchy<H>,
+    pub pose: &'a Pose,
+    pub mode: Mode,
+    pub tumble: &'a mut TumbleWorkspace<H>,
+    pub test: &'a mut T,
+}
+
+impl<const H: usize, T: NodeTest<H>> Walk for Skeleton<'_, H, T> {
+    type Sub = T::Sub;
+
+    #[inline]
+    fn test(&mut self, e: u32, f: u32, sub: &mut T::Sub) -> Option<f64> {
+        let (e, f) = (e as usize, f as usize);
+        self.test.overlaps(self.tumble, e, f, sub).then(|| {
+            self.env.nodes[e]
+                .bv
+                .depth_bound(self.tumble.node_bv(self.fly, f))
+        })
+    }
+
+    #[inline]
+    fn split(&mut self, e: u32, f: u32) -> Option<[(u32, u32); 2]> {
+        let (ne, nf) = (&self.env.nodes[e as usize], &self.fly.bvh.nodes[f as usize]);
+        if !ne.is_leaf()
+            && (nf.is_leaf() || self.test.prefer_a(self.tumble, e as usize, f as usize))
+        {
+            Some([(ne.first, f), (ne.first + 1, f)])
+        } else if !nf.is_leaf() {
+            Some([(e, nf.first), (e, nf.first + 1)])
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn leaves(
+        &mut self,
+        e: u32,
+        f: u32,
+        out: &mut Vec<(u32, u32)>,
+        c: &mut Counters<T::Sub>,
+    ) -> bool {
+        let (env, fly, pose, mode) = (self.env, self.fly, self.pose, self.mode);
+        leaf_pair(
+            env,
+            fly,
+            pose,
+            mode,
+            self.tumble,
+            &*self.test,
+            e as usize,
+            f as usize,
+            out,
+            c,
+        )
+    }
 }
 
 /// `1/√2` and `1/√3` rounded up: each literal is the shortest decimal of an f64 a step or

@@ -137,7 +137,7 @@ pub mod tumble;
 pub use auto::AutoCounters;
 pub use bodies::{Body, BodyKind, Motion, Scene, SceneContact, SceneOptions, StepReport};
 pub use boxtree::{BoxTest, BoxtreeOptions};
-pub use budget::{Answer, Budget, Order, PoseStatus};
+pub use budget::{Answer, Budget, Hint, Order, PoseStatus};
 pub use bvh::{BuildOptions, Bvh, SplitPoint, SplitRule};
 pub use collider::{AnyScene, AnySub, Collider, ColliderBuilder, Contacts, WarmUp};
 pub use dual::{DualCounters, DualOptions, SlabOrder};

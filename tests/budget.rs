@@ -14,13 +14,15 @@ mod common;
 use meshcollide::budget::{Answer, Budget, Order, PoseStatus};
 use meshcollide::*;
 
-const BVS: [BvKind; 7] = [
+const BVS: [BvKind; 9] = [
     BvKind::Kdop6,
     BvKind::Kdop14,
     BvKind::Kdop18,
     BvKind::Kdop26,
     BvKind::Dual18,
     BvKind::Dual6,
+    BvKind::Obb,
+    BvKind::Sphere,
     BvKind::Auto,
 ];
 
@@ -273,7 +275,7 @@ fn budgeted_answers_do_not_depend_on_threads() {
 fn what_takes_no_budget_is_refused_by_name() {
     let case = &cases()[0];
     let budget = Budget::new(5, "budget").unwrap();
-    for bv in [BvKind::Obb, BvKind::Sphere, BvKind::Boxtree, BvKind::Rtree] {
+    for bv in [BvKind::Boxtree, BvKind::Rtree] {
         let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
         let e = c
             .collide_budgeted(&case.poses, &QueryOptions::default(), budget)
@@ -304,8 +306,8 @@ fn what_takes_no_budget_is_refused_by_name() {
 /// (A) and a fin of two vertical triangles reaching `h` below it (B), inside one of the
 /// square's triangles and far from its edges, so that the penetration depth is `h` (lift
 /// the fin by `h`; sideways the fin would move 0.7). After the pretest alone (N = 1) the bound is the
-/// posed boxes' overlap; after the roots' test (N = 2) the roots' k-DOPs'; both `h` within
-/// their proved slack. Far from the origin too.
+/// posed boxes' overlap; after the roots' test (N = 2) the roots' k-DOPs' (the OBB and
+/// sphere trees: their nodes' boxes, posed); each `h` within its proved slack. Far from the origin too.
 #[test]
 fn the_bound_is_the_depth_where_the_volumes_are_tight() {
     for far in [[0.0; 3], [3e6, -1e6, 2e6]] {
@@ -351,6 +353,8 @@ fn the_bound_is_the_depth_where_the_volumes_are_tight() {
                 BvKind::Kdop14,
                 BvKind::Kdop18,
                 BvKind::Kdop26,
+                BvKind::Obb,
+                BvKind::Sphere,
                 BvKind::Auto,
             ] {
                 let c = Collider::builder(&square, &fin).bv(bv).build().unwrap();
@@ -380,5 +384,60 @@ fn the_bound_is_the_depth_where_the_volumes_are_tight() {
                 }
             }
         }
+    }
+}
+
+/// The hot start: a pose that repeats its predecessor's contact finds it before the budget
+/// is spent. Along a path of one pose in contact, the first call (a budget large enough)
+/// finds a pair; later calls at N = 1 (the pretest alone) answer `contact` with a real pair
+/// through the `Hint` it left, and `maybe` without the hot start or without the hint.
+#[test]
+fn the_hot_start_answers_a_persisting_contact_within_any_budget() {
+    let case = &cases()[0];
+    let oracle: Vec<_> = case
+        .poses
+        .iter()
+        .map(|p| brute_force(&case.a, &case.b, p))
+        .collect();
+    let i = oracle
+        .iter()
+        .position(|o| !o.is_empty())
+        .expect("a pose in contact");
+    let pose = case.poses[i];
+    for bv in BVS {
+        let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+        let opts = QueryOptions::default();
+        let big = Budget::new(u64::MAX, "budget").unwrap();
+        let hot = Budget::new(1, "budget").unwrap();
+        let cold = Budget {
+            hot_start: false,
+            ..hot
+        };
+        let mut hint = Hint::NONE;
+        let (_, s) = c
+            .collide_budgeted_pose(&pose, &opts, hot, &mut hint)
+            .unwrap();
+        assert_eq!(s.answer, Answer::Maybe, "{}", bv.name());
+        let (_, s) = c
+            .collide_budgeted_pose(&pose, &opts, big, &mut hint)
+            .unwrap();
+        assert_eq!(s.answer, Answer::Contact, "{}", bv.name());
+        for _ in 0..2 {
+            let (r, s) = c
+                .collide_budgeted_pose(&pose, &opts, hot, &mut hint)
+                .unwrap();
+            assert_eq!(s.answer, Answer::Contact, "{}", bv.name());
+            assert!(!r.pairs.is_empty() && r.pairs.iter().all(|p| oracle[i].contains(p)));
+            assert!(s.bv_tests <= 1 && !s.complete);
+        }
+        let mut kept = hint;
+        let (_, s) = c
+            .collide_budgeted_pose(&pose, &opts, cold, &mut kept)
+            .unwrap();
+        assert_eq!(s.answer, Answer::Maybe, "{}", bv.name());
+        let (_, s) = c
+            .collide_budgeted_pose(&pose, &opts, hot, &mut Hint::default())
+            .unwrap();
+        assert_eq!(s.answer, Answer::Maybe, "{}", bv.name());
     }
 }

@@ -996,7 +996,7 @@ fn budget_writes_status_rows_the_oracle_allows() {
         (vec!["--budget", "-3"], "--budget"),
         (vec!["--budget", "5", "--backend", "gpu"], "--backend gpu"),
         (vec!["--budget", "5", "--tolerance", "0.1"], "--tolerance"),
-        (vec!["--budget", "5", "--bv", "obb"], "obb"),
+        (vec!["--budget", "5", "--bv", "boxtree"], "boxtree"),
         (vec!["--budget-us", "5"], "--budget"),
         (
             vec!["--budget", "5", "--budget-order", "sideways"],

@@ -299,7 +299,7 @@ fn coherent_frames_equal_the_cpu() {
             );
         }
         let posed = Run {
-            frames: 20,
+            frames: 10,
             ..coherent
         };
         let poses = common::small_poses(11, posed.frames);

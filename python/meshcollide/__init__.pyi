@@ -165,8 +165,9 @@ class Collider:
         structured array with ``status.csv``'s columns: ``pose`` int64, ``answer``
         (``"contact"``, ``"free"`` or ``"maybe"``), ``complete`` bool, ``depth_bound``
         float64 (a proven upper bound on the penetration depth of any contact left
-        undecided; 0 when complete), ``bv_tests`` uint64. The k-DOP and dual trees and
-        ``auto`` (kdop18) on the CPU; ``InputError`` for the others, ``backend="gpu"`` and
+        undecided; 0 when complete), ``bv_tests`` uint64. The k-DOP, dual, OBB and
+        sphere trees and ``auto`` (kdop18) on the CPU; ``InputError`` for the boxtree and
+        the R-tree, ``backend="gpu"`` and
         a tolerance."""
     def distance(
         self,

@@ -391,8 +391,9 @@ impl Collider {
     /// `budget`: at most this many node tests per pose (an integer at least 1; `query
     /// --budget`), expanded in `budget_order` (`"best"`, `"depth"`, `"breadth"`); the call
     /// then returns `(pairs, status)`, `status` a structured array with `status.csv`'s
-    /// columns (`pose`, `answer`, `complete`, `depth_bound`, `bv_tests`). The k-DOP and
-    /// dual trees and `auto` (kdop18), on the CPU (`backend="gpu"` and a tolerance raise).
+    /// columns (`pose`, `answer`, `complete`, `depth_bound`, `bv_tests`). The k-DOP,
+    /// dual, OBB and sphere trees and `auto` (kdop18), on the CPU (the boxtree, the R-tree,
+    /// `backend="gpu"` and a tolerance raise).
     #[pyo3(
         signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0, budget = None, budget_order = "best"),
         text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0, budget=None, budget_order='best')"

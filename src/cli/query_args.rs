@@ -112,9 +112,9 @@ pub struct QueryArgs {
     /// Time-critical queries: spend at most N node tests (Nv) on each pose, the pretest
     /// included, then stop. The answer per pose goes to --status: `contact`, `free`, or
     /// `maybe` (the budget ran out first), with a proven upper bound on the penetration
-    /// depth of any contact left undecided. Deterministic: the same on every machine. The
-    /// k-DOP and dual hierarchies and auto (its kdop18 tree), on the CPU; not with
-    /// frames, --tolerance, --solid or --contact-geometry.
+    /// depth of any contact left undecided. Deterministic: the same on every machine. Every
+    /// binary tree (the k-DOPs, dual, obb, sphere; auto answers on its kdop18 tree), on the
+    /// CPU; not the boxtree or the R-tree, nor with frames, --tolerance, --solid or --contact-geometry.
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: Option<u64>,
     /// With --budget: also stop a pose after T microseconds of wall-clock time. Not

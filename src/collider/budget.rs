@@ -2,7 +2,7 @@
 //! and for each pose its contacts found and its [`PoseStatus`].
 
 use super::{AnyScene, AnySub, Collider, Contacts};
-use crate::budget::{Budget, PoseStatus};
+use crate::budget::{Budget, HasFrontier, Hint, PoseStatus};
 use crate::pose::Pose;
 use crate::scene::{Counters, POSE_CHUNK, PairScene, QueryOptions, STREAM_CHUNK};
 use rayon::prelude::*;
@@ -13,8 +13,9 @@ type OnePose<'s, W> =
 
 impl Collider {
     /// The hierarchies that answer a budgeted query: the k-DOPs, the dual k-DOP–sphere
-    /// hierarchies and `auto` (with its kdop18 tree, so the answer does not depend on the
-    /// probe). The error names the others.
+    /// hierarchies, the OBB and sphere trees, and `auto` (with its kdop18 tree, so the
+    /// answer does not depend on the probe). The error names the others (the boxtree and
+    /// the R-tree).
     pub fn check_budgeted(&self, opts: &QueryOptions) -> crate::error::Result<()> {
         if !opts.tolerance.is_zero() {
             return Err(crate::error::Error::InvalidOption(
@@ -23,9 +24,9 @@ impl Collider {
             ));
         }
         match &self.scene {
-            AnyScene::Boxtree(_) | AnyScene::Rtree(_) | AnyScene::Obb(_) | AnyScene::Sphere(_) => {
+            AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
                 Err(crate::error::Error::InvalidOption(format!(
-                    "a budget needs a k-DOP hierarchy (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26); {} is not supported yet",
+                    "a budget needs a binary hierarchy (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26, obb, sphere); {} is not supported yet",
                     self.kind().name()
                 )))
             }
@@ -67,21 +68,23 @@ impl Collider {
     }
 
     /// One pose under `budget`, on the calling thread (as [`Collider::collide_with`]), for
-    /// latency-bound callers and timing.
+    /// latency-bound callers and timing. `hint` carries the hot start from one pose of a
+    /// path to the next ([`Hint`]: start with [`Hint::NONE`]; the call updates it).
     pub fn collide_budgeted_pose(
         &self,
         pose: &Pose,
         opts: &QueryOptions,
         budget: Budget,
+        hint: &mut Hint,
     ) -> crate::error::Result<(Contacts, PoseStatus)> {
         self.check_budgeted(opts)?;
-        Ok(self.dispatch(opts, budget, One { pose }))
+        Ok(self.dispatch(opts, budget, One { pose, hint }))
     }
 
     /// Calls `visit` with the scene that answers the budget and its one-pose search.
     fn dispatch<R>(&self, opts: &QueryOptions, budget: Budget, visit: impl Visit<R>) -> R {
         let plain = |c: Counters| c.map_sub(AnySub::from);
-        macro_rules! kdop {
+        macro_rules! own {
             ($s:expr) => {{
                 let s = $s;
                 visit.visit(s, &|p, ws, out| {
@@ -108,17 +111,19 @@ impl Collider {
             }};
         }
         match &self.scene {
-            AnyScene::Kdop6(s) => kdop!(s),
-            AnyScene::Kdop14(s) => kdop!(s),
-            AnyScene::Kdop18(s) => kdop!(s),
-            AnyScene::Kdop26(s) => kdop!(s),
-            AnyScene::Auto(a) => kdop!(&a.kdop),
+            AnyScene::Kdop6(s) => own!(s),
+            AnyScene::Kdop14(s) => own!(s),
+            AnyScene::Kdop18(s) => own!(s),
+            AnyScene::Kdop26(s) => own!(s),
+            AnyScene::Auto(a) => own!(&a.kdop),
             AnyScene::Dual6(s) => dual!(s),
             AnyScene::Dual14(s) => dual!(s),
             AnyScene::Dual18(s) => dual!(s),
             AnyScene::Dual26(s) => dual!(s),
+            AnyScene::Obb(s) => own!(s),
+            AnyScene::Sphere(s) => own!(s),
             // Refused by `check_budgeted`, which every caller runs first.
-            AnyScene::Boxtree(_) | AnyScene::Rtree(_) | AnyScene::Obb(_) | AnyScene::Sphere(_) => {
+            AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
                 unreachable!("checked by check_budgeted")
             }
         }
@@ -127,7 +132,9 @@ impl Collider {
 
 /// What to do with the scene that answers a budget and its one-pose search.
 trait Visit<R> {
-    fn visit<S: PairScene>(self, s: &S, one: &OnePose<'_, S::Workspace>) -> R;
+    fn visit<S: PairScene>(self, s: &S, one: &OnePose<'_, S::Workspace>) -> R
+    where
+        S::Workspace: HasFrontier;
 }
 
 /// Many poses, streamed to a sink.
@@ -142,22 +149,25 @@ where
     I: IntoIterator<Item = Pose>,
     K: FnMut(usize, Contacts, PoseStatus) -> crate::error::Result<()>,
 {
-    fn visit<S: PairScene>(
-        self,
-        s: &S,
-        one: &OnePose<'_, S::Workspace>,
-    ) -> crate::error::Result<()> {
+    fn visit<S: PairScene>(self, s: &S, one: &OnePose<'_, S::Workspace>) -> crate::error::Result<()>
+    where
+        S::Workspace: HasFrontier,
+    {
         stream(s, self.poses, self.chunk, one, self.sink)
     }
 }
 
-/// One pose, with a pooled workspace.
+/// One pose, with a pooled workspace and the caller's hot start.
 struct One<'p> {
     pose: &'p Pose,
+    hint: &'p mut Hint,
 }
 
 impl Visit<(Contacts, PoseStatus)> for One<'_> {
-    fn visit<S: PairScene>(self, s: &S, one: &OnePose<'_, S::Workspace>) -> (Contacts, PoseStatus) {
+    fn visit<S: PairScene>(self, s: &S, one: &OnePose<'_, S::Workspace>) -> (Contacts, PoseStatus)
+    where
+        S::Workspace: HasFrontier,
+    {
         let fresh;
         let pool = match s.pool() {
             Some(p) => p,
@@ -168,7 +178,9 @@ impl Visit<(Contacts, PoseStatus)> for One<'_> {
         };
         let mut ws = pool.lend(s);
         s.begin_chunk(&mut ws);
+        ws.frontier().hot = *self.hint;
         let r = sorted(self.pose, &mut *ws, one);
+        *self.hint = ws.frontier().hot;
         pool.put(ws);
         r
     }
@@ -192,7 +204,10 @@ fn stream<S: PairScene>(
     chunk: usize,
     one: &OnePose<'_, S::Workspace>,
     mut sink: impl FnMut(usize, Contacts, PoseStatus) -> crate::error::Result<()>,
-) -> crate::error::Result<()> {
+) -> crate::error::Result<()>
+where
+    S::Workspace: HasFrontier,
+{
     let mut poses = poses.into_iter();
     let mut block = Vec::with_capacity(chunk.max(1));
     let mut next = 0;

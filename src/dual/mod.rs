@@ -368,6 +368,12 @@ fn begin<'a, const H: usize>(
     (test, &mut ws.tumble, &mut ws.stack, &mut ws.frontier)
 }
 
+impl<const H: usize> crate::budget::HasFrontier for DualWorkspace<H> {
+    fn frontier(&mut self) -> &mut crate::budget::Frontier {
+        &mut self.frontier
+    }
+}
+
 /// One pose of the dual hierarchy under `budget` ([`crate::budget`]): the dual node test
 /// (spheres, then slabs), each overlapping pair's bound from its k-DOPs (B's tumbled ones,
 /// which contain B whatever the symmetrized test used); no pretest, as in the unbudgeted
@@ -382,18 +388,22 @@ pub fn collide_budgeted<const H: usize>(
     out: &mut Vec<(u32, u32)>,
 ) -> (Counters<DualCounters>, crate::budget::PoseStatus) {
     let (mut test, tumble, _, frontier) = begin(s, pose, method, 0.0, ws);
-    let (mut c, status) = crate::budget::search(
-        &s.env,
-        &s.fly,
+    let mut walk = crate::budget::Skeleton {
+        env: &s.env,
+        fly: &s.fly,
         pose,
         mode,
+        tumble,
+        test: &mut test,
+    };
+    let (mut c, status) = crate::budget::search(
+        &mut walk,
         budget,
         crate::budget::Start::Roots,
-        tumble,
-        &mut test,
         frontier,
         out,
     );
+    let tumble = walk.tumble;
     c.bv_updates = tumble.updates.max(test.moved.count);
     (c, status)
 }
@@ -418,6 +428,7 @@ impl<const H: usize> PairScene for DualScene<H> {
 
     fn begin_chunk(&self, ws: &mut DualWorkspace<H>) {
         ws.tumble.restart();
+        ws.frontier.forget_hot();
     }
 
     fn collide_into(

@@ -2,7 +2,7 @@
 //! search on the shared skeleton with the scene's slab test and descent rule.
 
 use super::{KdopScene, KdopWorkspace};
-use crate::budget::{Budget, PoseStatus, Start, search};
+use crate::budget::{Budget, PoseStatus, Skeleton, Start, search};
 use crate::pose::Pose;
 use crate::scene::{Counters, QueryOptions};
 
@@ -20,34 +20,50 @@ impl<const H: usize> KdopScene<H> {
         out: &mut Vec<(u32, u32)>,
     ) -> (Counters, PoseStatus) {
         ws.track.forget();
-        let start = match self.pretest() {
-            Some(t) => match t.depth_bound(pose) {
-                None => {
-                    let c = Counters {
-                        bv_tests: 1,
-                        ..Default::default()
-                    };
-                    return (c, PoseStatus::complete(false, 1));
-                }
-                Some(d) => Start::Pretested(d),
-            },
-            None => Start::Roots,
+        let Some(start) = pretest_start(self.pretest(), pose) else {
+            return separated();
         };
         let (env, fly) = (&self.env, &self.fly);
         ws.tumble
             .begin(fly, &fly.local_pose(env.frame(), pose), opts.tumble);
         let mut test = self.slab_test();
-        search(
+        let mut walk = Skeleton {
             env,
             fly,
             pose,
-            opts.mode,
-            budget,
-            start,
-            &mut ws.tumble,
-            &mut test,
-            &mut ws.frontier,
-            out,
-        )
+            mode: opts.mode,
+            tumble: &mut ws.tumble,
+            test: &mut test,
+        };
+        let (mut c, status) = search(&mut walk, budget, start, &mut ws.frontier, out);
+        c.bv_updates = ws.tumble.updates;
+        (c, status)
     }
+}
+
+impl<const H: usize> crate::budget::HasFrontier for KdopWorkspace<H> {
+    fn frontier(&mut self) -> &mut crate::budget::Frontier {
+        &mut self.frontier
+    }
+}
+
+/// How a budgeted pose starts after the posed-box pretest (when on): `None` when the
+/// pretest separates the pose ([`separated`]), else the bound its boxes give the roots.
+pub(crate) fn pretest_start(
+    pretest: Option<&super::pretest::BoxPretest>,
+    pose: &Pose,
+) -> Option<Start> {
+    match pretest {
+        Some(t) => t.depth_bound(pose).map(Start::Pretested),
+        None => Some(Start::Roots),
+    }
+}
+
+/// The answer of a pose the pretest separated: free, complete, one node test.
+pub(crate) fn separated() -> (Counters, PoseStatus) {
+    let c = Counters {
+        bv_tests: 1,
+        ..Default::default()
+    };
+    (c, PoseStatus::complete(false, 1))
 }

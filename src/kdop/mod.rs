@@ -11,7 +11,7 @@ use crate::traverse::{FrontTrack, NodeTest, descend, descend_from, leaf_pair};
 use crate::tumble::{FlyingHierarchy, TumbleMethod, TumbleWorkspace};
 use pretest::BoxPretest;
 
-mod budget;
+pub(crate) mod budget;
 pub mod candidates;
 pub mod pretest;
 
@@ -355,6 +355,7 @@ impl<const H: usize> PairScene for KdopScene<H> {
         // Hill climbing starts where a fresh workspace would, the descent at the roots.
         ws.tumble.restart();
         ws.track.restart();
+        ws.frontier.forget_hot();
     }
 
     fn collide_into(

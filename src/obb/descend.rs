@@ -48,7 +48,7 @@ impl Link {
     }
 
     #[inline(always)]
-    fn is_leaf(&self) -> bool {
+    pub(crate) fn is_leaf(&self) -> bool {
         self.count > 0
     }
 }
@@ -99,6 +99,8 @@ pub struct VolumeWorkspace<P> {
     /// The last pose's node-test set-up, kept for its other calls (`crate::auto`'s probe
     /// makes several a pose: its first levels, each sample, the finish).
     pub(crate) check: Option<Box<(Pose, PoseCheck)>>,
+    /// A budgeted pose's frontier ([`crate::budget`]).
+    pub(crate) frontier: crate::budget::Frontier,
 }
 
 impl<P: Copy + Default> VolumeWorkspace<P> {
@@ -114,6 +116,7 @@ impl<P: Copy + Default> VolumeWorkspace<P> {
             levels: Default::default(),
             track: FrontTrack::default(),
             check: None,
+            frontier: Default::default(),
         }
     }
 
@@ -239,7 +242,7 @@ pub(crate) fn descend_coherent<T: PairTest>(
 /// Whether B's posed volume `f` (posed now if not yet in this pose, counted in `c`) is
 /// disjoint from A's `e`.
 #[inline(always)]
-fn disjoint<T: PairTest>(
+pub(super) fn disjoint<T: PairTest>(
     test: &T,
     ws: &mut VolumeWorkspace<T::Posed>,
     e: usize,

@@ -25,6 +25,7 @@
 //! same proofs) made both trees' queries faster (measured in
 //! `docs/notebook/hierarchies-compared.md`, "OBB and sphere trees").
 
+mod budget;
 mod descend;
 pub mod fit;
 pub mod sat;
@@ -263,6 +264,7 @@ impl<V: Volume> PairScene for VolumeScene<V> {
 
     fn begin_chunk(&self, ws: &mut VolumeWorkspace<V::Posed>) {
         ws.track.restart();
+        ws.frontier.forget_hot();
     }
 
     fn collide_into(

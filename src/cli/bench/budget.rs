@@ -114,9 +114,11 @@ pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
             let budget = Budget::new(n, "budget")?.with_order(order);
             let (mut ms_v, mut bounds) = (Vec::new(), Vec::new());
             let (mut maybe, mut missed, mut incomplete) = (0, 0, 0);
+            // The flight is one path: each step starts where the last found contact.
+            let mut hint = crate::budget::Hint::NONE;
             for (i, p) in path.iter().enumerate() {
                 let t = Instant::now();
-                let (r, s) = col.collide_budgeted_pose(p, &opts, budget)?;
+                let (r, s) = col.collide_budgeted_pose(p, &opts, budget, &mut hint)?;
                 ms_v.push(ms(t));
                 maybe += usize::from(s.answer == Answer::Maybe);
                 missed += usize::from(plain[i].2 && r.pairs.is_empty());
