@@ -27,7 +27,7 @@
 //!
 //! **The bound** ([`PoseStatus::depth_bound`]). Every node pair on the frontier carries
 //! `d(e, f)`, an upper bound on the length of the shortest translation that separates the
-//! two volumes (computed by [`Kdop::depth_bound`] for the k-DOPs, by the pretest's boxes for
+//! two volumes (computed by [`crate::bv::Kdop::depth_bound`] for the k-DOPs, by the pretest's boxes for
 //! the unexpanded root). The bound reported is the largest `d` on the frontier when the
 //! search stops. Proof that it bounds the penetration depth of every intersecting triangle
 //! pair the search may still hold: every triangle pair `(t, u)` not yet decided lies under
@@ -41,7 +41,6 @@
 //! reported bound. With the best-first order the frontier's largest `d` is its head, so the
 //! order spends the budget exactly on lowering the bound.
 
-use crate::bv::Kdop;
 use crate::bvh::Bvh;
 use crate::pose::Pose;
 use crate::scene::{Counters, Mode, SubCounters};
@@ -213,6 +212,11 @@ pub struct Frontier {
     /// The hot start: the leaf pair where the previous pose of this run of poses found its
     /// first contact ([`Hint`]).
     pub(crate) hot: Hint,
+    /// A frontier left by the GPU's breadth-first search: the next [`search`] only bounds
+    /// it ([`levels::replay`]).
+    pub(crate) replay: Option<Vec<(u32, u32)>>,
+    /// The breadth-first order's level being expanded (kept for its allocation).
+    level: Vec<(Entry, Option<[(u32, u32); 2]>)>,
 }
 
 /// The hot start of a budgeted search ([`Budget::hot_start`]): the leaf pair (A's node, B's
@@ -311,6 +315,8 @@ pub(crate) trait Walk {
 
 /// One budgeted pose: the search of the module docs over `walk` (begun for the pose).
 /// `start` is the pretest's outcome (its test counted here). Nu is left to the caller.
+/// With a replay on the frontier ([`Frontier::replay`]) nothing is searched: the status
+/// carries the replayed frontier's bound ([`levels`]).
 pub(crate) fn search<W: Walk>(
     walk: &mut W,
     budget: Budget,
@@ -318,73 +324,140 @@ pub(crate) fn search<W: Walk>(
     frontier: &mut Frontier,
     out: &mut Vec<(u32, u32)>,
 ) -> (Counters<W::Sub>, PoseStatus) {
+    if let Some(parents) = frontier.replay.take() {
+        return levels::replay(walk, &parents);
+    }
     let order = budget.order;
-    let limit = budget.nodes.get();
-    let mut c = Counters::<W::Sub> {
-        bv_tests: matches!(start, Start::Pretested(_)) as u64,
-        ..Default::default()
+    let mut s = Search {
+        walk,
+        c: Counters {
+            bv_tests: matches!(start, Start::Pretested(_)) as u64,
+            ..Default::default()
+        },
+        limit: budget.nodes.get(),
+        order,
+        deadline: budget.time.map(|t| std::time::Instant::now() + t),
+        expansions: 0,
+        first_contact: None,
     };
     frontier.clear();
     let found_before = out.len();
     let mut stopped = false;
-    let deadline = budget.time.map(|t| std::time::Instant::now() + t);
-    let mut expansions = 0u32;
-    // The leaf pair of this pose's first contact, the next pose's hot start.
-    let mut first_contact = None;
     if let (true, Hint(Some((e, f)))) = (budget.hot_start, frontier.hot) {
         let before = out.len();
-        stopped = walk.leaves(e, f, out, &mut c);
+        stopped = s.walk.leaves(e, f, out, &mut s.c);
         if out.len() > before {
-            first_contact = Some((e, f));
+            s.first_contact = Some((e, f));
         }
     }
-    // The test of one node pair, counted: its bound if the volumes overlap.
-    let tested = |walk: &mut W, c: &mut Counters<W::Sub>, e, f| {
-        c.bv_tests += 1;
-        walk.test(e, f, &mut c.sub)
-    };
     match start {
         _ if stopped => {}
         Start::Roots => {
-            if let Some(d) = tested(walk, &mut c, 0, 0) {
+            if let Some(d) = s.tested(0, 0) {
                 frontier.push(order, 0, 0, d);
             }
         }
         Start::Pretested(d) => frontier.push(order, ROOTS_UNTESTED, ROOTS_UNTESTED, d),
     }
+    if !stopped {
+        stopped = match order {
+            Order::Breadth => levels::levelwise(&mut s, frontier, out),
+            Order::Best | Order::Depth => pairwise(&mut s, frontier, out),
+        };
+    }
+    let found = out.len() > found_before;
+    // A pose without a contact keeps the last hot start: the path may touch again there.
+    if s.first_contact.is_some() {
+        frontier.hot = Hint(s.first_contact);
+    }
+    let complete = stopped || frontier.peek(order).is_none();
+    let status = PoseStatus {
+        answer: match (found, complete) {
+            (true, _) => Answer::Contact,
+            (false, true) => Answer::Free,
+            (false, false) => Answer::Maybe,
+        },
+        complete,
+        depth_bound: if complete { 0.0 } else { frontier.max_depth() },
+        bv_tests: s.c.bv_tests,
+    };
+    (s.c, status)
+}
+
+/// The state of one budgeted pose's search.
+struct Search<'w, W: Walk> {
+    walk: &'w mut W,
+    c: Counters<W::Sub>,
+    /// The budget's node tests.
+    limit: u64,
+    order: Order,
+    /// The wall-clock budget's end.
+    deadline: Option<std::time::Instant>,
+    expansions: u32,
+    /// The leaf pair of this pose's first contact, the next pose's hot start.
+    first_contact: Option<(u32, u32)>,
+}
+
+impl<W: Walk> Search<'_, W> {
+    /// The test of one node pair, counted: its bound if the volumes overlap.
+    fn tested(&mut self, e: u32, f: u32) -> Option<f64> {
+        self.c.bv_tests += 1;
+        self.walk.test(e, f, &mut self.c.sub)
+    }
+
+    /// A leaf pair's triangle tests; true when the mode stops at a contact found.
+    fn leaves(&mut self, e: u32, f: u32, out: &mut Vec<(u32, u32)>) -> bool {
+        let before = out.len();
+        let stop = self.walk.leaves(e, f, out, &mut self.c);
+        if self.first_contact.is_none() && out.len() > before {
+            self.first_contact = Some((e, f));
+        }
+        stop
+    }
+
+    /// Whether the wall-clock budget ran out (the clock read every 16 expansions).
+    fn late(&mut self) -> bool {
+        self.expansions = self.expansions.wrapping_add(1);
+        self.expansions.is_multiple_of(16)
+            && self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+/// The best-first and depth-first orders: one frontier pair at a time, until the next pair
+/// to expand needs more tests than are left. True when the mode stopped at a contact.
+fn pairwise<W: Walk>(
+    s: &mut Search<'_, W>,
+    frontier: &mut Frontier,
+    out: &mut Vec<(u32, u32)>,
+) -> bool {
+    let order = s.order;
     while let Some(&top) = frontier.peek(order) {
-        expansions = expansions.wrapping_add(1);
-        if expansions.is_multiple_of(16) && deadline.is_some_and(|d| std::time::Instant::now() >= d)
-        {
+        if s.late() {
             break;
         }
         if top.e == ROOTS_UNTESTED {
-            if c.bv_tests + 1 > limit {
+            if s.c.bv_tests + 1 > s.limit {
                 break;
             }
             frontier.pop(order);
-            if let Some(d) = tested(walk, &mut c, 0, 0) {
+            if let Some(d) = s.tested(0, 0) {
                 frontier.push(order, 0, 0, d);
             }
             continue;
         }
-        match walk.split(top.e, top.f) {
+        match s.walk.split(top.e, top.f) {
             None => {
                 frontier.pop(order);
-                let before = out.len();
-                let stop = walk.leaves(top.e, top.f, out, &mut c);
-                if first_contact.is_none() && out.len() > before {
-                    first_contact = Some((top.e, top.f));
-                }
-                if stop {
-                    stopped = true;
-                    break;
+                if s.leaves(top.e, top.f, out) {
+                    return true;
                 }
             }
-            Some(_) if c.bv_tests + 2 > limit => break,
+            Some(_) if s.c.bv_tests + 2 > s.limit => break,
             Some(kids) => {
                 frontier.pop(order);
-                let d = kids.map(|(ce, cf)| (ce, cf, tested(walk, &mut c, ce, cf)));
+                let d = kids.map(|(ce, cf)| (ce, cf, s.tested(ce, cf)));
                 // Depth-first pops from the back: the first child goes in last.
                 let kids = match order {
                     Order::Depth => [d[1], d[0]],
@@ -398,28 +471,12 @@ pub(crate) fn search<W: Walk>(
             }
         }
     }
-    let found = out.len() > found_before;
-    // A pose without a contact keeps the last hot start: the path may touch again there.
-    if first_contact.is_some() {
-        frontier.hot = Hint(first_contact);
-    }
-    let complete = stopped || frontier.peek(order).is_none();
-    let status = PoseStatus {
-        answer: match (found, complete) {
-            (true, _) => Answer::Contact,
-            (false, true) => Answer::Free,
-            (false, false) => Answer::Maybe,
-        },
-        complete,
-        depth_bound: if complete { 0.0 } else { frontier.max_depth() },
-        bv_tests: c.bv_tests,
-    };
-    (c, status)
+    false
 }
 
 /// A scene on the shared skeleton ([`crate::traverse`]) as a [`Walk`]: A's `env` against
 /// B's `fly`, the tumbling workspace begun for `pose`, nodes tested by `test`, bounds by
-/// [`Kdop::depth_bound`] of A's node and B's tumbled node (which contains B's node as
+/// [`crate::bv::Kdop::depth_bound`] of A's node and B's tumbled node (which contains B's node as
 /// posed, whatever the test compared).
 pub(crate) struct Skeleton<'a, const H: usize, T> {
     pub env: &'a Bvh<H>,
@@ -481,53 +538,8 @@ impl<const H: usize, T: NodeTest<H>> Walk for Skeleton<'_, H, T> {
     }
 }
 
-/// `1/√2` and `1/√3` rounded up: each literal is the shortest decimal of an f64 a step or
-/// two above the real value (tested exactly in `tests.rs`).
-pub(crate) const INV_SQRT2_UP: f64 = 0.707_106_781_186_547_7;
-/// See [`INV_SQRT2_UP`].
-pub(crate) const INV_SQRT3_UP: f64 = 0.577_350_269_189_626;
-
-/// The inverse length of each k-DOP direction, rounded up (the directions have integer
-/// components in {−1, 0, 1}, so `|n|² ∈ {1, 2, 3}`).
-fn inverse_lengths<const H: usize>() -> [f64; H] {
-    let axes = crate::bv::axes(H);
-    std::array::from_fn(|i| match axes[i].iter().filter(|&&c| c != 0).count() {
-        1 => 1.0,
-        2 => INV_SQRT2_UP,
-        _ => INV_SQRT3_UP,
-    })
-}
-
-impl<const H: usize> Kdop<H> {
-    /// An upper bound on the length of the shortest translation of `o`'s contents that
-    /// separates them from this k-DOP's contents (both k-DOPs in one frame); meaningful when
-    /// the two overlap ([`Kdop::overlaps`]).
-    ///
-    /// Proof. Along direction `n_i` the slabs overlap by `o_i = min(max_i − o.min_i,
-    /// o.max_i − min_i)` (in units of `n_i·x`). Moving `o` by `o_i·n_i/|n_i|²` (or its
-    /// opposite), a translation of length `o_i/|n_i|`, leaves the two slabs touching at
-    /// one plane, which separates the two k-DOPs (each lies in its slab) and so their
-    /// contents. So the shortest separating translation is at most `min_i o_i/|n_i|`.
-    /// Rounding: the f32 ends are exact in f64 and their difference is rounded once
-    /// (relative error at most `u = 2⁻⁵³`, and never below f64's normal range: f32 values
-    /// differ by a multiple of 2⁻¹⁴⁹); the inverse lengths are rounded up; the product
-    /// rounds once more. So each computed term is at least `(1 − u)²` times its real value
-    /// and the final product by `1 + 2⁻⁵⁰` (itself rounded, `(1 + 2⁻⁵⁰)(1 − u) > (1 − u)⁻²`)
-    /// is at least the real minimum. A zero overlap stays zero (touching slabs: the
-    /// translation 0 separates them).
-    pub fn depth_bound(&self, o: &Kdop<H>) -> f64 {
-        let inv = inverse_lengths::<H>();
-        let mut d = f64::INFINITY;
-        for (i, inv) in inv.iter().enumerate() {
-            let up = self.max[i] as f64 - o.min[i] as f64;
-            let down = o.max[i] as f64 - self.min[i] as f64;
-            d = d.min(up.min(down).max(0.0) * inv);
-        }
-        d * (1.0 + TWO_M50)
-    }
-}
-
-const TWO_M50: f64 = 1.0 / (1u64 << 50) as f64;
+mod bound;
+mod levels;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,108 @@
+//! The breadth-first order, level by level, and the bound of a frontier the GPU left.
+//!
+//! **Whole levels.** The GPU expands the front of every pose one level per dispatch, all of
+//! a level's pairs at once, in no fixed order within the level (appends by atomics). A
+//! budget cut inside a level would then depend on that order; so the breadth-first order
+//! spends the budget a whole level at a time, on both backends: the leaf pairs of the level
+//! are tested (they cost no node test), then its internal pairs are expanded — two node
+//! tests each, the untested roots after the pretest one — if the budget has room for all
+//! of them, and otherwise none is and the search stops with them as its frontier. The
+//! same tests, contacts and frontier on every machine, thread count and backend, whatever
+//! the order within a level. The price: up to one level's cost of the budget is left
+//! unspent (the best-first and depth-first orders spend it to the last two tests).
+//! Klosowski et al. ("Efficient Collision Detection Using Bounding Volume Hierarchies of
+//! k-DOPs", TVCG 1998, 5.2.3) leave the order of a budgeted search open; this is our choice
+//! for the order the GPU can run, tested in `tests/budget.rs` and `tests/gpu_budget.rs`.
+//!
+//! **Replay.** When a pose stops on the GPU, the device reports the untested child pairs of
+//! its last level; the host maps them to their parents (the frontier above, each tested and
+//! found overlapping on the device) and [`replay`] bounds those with the CPU's own
+//! [`super::Walk::test`], so `depth_bound` is the CPU's number exactly.
+
+use super::{Entry, Frontier, Order, PoseStatus, ROOTS_UNTESTED, Search, Walk};
+use crate::scene::Counters;
+
+/// The breadth-first order (module docs). True when the mode stopped at a contact.
+pub(super) fn levelwise<W: Walk>(
+    s: &mut Search<'_, W>,
+    frontier: &mut Frontier,
+    out: &mut Vec<(u32, u32)>,
+) -> bool {
+    let mut level = std::mem::take(&mut frontier.level);
+    let stopped = 'levels: loop {
+        if frontier.list.is_empty() {
+            break false;
+        }
+        level.clear();
+        let mut cost = 0u64;
+        let entries: Vec<Entry> = frontier.list.drain(..).collect();
+        for x in entries {
+            if x.e == ROOTS_UNTESTED {
+                cost += 1;
+                level.push((x, None));
+                continue;
+            }
+            match s.walk.split(x.e, x.f) {
+                None => {
+                    if s.leaves(x.e, x.f, out) {
+                        break 'levels true;
+                    }
+                }
+                Some(kids) => {
+                    cost += 2;
+                    level.push((x, Some(kids)));
+                }
+            }
+        }
+        if s.c.bv_tests + cost > s.limit {
+            frontier.list.extend(level.iter().map(|&(x, _)| x));
+            break false;
+        }
+        for (i, &(_, kids)) in level.iter().enumerate() {
+            if s.late() {
+                // Out of time inside the level: what is left of it stays on the frontier
+                // beside the children pushed so far (any partition of the pairs still
+                // undecided bounds their depth).
+                frontier.list.extend(level[i..].iter().map(|&(x, _)| x));
+                break 'levels false;
+            }
+            // The untested roots (after the pretest) are tested themselves.
+            let (tests, n) = match kids {
+                Some(kids) => (kids, 2),
+                None => ([(0, 0); 2], 1),
+            };
+            for &(ce, cf) in &tests[..n] {
+                if let Some(d) = s.tested(ce, cf) {
+                    frontier.push(Order::Breadth, ce, cf, d);
+                }
+            }
+        }
+    };
+    level.clear();
+    frontier.level = level;
+    stopped
+}
+
+/// The status of a pose the GPU stopped with `parents` on its frontier (node pairs it
+/// tested and found overlapping, whose children it could not afford): `maybe`, incomplete,
+/// with the largest bound of [`Walk::test`] over them; the counters and test count are the
+/// caller's (the device's). A parent the host's test finds disjoint (the device's f32 test
+/// of the same volumes is meant to agree; the parity tests check it) adds nothing: its two
+/// volumes are separated, so its triangle pairs have no penetration to bound.
+pub(super) fn replay<W: Walk>(
+    walk: &mut W,
+    parents: &[(u32, u32)],
+) -> (Counters<W::Sub>, PoseStatus) {
+    let mut c = Counters::<W::Sub>::default();
+    let bound = parents
+        .iter()
+        .filter_map(|&(e, f)| walk.test(e, f, &mut c.sub))
+        .fold(0.0, f64::max);
+    let status = PoseStatus {
+        answer: super::Answer::Maybe,
+        complete: false,
+        depth_bound: bound,
+        bv_tests: 0,
+    };
+    (Counters::default(), status)
+}
