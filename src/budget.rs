@@ -202,6 +202,9 @@ impl PartialOrd for Entry {
     }
 }
 
+/// The two child pairs of an expanded pair ([`Walk::split`]).
+type Kids = [(u32, u32); 2];
+
 /// The frontier of a budgeted search, in one of the three orders; kept in a workspace
 /// between poses.
 #[derive(Debug, Default)]
@@ -216,7 +219,7 @@ pub struct Frontier {
     /// it ([`levels::replay`]).
     pub(crate) replay: Option<Vec<(u32, u32)>>,
     /// The breadth-first order's level being expanded (kept for its allocation).
-    level: Vec<(Entry, Option<[(u32, u32); 2]>)>,
+    level: Vec<(Entry, Option<Kids>)>,
 }
 
 /// The hot start of a budgeted search ([`Budget::hot_start`]): the leaf pair (A's node, B's

@@ -1,5 +1,4 @@
 use super::bound::{INV_SQRT2_UP, INV_SQRT3_UP};
-use super::*;
 use crate::bv::Kdop;
 
 /// `x² · n ≥ 1` exactly: `x·x = p + err` with `err` from a fused multiply-add (exact), and
