@@ -22,6 +22,10 @@
 // Appends the two children of a pair with one atomic (both or, beyond the capacity,
 // neither: overflow bit 1; the count asked for grows by two either way).
 fn push_children(c0: FrontPair, c1: FrontPair, cap: u32) {
+    if (counters.budgeted != 0u) {
+        // The next level's node tests of this pose (`budget_level`).
+        atomicAdd(&budget_state[counters.n_poses + c0.pose], 2u);
+    }
     let k = atomicAdd(&counters.n_out, 2u);
     if (k < cap && cap - k >= 2u) {
         front_out[k] = c0;
@@ -97,10 +101,58 @@ fn enter_skips(i: u32) -> bool {
     if (counters.mode_first != 0u && atomicLoad(&done[pose]) != 0u) {
         return true;
     }
+    if (budget_skips(i)) {
+        return true;
+    }
     if ((counters.resumed & RESUMED_EXPAND) == 0u) {
         atomicAdd(&nv[pose], 1u);
     }
     return false;
+}
+
+// A budget of node tests per pose (src/budget/levels.rs): a level is tested whole or not at
+// all. `budget_state` holds, per pose, the node tests spent below the root pair (with the
+// STOPPED bit once a level did not fit) in its first `n_poses` entries, and in the next
+// `n_poses` the next level's tests as the expansion pushes them (two per expanded pair).
+// The hand-over (`budget_level`) adds those to the spent ones if the budget has room for
+// them all, else marks the pose stopped; a stopped pose's pairs are not tested but go to
+// the leaf list as UNRESOLVED entries (the host bounds their parents, the frontier).
+@group(0) @binding(26) var<storage, read_write> budget_state: array<atomic<u32>>;
+
+const STOPPED: u32 = 0x80000000u;
+
+// CPU twin: src/gpu/mirror/front_expand.rs::budget_skips
+fn budget_skips(i: u32) -> bool {
+    if (counters.budgeted == 0u) {
+        return false;
+    }
+    let p = front_in[i];
+    if ((atomicLoad(&budget_state[p.pose]) & STOPPED) == 0u) {
+        return false;
+    }
+    push_leaf(FrontPair(p.pose, p.a, p.b, UNRESOLVED), counters.cap_leaf);
+    return true;
+}
+
+// The budget's hand-over (one workgroup, its invocation `lid` taking every
+// WORKGROUP_SIZE-th pose): the level just expanded pushed `next` node tests of a pose;
+// they are spent if they fit, else the pose stops.
+// CPU twin: src/gpu/mirror/front_expand.rs::budget_level
+fn budget_level(lid: u32) {
+    let n = counters.n_poses;
+    for (var pose = lid; pose < n; pose = pose + WORKGROUP_SIZE) {
+        let next = atomicLoad(&budget_state[n + pose]);
+        if (next == 0u) {
+            continue;
+        }
+        atomicStore(&budget_state[n + pose], 0u);
+        let spent = atomicLoad(&budget_state[pose]);
+        if (next > counters.budget - spent) {
+            atomicStore(&budget_state[pose], spent | STOPPED);
+        } else {
+            atomicStore(&budget_state[pose], spent + next);
+        }
+    }
 }
 
 // CPU twin: src/gpu/mirror/front_expand.rs::expand
@@ -574,6 +626,12 @@ fn hand_over(lid: u32, nwg: vec3<u32>) {
         return;
     }
     storageBarrier();
+    // Before `next_level` (invocation 0, after the barrier below) may clear the flag it
+    // reads: a frozen level runs again, its pushes counted afresh (the host clears them).
+    if (counters.budgeted != 0u && atomicLoad(&counters.overflow) == 0u) {
+        budget_level(lid);
+    }
+    workgroupBarrier();
     if (lid == 0u) {
         atomicStore(&counters.groups_done, 0u);
         next_level();

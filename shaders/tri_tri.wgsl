@@ -58,6 +58,11 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
         return;
     }
+    if (p.slot == UNRESOLVED) {
+        // A node pair a budgeted pose did not test: to the host with the UNSURE pairs.
+        push_unsure(p);
+        return;
+    }
     let na = env_nodes_at(p.a);
     let nb = fly_nodes_at(p.b);
     if ((counters.resumed & RESUMED_TRI) == 0u) {

@@ -13,6 +13,9 @@ struct FrontPair {
 
 // `FrontPair::slot` of a pair whose B node has no tumbled k-DOP yet (lazy tumbling).
 const NO_SLOT: u32 = 0xffffffffu;
+// `FrontPair::slot` of an entry of the leaf and UNSURE lists that is no leaf pair but a node
+// pair a budgeted pose could not afford to test (`budget_skips`): the host bounds its parent.
+const UNRESOLVED: u32 = 0xfffffffeu;
 
 struct Counters {
     n_in: u32,
@@ -45,6 +48,12 @@ struct Counters {
     leaf_mark: u32,
     // 1: a tolerance query (kdop_within with `margins`, every triangle pair to UNSURE).
     within: u32,
+    // 1: a budget of node tests per pose (`budget_state`, `budget_level`); 0: none.
+    budgeted: u32,
+    // The node tests a pose may spend after its root pair's (levels below the first).
+    budget: u32,
+    // Poses of the batch (the entries of `budget_state` the hand-over reads).
+    n_poses: u32,
     // The f32 slab margins as bits (proximity::slab_margins_f32), MAX_SLABS of them.
     margins: array<u32, 13>,
 }

@@ -219,6 +219,7 @@ pub const FRONT_EXPAND_WGSL: Shader = Shader {
         read_write("level_sizes", 23),
         read("fly_offsets", 24),
         read("fly_points", 25),
+        read_write("budget_state", 26),
     ],
 };
 
@@ -378,6 +379,7 @@ pub const EXPAND: Kernel = kernel(
         "level_sizes",
         "fly_offsets",
         "fly_points",
+        "budget_state",
     ],
 );
 /// One level of the dual hierarchy (sphere test, then slabs).
@@ -405,6 +407,7 @@ pub const EXPAND_DUAL: Kernel = kernel(
         "level_sizes",
         "fly_offsets",
         "fly_points",
+        "budget_state",
     ],
 );
 /// One level of the OBB tree.
@@ -429,6 +432,7 @@ pub const EXPAND_OBB: Kernel = kernel(
         "next_args",
         "tri_args",
         "level_sizes",
+        "budget_state",
     ],
 );
 /// One level of the sphere tree.
@@ -453,6 +457,7 @@ pub const EXPAND_SPHERE: Kernel = kernel(
         "next_args",
         "tri_args",
         "level_sizes",
+        "budget_state",
     ],
 );
 /// One level of self-collision (one hierarchy, `env_nodes`, against itself).
@@ -470,6 +475,7 @@ pub const EXPAND_SELF: Kernel = kernel(
         "next_args",
         "tri_args",
         "level_sizes",
+        "budget_state",
     ],
 );
 /// [`EXPAND`] that also records the front (temporal coherence).
@@ -496,6 +502,7 @@ pub const EXPAND_RECORD: Kernel = kernel(
         "level_sizes",
         "fly_offsets",
         "fly_points",
+        "budget_state",
     ],
 );
 

@@ -96,6 +96,10 @@ pub struct FrontPair {
 /// `NO_SLOT` of `shaders/shared/front.wgsl`: a front pair whose B node is not tumbled yet.
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// `UNRESOLVED` of `shaders/shared/front.wgsl`: an entry of the leaf and UNSURE lists that
+/// is a node pair a budgeted pose could not afford to test (its parent is on the frontier).
+pub const UNRESOLVED: u32 = u32::MAX - 1;
+
 impl FrontPair {
     /// A pair without a tumbled slot (leaf lists, contacts, unsure pairs, fresh children).
     pub fn new(pose: u32, a: u32, b: u32) -> FrontPair {
@@ -180,6 +184,15 @@ pub struct GpuCounters {
     /// triangle pair of a leaf pair to the UNSURE list for the host's exact
     /// [`crate::proximity::tri_tri_within`]. 0: the intersection query.
     pub within: u32,
+    /// 1: a budget of node tests per pose ([`crate::budget`], breadth first, whole
+    /// levels): `budget_state` counts each pose's tests and stops it when a level does not
+    /// fit. 0: no budget.
+    pub budgeted: u32,
+    /// The node tests a pose may spend below its root pair (the budget less the pretest,
+    /// the root test and, when the host tests the roots, level 1's two tests).
+    pub budget: u32,
+    /// Poses of the batch: `budget_state` holds `2 · n_poses` entries (spent, then next).
+    pub n_poses: u32,
     /// The f32 slab margins ([`crate::proximity::slab_margins_f32`]) as bits, slab by slab
     /// (the first `H` of them; zeros when `within` is 0).
     pub margins: [u32; MAX_SLABS],

@@ -86,6 +86,7 @@ struct Buffers {
     level_args: [wgpu::Buffer; 2],
     tri_args: wgpu::Buffer,
     level_sizes: wgpu::Buffer,
+    budget_state: wgpu::Buffer,
 }
 
 /// One hierarchy on the device, for `H` slabs: nodes, local f32 corners, file numbers and
@@ -254,6 +255,8 @@ impl<const H: usize> GpuSelfScene<H> {
                 ],
                 tri_args: make("tri_args", 12, U::INDIRECT)?,
                 level_sizes: make("level_sizes", self.levels as u64 * 4, U::empty())?,
+                // Bound, never read: no budget here.
+                budget_state: make("budget_state", 8, U::empty())?,
             });
         }
         Ok(self.buffers.as_ref().expect("made above"))
@@ -287,6 +290,7 @@ impl<const H: usize> GpuSelfScene<H> {
                     ("next_args", &bb.level_args[1 - side]),
                     ("tri_args", &bb.tri_args),
                     ("level_sizes", &bb.level_sizes),
+                    ("budget_state", &bb.budget_state),
                 ],
             )
         };

@@ -8,7 +8,7 @@ use meshcollide::bv::Kdop;
 use meshcollide::dual::{DualOptions, SlabOrder};
 use meshcollide::gpu::collide::GpuPairScene;
 use meshcollide::gpu::kernels;
-use meshcollide::gpu::layout::{FrontPair, GpuCounters};
+use meshcollide::gpu::layout::{FrontPair, GpuCounters, UNRESOLVED};
 use meshcollide::gpu::mirror::front_expand::{self, DualBindings, ExpandBindings, RecordBindings};
 use meshcollide::tumble::PoseFrame;
 use meshcollide::{KdopOptions, Pose};
@@ -21,6 +21,7 @@ struct Expanded {
     leaves: Vec<(u32, u32, u32, u32)>,
     nv: Vec<u32>,
     dual_counts: Vec<u32>,
+    budget_state: Vec<u32>,
     /// `next_args`, `tri_args`, `level_sizes[0]`.
     hand_over: ([u32; 3], [u32; 3], u32),
 }
@@ -73,13 +74,16 @@ fn appended(c: &GpuCounters, cap_front: u32) -> usize {
 /// Runs the front level by level on both sides (each level's input is the twin's output),
 /// comparing every `expand` dispatch, then one `tri_test` over all leaf pairs met. `caps`:
 /// `(front, leaf)` capacities, or `None` for enough room; with `first`, a third of the poses
-/// start done in first-contact mode.
+/// start done in first-contact mode. With `budget`, each pose may spend that many node
+/// tests below its root pair (`budget_state` carried from level to level, each level's
+/// input the twin's output): stopped poses' pairs come back as UNRESOLVED leaf entries.
 fn front_levels<const H: usize, S: GpuPairScene<H>>(
     gpu: &mut Gpu,
     scene: &S,
     poses: &[Pose],
     caps: Option<(u32, u32)>,
     first: bool,
+    budget: Option<u32>,
 ) -> Vec<FrontPair> {
     let (env, fly) = (scene.env(), scene.fly().expect("a tumbling scene"));
     let frames: Vec<PoseFrame<H>> = fly.pose_frames(env.frame(), poses);
@@ -122,6 +126,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
     let mut all_leaves = Vec::new();
     let mut level = 0;
     let mut overflowed = false;
+    let mut budget_state = vec![0u32; 2 * p as usize];
     while !front.is_empty() {
         let (cap_front, cap_leaf) = caps.unwrap_or((2 * front.len() as u32, front.len() as u32));
         let c0 = GpuCounters {
@@ -132,9 +137,13 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             mode_first: first as u32,
             dual_flags,
             descent_larger: scene.descent_larger() as u32,
+            budgeted: budget.is_some() as u32,
+            budget: budget.unwrap_or(0),
+            n_poses: p,
             ..Default::default()
         };
         let nv0: Vec<u32> = (0..p).map(|i| 3 * i).collect();
+        let budget_b = gpu.buf(&budget_state);
         let dc0: Vec<u32> = (0..3 * p).collect();
         let (front_in_b, front_out_b, leaves_b, c_b, nv_b, dc_b) = (
             gpu.buf(&front),
@@ -163,6 +172,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             ("nu", &table_b[1]),
             ("fly_offsets", &table_b[2]),
             ("fly_points", &table_b[3]),
+            ("budget_state", &budget_b),
         ];
         let (mut c, mut nv, mut dc) = (c0, nv0, dc0);
         let mut front_out = vec![zero; cap_front as usize];
@@ -187,6 +197,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             nu: &mut nu,
             fly_offsets: &fly.offsets,
             fly_points: &fly.points,
+            budget_state: &mut budget_state,
         };
         let kernel = match (dual, &spheres) {
             (Some((env_s, fly_s, _)), Some((env_sb, fly_sb))) => {
@@ -219,6 +230,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             leaves: sorted(gpu.read(&leaves_b, stored(got_c.n_leaf, cap_leaf))),
             nv: gpu.read(&nv_b, p as usize),
             dual_counts: gpu.read(&dc_b, 3 * p as usize),
+            budget_state: gpu.read(&budget_b, 2 * p as usize),
             hand_over: read_hand_over(gpu, &hb),
         };
         let mut want = Expanded {
@@ -227,6 +239,7 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             leaves: sorted(leaves[..n_leaf].to_vec()),
             nv,
             dual_counts: dc,
+            budget_state: budget_state.clone(),
             hand_over: (next_args, tri_args, level_sizes[0]),
         };
         if c.overflow != 0 {
@@ -258,15 +271,42 @@ fn expand_and_tri_test_match_their_twins() {
     let Some(mut gpu) = Gpu::new() else { return };
     let poses = poses();
     for first in [false, true] {
-        let leaves = front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, None, first);
+        let leaves = front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, None, first, None);
         assert!(!leaves.is_empty());
-        front_levels::<13, _>(&mut gpu, &kdop_scene::<13>(3), &poses, None, first);
+        front_levels::<13, _>(&mut gpu, &kdop_scene::<13>(3), &poses, None, first, None);
     }
-    front_levels::<9, _>(&mut gpu, &kdop_scene::<9>(1), &poses, Some((8, 3)), false);
+    front_levels::<9, _>(
+        &mut gpu,
+        &kdop_scene::<9>(1),
+        &poses,
+        Some((8, 3)),
+        false,
+        None,
+    );
     // The CPU's default descent (the larger k-DOP first).
     let larger = kdop_scene_with::<9>(1, KdopOptions::default());
-    let leaves = front_levels::<9, _>(&mut gpu, &larger, &poses, None, false);
+    let leaves = front_levels::<9, _>(&mut gpu, &larger, &poses, None, false, None);
     assert!(!leaves.is_empty());
+}
+
+/// The budget's part of `expand` and its hand-over (`budget_skips`, the pushes counted,
+/// `budget_level`) against the twins, with budgets that stop poses at different levels, one
+/// with tiny capacities (an overflowed level does not spend), and first-contact mode: some
+/// pose stops and its pairs come back as UNRESOLVED leaf entries.
+#[test]
+fn a_budgeted_expand_matches_its_twin() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    let scene = kdop_scene::<9>(1);
+    for budget in [0, 2, 6, 14, 40] {
+        let leaves = front_levels::<9, _>(&mut gpu, &scene, &poses, None, false, Some(budget));
+        let unresolved = leaves.iter().filter(|l| l.slot == UNRESOLVED).count();
+        if budget <= 14 {
+            assert!(unresolved > 0, "budget {budget}: some pose stops");
+        }
+    }
+    front_levels::<9, _>(&mut gpu, &scene, &poses, Some((8, 3)), false, Some(6));
+    front_levels::<9, _>(&mut gpu, &scene, &poses, None, true, Some(6));
 }
 
 /// `expand_record` (temporal coherence) against its twin, level by level from the roots:
@@ -299,6 +339,7 @@ fn expand_record_matches_its_twin() {
         gpu.buf(&frames),
     );
     let table_b = lazy_table_buffers(&gpu, p, &fly.offsets, &fly.points);
+    let budget_b = gpu.buf(&[0u32; 2]);
     let zero = FrontPair::new(0, 0, 0);
     for record_cap in [1usize << 16, 2] {
         let mut front: Vec<FrontPair> = (0..p)
@@ -359,6 +400,7 @@ fn expand_record_matches_its_twin() {
                     nu: &mut nu,
                     fly_offsets: &fly.offsets,
                     fly_points: &fly.points,
+                    budget_state: &mut [0, 0],
                 },
                 &mut RecordBindings {
                     front_record: &mut records,
@@ -385,6 +427,7 @@ fn expand_record_matches_its_twin() {
                 ("nu", &table_b[1]),
                 ("fly_offsets", &table_b[2]),
                 ("fly_points", &table_b[3]),
+                ("budget_state", &budget_b),
             ];
             gpu.run(&kernels::EXPAND_RECORD, 9, &b, front.len() as u64);
             let label = format!("expand_record level {level}, record buffer {record_cap}");
@@ -435,16 +478,40 @@ fn expand_dual_matches_its_twin() {
     for order in [SlabOrder::PerPair, SlabOrder::Fixed] {
         for symmetric in [false, true] {
             let options = DualOptions { symmetric, order };
-            front_levels::<9, _>(&mut gpu, &dual_scene::<9>(options), &poses, None, false);
+            front_levels::<9, _>(
+                &mut gpu,
+                &dual_scene::<9>(options),
+                &poses,
+                None,
+                false,
+                None,
+            );
         }
     }
     let options = DualOptions::default();
-    front_levels::<7, _>(&mut gpu, &dual_scene::<7>(options), &poses, None, true);
+    front_levels::<7, _>(
+        &mut gpu,
+        &dual_scene::<7>(options),
+        &poses,
+        None,
+        true,
+        None,
+    );
     front_levels::<9, _>(
         &mut gpu,
         &dual_scene::<9>(options),
         &poses,
         Some((8, 3)),
         false,
+        None,
+    );
+    // A budgeted dual expansion (its own node test, the shared budget and hand-over).
+    front_levels::<9, _>(
+        &mut gpu,
+        &dual_scene::<9>(options),
+        &poses,
+        None,
+        false,
+        Some(6),
     );
 }

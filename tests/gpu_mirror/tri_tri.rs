@@ -5,7 +5,7 @@
 use crate::{Gpu, sorted};
 use meshcollide::gpu::collide::GpuPairScene;
 use meshcollide::gpu::kernels;
-use meshcollide::gpu::layout::{FrontPair, GpuCounters};
+use meshcollide::gpu::layout::{FrontPair, GpuCounters, UNRESOLVED};
 use meshcollide::gpu::mirror::front_expand::{self, ExpandBindings};
 use meshcollide::gpu::mirror::tri_tri::{self, TriTestBindings};
 use meshcollide::tumble::PoseFrame;
@@ -38,7 +38,8 @@ pub(crate) fn tri_test<const H: usize, S: GpuPairScene<H>>(
     ];
     let (env_ti, fly_ti) = (gpu.buf(&env.tri_index), gpu.buf(&fly.bvh.tri_index));
     for tiny in [false, true] {
-        let ample = pairs.max(1) as u32;
+        // Every triangle pair, and every UNRESOLVED entry of a budget passed on.
+        let ample = (pairs + leaves.len()).max(1) as u32;
         let (cap_contact, cap_unsure) = if tiny { (2, 1) } else { (ample, ample) };
         let c0 = GpuCounters {
             n_leaf: leaves.len() as u32 + 5,
@@ -114,7 +115,12 @@ pub(crate) fn tri_test<const H: usize, S: GpuPairScene<H>>(
                 sorted(unsure[..n(c.n_unsure)].to_vec()),
                 "{label}: unsure"
             );
-            assert!(c.n_contact > 1, "{label}: the scene has contacts");
+            // (A budget may stop every pose before its contacts.)
+            let budgeted = leaves.iter().any(|l| l.slot == UNRESOLVED);
+            assert!(
+                budgeted || c.n_contact > 1,
+                "{label}: the scene has contacts"
+            );
         } else {
             assert_ne!(c.overflow, 0, "{label}: overflow");
         }
@@ -163,6 +169,7 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             gpu.buf(&[0u32]),
         );
         let (next_b, tri_b, sizes_b) = (gpu.buf(&[7u32; 3]), gpu.buf(&[7u32; 3]), gpu.buf(&[7u32]));
+        let budget_b = gpu.buf(&[0u32; 2]);
         gpu.run(
             &kernels::EXPAND_SELF,
             H,
@@ -177,6 +184,7 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
                 ("next_args", &next_b),
                 ("tri_args", &tri_b),
                 ("level_sizes", &sizes_b),
+                ("budget_state", &budget_b),
             ],
             n as u64,
         );
@@ -198,6 +206,7 @@ fn self_levels<const H: usize>(gpu: &mut Gpu, mesh: &Mesh, leaf: u32, first: boo
             frames: &[],
             hash_keys: &mut [],
             nu: &mut [],
+            budget_state: &mut [],
             fly_offsets: &[],
             fly_points: &[],
         });

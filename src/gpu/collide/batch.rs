@@ -41,6 +41,9 @@ pub(super) struct BatchBuffers {
     pub(super) nu: wgpu::Buffer,
     pub(super) done: wgpu::Buffer,
     pub(super) dual_counts: wgpu::Buffer,
+    /// A budget's state per pose ([`GpuCounters::budgeted`]): node tests spent, then the
+    /// next level's pushed (2 × u32 per pose).
+    pub(super) budget_state: wgpu::Buffer,
     /// The indirect dispatch sizes (x, y, z) of level `L`'s `expand`, `tumble_front` and
     /// `reslot`, in `level_args[L % 2]`: level `L`'s hand-over writes level `L + 1`'s into
     /// the other (a dispatch cannot write the buffer it is dispatched from).
@@ -134,6 +137,7 @@ impl<const H: usize> GpuScene<H> {
                 np: make("np", per_pose, U::empty())?,
                 nu: make("nu", per_pose, U::empty())?,
                 done: make("done", per_pose, U::empty())?,
+                budget_state: make("budget_state", 2 * per_pose, U::empty())?,
                 dual_counts: make(
                     "dual_counts",
                     if self.dual.is_some() { 3 * per_pose } else { 4 },
@@ -321,6 +325,12 @@ impl<const H: usize> GpuScene<H> {
             // Per-pose tolerances grow B's k-DOPs in the frames: the plain overlap then.
             within: (self.tolerance.get() != 0.0 || !self.group_eps.is_empty()) as u32,
             margins: self.margin_bits(),
+            budgeted: self.budget.is_some() as u32,
+            // The host's root tests spent level 1's two tests (`GpuScene::budget`).
+            budget: self
+                .budget
+                .map_or(0, |b| b.saturating_sub(2 * level_one.is_some() as u32)),
+            n_poses: p,
             ..Default::default()
         };
         let first = counters0.level as usize;
@@ -360,6 +370,7 @@ impl<const H: usize> GpuScene<H> {
                 }
                 enc.clear_buffer(&bb.dual_counts, 0, None);
                 enc.clear_buffer(&bb.level_sizes, 0, None);
+                enc.clear_buffer(&bb.budget_state, 0, Some(2 * per_pose));
                 if !dense {
                     enc.clear_buffer(&bb.hash_keys, 0, Some(caps.tumbled as u64 * 4));
                 }
@@ -372,6 +383,10 @@ impl<const H: usize> GpuScene<H> {
                 if let Some((seeds, bytes)) = self.coherent.device_seeds() {
                     enc.copy_buffer_to_buffer(seeds, 0, &bb.front_a, 0, bytes);
                 }
+            }
+            if from != Resume::Start && self.budget.is_some() {
+                // A frozen level runs again: its pushes are counted afresh.
+                enc.clear_buffer(&bb.budget_state, per_pose, Some(per_pose));
             }
             let mut clock = if ctx.kernel_clock {
                 KernelClock::new(ctx)

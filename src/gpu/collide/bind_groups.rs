@@ -96,6 +96,7 @@ impl<const H: usize> GpuScene<H> {
                 ("next_args", &bb.level_args[1 - side]),
                 ("tri_args", &bb.tri_args),
                 ("level_sizes", &bb.level_sizes),
+                ("budget_state", &bb.budget_state),
             ];
             match &self.volumes {
                 // Nothing tumbled: B's volumes are posed from the frame into the lazy table

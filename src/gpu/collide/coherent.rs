@@ -41,6 +41,7 @@
 //! node when a front pair reaches it, so a pose seeded with a front without B's root gets
 //! that one update added here: Nu equals the CPU's too.
 
+use super::driver::Unresolved;
 use super::handover::DeviceFronts;
 use super::pair_scene::GpuPairScene;
 use super::screen::Screen;
@@ -209,17 +210,19 @@ impl<const H: usize> GpuScene<H> {
         let next = frames.tick() && !frames.chunk.off;
         self.coherent.device.next_step();
         let mut results = vec![None];
+        let mut unresolved = vec![Vec::new()];
         let mut step = Step {
             chunks: std::slice::from_mut(&mut frames.chunk),
             chunk_len: 1,
             results: &mut results,
+            unresolved: &mut unresolved,
             stats: &mut stats,
             cut: &mut None,
         };
         let screen = Screen::counted_by_caller();
         let lanes = (&[pose][..], &[0][..]);
         let run = (Mode::All, tumble);
-        let mut keep = |_: &mut [Option<_>]| Ok::<_, GpuError>(());
+        let mut keep = |_: &mut [Option<_>], _: &mut [Unresolved]| Ok::<_, GpuError>(());
         self.run_step(ctx, scene, lanes, run, next, screen, &mut step, &mut keep)?;
         let r = results.pop().flatten().expect("the frame was run");
         Ok((r, stats))

@@ -30,8 +30,18 @@ use crate::tumble::{POSE_CHUNK, TumbleMethod};
 /// A group's results by pose, `None` until the pose has run (or once handed over).
 pub(super) type Slots<Sub> = [Option<PoseResult<Sub>>];
 
-/// Hands a step's finished results over after each batch ([`GpuScene::run_step`]).
-pub(super) type Flush<'a, Sub, E> = dyn FnMut(&mut Slots<Sub>) -> Result<(), E> + 'a;
+/// Hands a step's finished results over after each batch ([`GpuScene::run_step`]), with
+/// each pose's unresolved pairs (a budgeted run's).
+pub(super) type Flush<'a, Sub, E> =
+    dyn FnMut(&mut Slots<Sub>, &mut [Unresolved]) -> Result<(), E> + 'a;
+
+/// The child pairs a budgeted pose did not afford to test (its last level), as `(A's node,
+/// B's node)`; empty for every pose of an unbudgeted run ([`GpuScene::budget`]).
+pub(crate) type Unresolved = Vec<(u32, u32)>;
+
+/// Where a run's results go: each pose's index, result and unresolved pairs.
+pub(super) type Sink<'a, Sub, E> =
+    dyn FnMut(usize, PoseResult<Sub>, Unresolved) -> Result<(), E> + 'a;
 
 /// What [`GpuScene::attempt`] gave.
 #[allow(clippy::large_enum_variant)]
@@ -60,7 +70,7 @@ impl<const H: usize> GpuScene<H> {
         mut sink: impl FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
         let poses = poses.into_iter().map(|p| (p, None));
-        self.run_each(ctx, scene, poses, mode, tumble, &mut sink)
+        self.run_each(ctx, scene, poses, mode, tumble, &mut |i, r, _| sink(i, r))
     }
 
     /// Every pose with its own tolerance: the pairs of triangles within `eps` of each other
@@ -87,7 +97,7 @@ impl<const H: usize> GpuScene<H> {
             poses,
             Mode::All,
             TumbleMethod::Approximate,
-            &mut sink,
+            &mut |i, r, _| sink(i, r),
         );
         self.tolerance = tolerance;
         self.group_eps.clear();
@@ -96,14 +106,14 @@ impl<const H: usize> GpuScene<H> {
 
     /// [`GpuScene::collide_each`] and [`GpuScene::within_each`]: `Some(eps)` poses carry
     /// their own tolerance (all of them or none).
-    fn run_each<S: GpuPairScene<H>, E: From<GpuError>>(
+    pub(super) fn run_each<S: GpuPairScene<H>, E: From<GpuError>>(
         &mut self,
         ctx: &GpuContext,
         scene: &S,
         poses: impl Iterator<Item = (Pose, Option<f64>)>,
         mode: Mode,
         tumble: TumbleMethod,
-        sink: &mut dyn FnMut(usize, PoseResult<S::Sub>) -> Result<(), E>,
+        sink: &mut Sink<'_, S::Sub, E>,
     ) -> Result<GpuStats, E> {
         let mut poses = poses.peekable();
         let per_pose = poses.peek().is_some_and(|(_, e)| e.is_some());
@@ -117,8 +127,12 @@ impl<const H: usize> GpuScene<H> {
             return Err(GpuError::ToleranceUnsupported { bv }.into());
         }
         // A tolerance query starts every pose at the roots, as on the CPU.
-        let coherent =
-            mode == Mode::All && self.pipelines.expand_record.is_some() && eps == 0.0 && !per_pose;
+        // So does a budgeted one (breadth first from the roots, as on the CPU).
+        let coherent = mode == Mode::All
+            && self.pipelines.expand_record.is_some()
+            && eps == 0.0
+            && !per_pose
+            && self.budget.is_none();
         let chunk_len = if coherent { POSE_CHUNK } else { 1 };
         // The volume trees tumble nothing, whatever the method.
         let dense = self.dense(tumble);
@@ -141,9 +155,11 @@ impl<const H: usize> GpuScene<H> {
                 (0..group.len()).map(|_| None).collect();
             let mut sent = 0;
             // Hands over every result whose earlier poses all have theirs.
-            let mut flush = |results: &mut [Option<PoseResult<S::Sub>>]| {
+            let mut unresolved: Vec<Unresolved> = vec![Vec::new(); group.len()];
+            let mut flush = |results: &mut [Option<PoseResult<S::Sub>>],
+                             unresolved: &mut [Unresolved]| {
                 while let Some(r) = results.get_mut(sent).and_then(Option::take) {
-                    sink(start + sent, r)?;
+                    sink(start + sent, r, std::mem::take(&mut unresolved[sent]))?;
                     sent += 1;
                 }
                 Ok::<(), E>(())
@@ -169,6 +185,7 @@ impl<const H: usize> GpuScene<H> {
                     chunks: &mut chunks,
                     chunk_len,
                     results: &mut results,
+                    unresolved: &mut unresolved,
                     stats: &mut stats,
                     cut: &mut cut,
                 };
@@ -184,7 +201,7 @@ impl<const H: usize> GpuScene<H> {
                     &mut step,
                     &mut flush,
                 )?;
-                flush(&mut results)?;
+                flush(&mut results, &mut unresolved)?;
             }
             debug_assert_eq!(sent, group.len(), "every pose run or rejected");
             start += group.len();
@@ -241,11 +258,12 @@ impl<const H: usize> GpuScene<H> {
                         .collect();
                     let done = finish(scene, &ran.poses, ran.out, mode, dense, &eps, stats);
                     for ((mut r, &i), unseen) in done.into_iter().zip(lane).zip(ran.root_unseen) {
-                        r.counters.bv_updates += unseen as u64;
-                        out.results[i] = Some(r);
+                        r.0.counters.bv_updates += unseen as u64;
+                        out.results[i] = Some(r.0);
+                        out.unresolved[i] = r.1;
                     }
                     after_step(lane, ran.fronts, screen, out);
-                    flush(out.results)?;
+                    flush(out.results, out.unresolved)?;
                     at += lane.len();
                 }
                 Attempt::Fewer { tried, reruns: r } if lane.len() > 1 => {

@@ -4,10 +4,13 @@
 //! what the batch read back ([`BatchOutput`]).
 
 use super::*;
+use crate::gpu::layout::UNRESOLVED;
+pub(crate) use driver::Unresolved;
 
 /// Decides the UNSURE pairs exactly ([`tri_tri_intersect`], or with a tolerance `eps > 0`,
 /// the pose's, [`crate::proximity::tri_tri_within`]), maps triangle positions to file
-/// numbering, sorts.
+/// numbering, sorts. Each pose comes with the node pairs a budget left untested
+/// ([`UNRESOLVED`] entries of the UNSURE list; none without a budget).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
@@ -17,7 +20,7 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     dense: bool,
     eps: &[f64],
     stats: &mut GpuStats,
-) -> Vec<PoseResult<S::Sub>> {
+) -> Vec<(PoseResult<S::Sub>, Unresolved)> {
     let env = scene.env();
     let fly = scene.fly_bvh();
     let dual = |i: usize, k: usize| out.dual.get(3 * i + k).map_or(0, |&c| c as u64);
@@ -41,8 +44,14 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     for c in &out.contacts {
         results[c.pose as usize].pairs.push((c.a, c.b));
     }
-    stats.unsure += out.unsure.len() as u64;
-    for u in &out.unsure {
+    let mut unresolved: Vec<Unresolved> = vec![Vec::new(); poses.len()];
+    let (skipped, unsure): (Vec<&FrontPair>, Vec<&FrontPair>) =
+        out.unsure.iter().partition(|u| u.slot == UNRESOLVED);
+    for u in skipped {
+        unresolved[u.pose as usize].push((u.a, u.b));
+    }
+    stats.unsure += unsure.len() as u64;
+    for u in unsure {
         let ta = env.tris.corners_f64(u.a as usize);
         let tb = fly
             .tris
@@ -65,7 +74,7 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
             r.pairs.truncate(1);
         }
     }
-    results
+    results.into_iter().zip(unresolved).collect()
 }
 
 /// What one batch produced: contacts in the meshes' own triangle numbering, undecided

@@ -45,6 +45,7 @@ use crate::tumble::{FlyingHierarchy, PoseFrame, TumbleMethod};
 
 mod batch;
 mod bind_groups;
+mod budget;
 mod coherent;
 mod driver;
 mod finish;
@@ -159,6 +160,9 @@ pub struct GpuScene<const H: usize> {
     /// triangle pair of the leaf pairs with [`crate::proximity::tri_tri_within`], the
     /// pretest's box is widened, and there is no temporal coherence, as on the CPU).
     pub tolerance: crate::scene::Tolerance,
+    /// A budgeted run's node tests per pose below the root pair ([`budget`]); `None`
+    /// without a budget.
+    budget: Option<u32>,
     per_pose: Option<PerPose>,
     /// [`GpuScene::within_each`]'s tolerance of each pose of the group being run (empty
     /// otherwise: the poses run at [`GpuScene::tolerance`]).
@@ -398,6 +402,7 @@ impl<const H: usize> GpuScene<H> {
             batch_memory: ctx.batch_memory,
             max_batch_poses: MAX_BATCH_POSES,
             tolerance: Default::default(),
+            budget: None,
             per_pose: None,
             group_eps: Vec::new(),
             last_poses: 0,

@@ -9,7 +9,9 @@ use super::kdop::{kdop_gap_prunes, kdop_overlaps, kdop_size, kdop_within};
 use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
-use crate::gpu::layout::{FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND};
+use crate::gpu::layout::{
+    FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND, UNRESOLVED,
+};
 use crate::tumble::PoseFrame;
 use crate::tumble::tumble_points;
 
@@ -42,6 +44,35 @@ pub struct ExpandBindings<'a, const H: usize> {
     /// lazy tumbling.
     pub fly_offsets: &'a [u32],
     pub fly_points: &'a [[f32; 3]],
+    /// A budget's per-pose state (`counters.budgeted`): `n_poses` node tests spent (with
+    /// [`STOPPED`]), then `n_poses` next-level tests pushed ([`budget_level`]).
+    pub budget_state: &'a mut [u32],
+}
+
+/// `STOPPED` of `shaders/front_expand.wgsl`: a budgeted pose whose next level did not fit.
+pub const STOPPED: u32 = 0x8000_0000;
+
+/// `budget_level` of `shaders/front_expand.wgsl`, the budget's part of the hand-over: the
+/// node tests each pose pushed for the next level are spent if they fit in
+/// `counters.budget`, else the pose is stopped ([`STOPPED`]). Skipped after an overflow
+/// (the level runs again).
+pub fn budget_level(counters: &GpuCounters, budget_state: &mut [u32]) {
+    if counters.budgeted == 0 || counters.overflow != 0 {
+        return;
+    }
+    let n = counters.n_poses as usize;
+    let (spent, next) = budget_state.split_at_mut(n);
+    for (spent, next) in spent.iter_mut().zip(&mut next[..n]) {
+        if *next == 0 {
+            continue;
+        }
+        let pushed = std::mem::take(next);
+        if pushed > counters.budget.wrapping_sub(*spent) {
+            *spent |= STOPPED;
+        } else {
+            *spent = spent.wrapping_add(pushed);
+        }
+    }
 }
 
 /// The bindings `expand_obb` and `expand_sphere` add (`gpu::kernels::EXPAND_OBB`,
@@ -106,6 +137,7 @@ pub fn next_level(
 impl<const H: usize> ExpandBindings<'_, H> {
     /// The hand-over after the dispatch ([`next_level`]).
     fn hand_over(&mut self) {
+        budget_level(self.counters, self.budget_state);
         next_level(
             self.counters,
             self.next_args,
@@ -117,6 +149,10 @@ impl<const H: usize> ExpandBindings<'_, H> {
     /// `push_children`: append both children with one increment of two, or neither
     /// (overflow bit 1) when both do not fit.
     fn push_children(&mut self, c0: FrontPair, c1: FrontPair) {
+        if self.counters.budgeted != 0 {
+            let next = &mut self.budget_state[(self.counters.n_poses + c0.pose) as usize];
+            *next = next.wrapping_add(2);
+        }
         let (k, cap) = (self.counters.n_out, self.counters.cap_front);
         self.counters.n_out = k.wrapping_add(2);
         if k < cap && cap - k >= 2 {
@@ -193,13 +229,22 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `enter_skips`, negated: false in a frozen batch (`frozen`, set after an overflow) or
-    /// for a pose already done in first-contact mode, else the pair is counted in `nv` (one
-    /// node test, unless the level was counted before a resume) and true.
+    /// `enter_skips`, negated: false in a frozen batch (`frozen`, set after an overflow),
+    /// for a pose already done in first-contact mode or a budgeted pose stopped
+    /// (`budget_skips`: the pair goes to the leaf list as [`UNRESOLVED`]), else the pair is
+    /// counted in `nv` (one node test, unless the level was counted before a resume) and
+    /// true.
     fn enter(&mut self, p: &FrontPair) -> bool {
         if self.counters.frozen != 0
             || self.counters.mode_first != 0 && self.done[p.pose as usize] != 0
         {
+            return false;
+        }
+        if self.counters.budgeted != 0 && self.budget_state[p.pose as usize] & STOPPED != 0 {
+            self.push_leaf(FrontPair {
+                slot: UNRESOLVED,
+                ..*p
+            });
             return false;
         }
         if self.counters.resumed & RESUMED_EXPAND == 0 {

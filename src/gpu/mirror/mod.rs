@@ -239,6 +239,7 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
                     nu: &mut nu,
                     fly_offsets,
                     fly_points,
+                    budget_state: &mut [],
                 };
                 expand(&mut b, volumes, &mut posed, dual, &mut dual_counts);
                 // The hand-over made the output the next level's input.
@@ -305,7 +306,7 @@ fn mirror_batch<const H: usize, S: GpuPairScene<H>>(
         &vec![0.0; poses.len()],
         &mut stats,
     );
-    (results, stats)
+    (results.into_iter().map(|(r, _)| r).collect(), stats)
 }
 
 /// The volume trees' lazy tables of B's posed volumes (one of them is used).

@@ -6,7 +6,7 @@ use super::tri_filter::{
     TF_HIT, TF_UNSURE, transform_error_bound, transform_f32, tri_tri_farther, tri_tri_filter,
 };
 use crate::bv::KdopNode;
-use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI};
+use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI, UNRESOLVED};
 use crate::tumble::PoseFrame;
 
 /// The bindings of `tri_test` (`gpu::kernels::TRI_TEST`), by their WGSL names (atomics as `u32`; triangles
@@ -66,6 +66,11 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
         let p = b.leaves[i];
         let pose = p.pose as usize;
         if first && b.done[pose] != 0 {
+            continue;
+        }
+        if p.slot == UNRESOLVED {
+            // A node pair a budgeted pose did not test: to the host with the UNSURE pairs.
+            b.push_unsure(p);
             continue;
         }
         let na = b.env_nodes[p.a as usize];

@@ -49,6 +49,7 @@ pub fn collide_mirror<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> (PoseResult, 
             nu: &mut [],
             fly_offsets: &[],
             fly_points: &[],
+            budget_state: &mut [],
         });
         front_out.truncate(c.n_in as usize);
         front_in = front_out;

@@ -41,6 +41,9 @@ pub(in crate::gpu::collide) struct Step<'a, Sub> {
     /// Poses per chunk: [`POSE_CHUNK`] with coherence, else 1.
     pub(in crate::gpu::collide) chunk_len: usize,
     pub(in crate::gpu::collide) results: &'a mut [Option<PoseResult<Sub>>],
+    /// A budgeted run's frontier by pose: the child pairs the device did not test
+    /// ([`super::super::budget`]); empty lists otherwise.
+    pub(in crate::gpu::collide) unresolved: &'a mut [Unresolved],
     pub(in crate::gpu::collide) stats: &'a mut GpuStats,
     /// Most poses of the next batch after one did not fit (`None`: as planned).
     pub(in crate::gpu::collide) cut: &'a mut Option<usize>,
