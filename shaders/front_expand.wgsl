@@ -115,8 +115,10 @@ fn enter_skips(i: u32) -> bool {
 // STOPPED bit once a level did not fit) in its first `n_poses` entries, and in the next
 // `n_poses` the next level's tests as the expansion pushes them (two per expanded pair).
 // The hand-over (`budget_level`) adds those to the spent ones if the budget has room for
-// them all, else marks the pose stopped; a stopped pose's pairs are not tested but go to
-// the leaf list as UNRESOLVED entries (the host bounds their parents, the frontier).
+// them all, else marks the pose stopped; a stopped pose's pairs are not tested. Children
+// are pushed two by two (`push_children`), so a level's input holds siblings at indices
+// 2k and 2k + 1: the first of the two goes to the leaf list as UNRESOLVED_A or _B (which
+// node its parent split), and the host bounds the parent, a pair of the pose's frontier.
 @group(0) @binding(26) var<storage, read_write> budget_state: array<atomic<u32>>;
 
 const STOPPED: u32 = 0x80000000u;
@@ -130,7 +132,10 @@ fn budget_skips(i: u32) -> bool {
     if ((atomicLoad(&budget_state[p.pose]) & STOPPED) == 0u) {
         return false;
     }
-    push_leaf(FrontPair(p.pose, p.a, p.b, UNRESOLVED), counters.cap_leaf);
+    if ((i & 1u) == 0u) {
+        let side = select(UNRESOLVED_B, UNRESOLVED_A, front_in[i + 1u].a != p.a);
+        push_leaf(FrontPair(p.pose, p.a, p.b, side), counters.cap_leaf);
+    }
     return true;
 }
 

@@ -58,8 +58,8 @@ fn tri_test(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (counters.mode_first != 0u && atomicLoad(&done[p.pose]) != 0u) {
         return;
     }
-    if (p.slot == UNRESOLVED) {
-        // A node pair a budgeted pose did not test: to the host with the UNSURE pairs.
+    if (p.slot == UNRESOLVED_A || p.slot == UNRESOLVED_B) {
+        // Node pairs a budgeted pose did not test: to the host with the UNSURE pairs.
         push_unsure(p);
         return;
     }

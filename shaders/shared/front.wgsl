@@ -13,9 +13,11 @@ struct FrontPair {
 
 // `FrontPair::slot` of a pair whose B node has no tumbled k-DOP yet (lazy tumbling).
 const NO_SLOT: u32 = 0xffffffffu;
-// `FrontPair::slot` of an entry of the leaf and UNSURE lists that is no leaf pair but a node
-// pair a budgeted pose could not afford to test (`budget_skips`): the host bounds its parent.
-const UNRESOLVED: u32 = 0xfffffffeu;
+// `FrontPair::slot` of an entry of the leaf and UNSURE lists that is no leaf pair but the
+// first of two child pairs a budgeted pose could not afford to test (`budget_skips`), whose
+// parent split A's node (UNRESOLVED_A) or B's (UNRESOLVED_B): the host bounds the parent.
+const UNRESOLVED_A: u32 = 0xfffffffeu;
+const UNRESOLVED_B: u32 = 0xfffffffdu;
 
 struct Counters {
     n_in: u32,

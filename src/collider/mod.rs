@@ -179,6 +179,8 @@ macro_rules! with_gpu_scene {
 
 // After the dispatch macros (textual scope): the builder uses them.
 mod budget;
+#[cfg(feature = "gpu")]
+mod budget_gpu;
 mod builder;
 mod distance;
 

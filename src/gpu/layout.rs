@@ -96,9 +96,12 @@ pub struct FrontPair {
 /// `NO_SLOT` of `shaders/shared/front.wgsl`: a front pair whose B node is not tumbled yet.
 pub const NO_SLOT: u32 = u32::MAX;
 
-/// `UNRESOLVED` of `shaders/shared/front.wgsl`: an entry of the leaf and UNSURE lists that
-/// is a node pair a budgeted pose could not afford to test (its parent is on the frontier).
-pub const UNRESOLVED: u32 = u32::MAX - 1;
+/// `UNRESOLVED_A` of `shaders/shared/front.wgsl`: an entry of the leaf and UNSURE lists that
+/// is the first of two child pairs a budgeted pose could not afford to test, whose parent
+/// (a pair of the pose's frontier) split A's node.
+pub const UNRESOLVED_A: u32 = u32::MAX - 1;
+/// `UNRESOLVED_B`: as [`UNRESOLVED_A`], the parent split B's node.
+pub const UNRESOLVED_B: u32 = u32::MAX - 2;
 
 impl FrontPair {
     /// A pair without a tumbled slot (leaf lists, contacts, unsure pairs, fresh children).

@@ -5,14 +5,15 @@
 //! hand-over spends them if the budget has room for the whole level, else marks the pose
 //! stopped, and the next level hands that pose's pairs, untested, to the leaf list as
 //! UNRESOLVED entries, which the triangle tests pass on to the host with the UNSURE pairs
-//! (`shaders/front_expand.wgsl`, `budget_skips`, `budget_level`). Those are the children of
-//! the pose's frontier: [`GpuScene::collide_budgeted_each`] hands them to its caller, who
-//! bounds their parents on the host ([`crate::Collider::collide_budgeted_gpu`]). The node
+//! (`shaders/front_expand.wgsl`, `budget_skips`, `budget_level`): the first child of each
+//! pair of the pose's frontier and which node the pair split, so the host knows the pair
+//! ([`GpuScene::collide_budgeted_each`] maps them back) and bounds it
+//! ([`crate::Collider::collide_budgeted_gpu`]). The node
 //! tests spent, the contacts found and the frontier are the CPU's breadth-first search's,
 //! pose by pose (`tests/gpu_budget.rs`); the B nodes tumbled (Nu) may exceed the CPU's by
 //! the children of the last level (lazy tumbling places them as they are pushed).
 
-use super::driver::Unresolved;
+use crate::bv::KdopNode;
 use super::{GpuPairScene, GpuScene, GpuStats};
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::pose::Pose;
@@ -32,9 +33,9 @@ impl<const H: usize> GpuScene<H> {
     }
 
     /// Every pose under a budget of `nodes` node tests (the pretest's included), breadth
-    /// first by whole levels, in pose order to `sink` with the child pairs of its last
-    /// level it could not afford (empty when its search finished; then the result is the
-    /// unbudgeted query's). The intersection query ([`GpuScene::tolerance`] 0), without
+    /// first by whole levels, in pose order to `sink` with its frontier: the node pairs
+    /// `(A's node, B's node)` it tested and found overlapping but could not afford to
+    /// expand (empty when its search finished; then the result is the unbudgeted query's). The intersection query ([`GpuScene::tolerance`] 0), without
     /// temporal coherence. [`GpuError::InvalidInput`] below
     /// [`GpuScene::min_device_budget`] or with a tolerance.
     #[allow(clippy::too_many_arguments)]
@@ -46,7 +47,7 @@ impl<const H: usize> GpuScene<H> {
         mode: Mode,
         tumble: TumbleMethod,
         nodes: u64,
-        mut sink: impl FnMut(usize, PoseResult<S::Sub>, Unresolved) -> Result<(), E>,
+        mut sink: impl FnMut(usize, PoseResult<S::Sub>, Vec<(u32, u32)>) -> Result<(), E>,
     ) -> Result<GpuStats, E> {
         let least = Self::min_device_budget(scene);
         if nodes < least {
@@ -65,8 +66,30 @@ impl<const H: usize> GpuScene<H> {
         let below = (nodes - scene.pretest().is_some() as u64 - 1).min(MAX_DEVICE_BUDGET);
         self.budget = Some(below as u32);
         let poses = poses.into_iter().map(|p| (p, None));
-        let r = self.run_each(ctx, scene, poses, mode, tumble, &mut sink);
+        let up = [parents(&scene.env().nodes), parents(&scene.fly_bvh().nodes)];
+        let r = self.run_each(ctx, scene, poses, mode, tumble, &mut |i, r, children| {
+            let frontier = children
+                .iter()
+                .map(|c| match c.split_a {
+                    true => (up[0][c.a as usize], c.b),
+                    false => (c.a, up[1][c.b as usize]),
+                })
+                .collect();
+            sink(i, r, frontier)
+        });
         self.budget = None;
         r
     }
+}
+
+/// Each node's parent (the root's: itself; children are `first` and `first + 1`).
+fn parents<const H: usize>(nodes: &[KdopNode<H>]) -> Vec<u32> {
+    let mut up = vec![0; nodes.len()];
+    for (n, node) in nodes.iter().enumerate() {
+        if !node.is_leaf() {
+            up[node.first as usize] = n as u32;
+            up[node.first as usize + 1] = n as u32;
+        }
+    }
+    up
 }

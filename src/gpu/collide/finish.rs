@@ -4,13 +4,14 @@
 //! what the batch read back ([`BatchOutput`]).
 
 use super::*;
-use crate::gpu::layout::UNRESOLVED;
-pub(crate) use driver::Unresolved;
+use crate::gpu::layout::{UNRESOLVED_A, UNRESOLVED_B};
+use driver::{FirstChild, Unresolved};
 
 /// Decides the UNSURE pairs exactly ([`tri_tri_intersect`], or with a tolerance `eps > 0`,
 /// the pose's, [`crate::proximity::tri_tri_within`]), maps triangle positions to file
 /// numbering, sorts. Each pose comes with the node pairs a budget left untested
-/// ([`UNRESOLVED`] entries of the UNSURE list; none without a budget).
+/// ([`UNRESOLVED_A`] and [`UNRESOLVED_B`] entries of the UNSURE list; none without a
+/// budget).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
     scene: &S,
@@ -45,10 +46,16 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
         results[c.pose as usize].pairs.push((c.a, c.b));
     }
     let mut unresolved: Vec<Unresolved> = vec![Vec::new(); poses.len()];
-    let (skipped, unsure): (Vec<&FrontPair>, Vec<&FrontPair>) =
-        out.unsure.iter().partition(|u| u.slot == UNRESOLVED);
+    let (skipped, unsure): (Vec<&FrontPair>, Vec<&FrontPair>) = out
+        .unsure
+        .iter()
+        .partition(|u| u.slot == UNRESOLVED_A || u.slot == UNRESOLVED_B);
     for u in skipped {
-        unresolved[u.pose as usize].push((u.a, u.b));
+        unresolved[u.pose as usize].push(FirstChild {
+            a: u.a,
+            b: u.b,
+            split_a: u.slot == UNRESOLVED_A,
+        });
     }
     stats.unsure += unsure.len() as u64;
     for u in unsure {

@@ -10,7 +10,8 @@ use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
 use crate::gpu::layout::{
-    FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND, UNRESOLVED,
+    FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND, UNRESOLVED_A,
+    UNRESOLVED_B,
 };
 use crate::tumble::PoseFrame;
 use crate::tumble::tumble_points;
@@ -229,22 +230,33 @@ impl<const H: usize> ExpandBindings<'_, H> {
         }
     }
 
-    /// `enter_skips`, negated: false in a frozen batch (`frozen`, set after an overflow),
-    /// for a pose already done in first-contact mode or a budgeted pose stopped
-    /// (`budget_skips`: the pair goes to the leaf list as [`UNRESOLVED`]), else the pair is
-    /// counted in `nv` (one node test, unless the level was counted before a resume) and
-    /// true.
-    fn enter(&mut self, p: &FrontPair) -> bool {
+    /// `budget_skips`: whether invocation `i`'s pose is stopped by its budget; the first of
+    /// two siblings then goes to the leaf list as [`UNRESOLVED_A`] or [`UNRESOLVED_B`].
+    fn budget_skips(&mut self, i: usize) -> bool {
+        let p = self.front_in[i];
+        if self.counters.budgeted == 0 || self.budget_state[p.pose as usize] & STOPPED == 0 {
+            return false;
+        }
+        if i % 2 == 0 {
+            let split_a = self.front_in[i + 1].a != p.a;
+            let slot = if split_a { UNRESOLVED_A } else { UNRESOLVED_B };
+            self.push_leaf(FrontPair { slot, ..p });
+        }
+        true
+    }
+
+    /// `enter_skips`, negated, for invocation `i`: false in a frozen batch (`frozen`, set
+    /// after an overflow), for a pose already done in first-contact mode or a budgeted pose
+    /// stopped ([`Self::budget_skips`]), else the pair is counted in `nv` (one node test,
+    /// unless the level was counted before a resume) and true.
+    fn enter(&mut self, i: usize) -> bool {
+        let p = &self.front_in[i];
         if self.counters.frozen != 0
             || self.counters.mode_first != 0 && self.done[p.pose as usize] != 0
         {
             return false;
         }
-        if self.counters.budgeted != 0 && self.budget_state[p.pose as usize] & STOPPED != 0 {
-            self.push_leaf(FrontPair {
-                slot: UNRESOLVED,
-                ..*p
-            });
+        if self.budget_skips(i) {
             return false;
         }
         if self.counters.resumed & RESUMED_EXPAND == 0 {
@@ -270,8 +282,8 @@ impl<const H: usize> ExpandBindings<'_, H> {
 pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
     let front_in = b.front_in;
     let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
-    for p in &front_in[..b.counters.n_in as usize] {
-        if !b.enter(p) {
+    for (i, p) in front_in[..b.counters.n_in as usize].iter().enumerate() {
+        if !b.enter(i) {
             continue;
         }
         let na = b.env_nodes[p.a as usize];
@@ -303,8 +315,8 @@ pub struct RecordBindings<'a> {
 /// the count still grows.
 pub fn expand_record<const H: usize>(b: &mut ExpandBindings<'_, H>, r: &mut RecordBindings<'_>) {
     let front_in = b.front_in;
-    for p in &front_in[..b.counters.n_in as usize] {
-        if !b.enter(p) {
+    for (i, p) in front_in[..b.counters.n_in as usize].iter().enumerate() {
+        if !b.enter(i) {
             continue;
         }
         let na = b.env_nodes[p.a as usize];
@@ -334,8 +346,8 @@ pub fn expand_record<const H: usize>(b: &mut ExpandBindings<'_, H>, r: &mut Reco
 /// symmetrized), counting the sub-tests per pose in `dual_counts`; survivors descend.
 pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBindings<'_, H>) {
     let front_in = b.front_in;
-    for p in &front_in[..b.counters.n_in as usize] {
-        if !b.enter(p) {
+    for (i, p) in front_in[..b.counters.n_in as usize].iter().enumerate() {
+        if !b.enter(i) {
             continue;
         }
         let pose = p.pose as usize;
@@ -393,8 +405,8 @@ fn expand_posed<const H: usize, V, P: Copy>(
     prefer_a: impl Fn(&V, &V) -> bool,
 ) {
     let front_in = b.front_in;
-    for p in &front_in[..b.counters.n_in as usize] {
-        if !b.enter(p) {
+    for (i, p) in front_in[..b.counters.n_in as usize].iter().enumerate() {
+        if !b.enter(i) {
             continue;
         }
         let mut p = *p;

@@ -6,7 +6,7 @@ use super::tri_filter::{
     TF_HIT, TF_UNSURE, transform_error_bound, transform_f32, tri_tri_farther, tri_tri_filter,
 };
 use crate::bv::KdopNode;
-use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI, UNRESOLVED};
+use crate::gpu::layout::{FrontPair, GpuCounters, RESUMED_TRI, UNRESOLVED_A, UNRESOLVED_B};
 use crate::tumble::PoseFrame;
 
 /// The bindings of `tri_test` (`gpu::kernels::TRI_TEST`), by their WGSL names (atomics as `u32`; triangles
@@ -68,7 +68,7 @@ pub fn tri_test<const H: usize>(b: &mut TriTestBindings<'_, H>) {
         if first && b.done[pose] != 0 {
             continue;
         }
-        if p.slot == UNRESOLVED {
+        if p.slot == UNRESOLVED_A || p.slot == UNRESOLVED_B {
             // A node pair a budgeted pose did not test: to the host with the UNSURE pairs.
             b.push_unsure(p);
             continue;
