@@ -11,13 +11,16 @@
 //!
 //! **The budget** is `N` node tests (Nv) per pose, so the same answer comes on every
 //! machine. The search keeps a *frontier* of node pairs whose volumes were tested and found
-//! overlapping but whose children were not yet tested. Expanding a pair tests its two
-//! children (the hierarchy's own descent rule picks which node splits, as in the unbudgeted
-//! descent), so it is made only when two tests are left; a pair of two leaves costs no node
-//! test (its triangle tests are Np). A pose's pretest (B's posed box against A's box,
-//! [`crate::kdop::pretest`]) counts as one test, as in the unbudgeted query. The search
-//! stops when the frontier is empty (complete), when the mode's first contact is found, or
-//! when the next pair to expand needs more tests than are left.
+//! overlapping but whose children were not yet tested. Expanding a pair tests its child
+//! pairs (the hierarchy's own descent rule, as in the unbudgeted descent: two on the binary
+//! trees, where the rule picks which node splits; up to four on the boxtree, every child of
+//! A with every child of B; a node's entries on the R-tree, `Walk::split`), so it is made
+//! only when that many tests are left; a pair of two leaves costs no node test (its
+//! triangle tests are Np). A pose's pretest (B's posed box against A's box,
+//! [`crate::kdop::pretest`]; the R-tree's prelude, [`crate::rtree`]) counts as one test,
+//! as in the unbudgeted query; after it the root pairs wait on the frontier untested, one
+//! test each. The search stops when the frontier is empty (complete), when the mode's first
+//! contact is found, or when the next pair to expand needs more tests than are left.
 //!
 //! **The order** in which the frontier is expanded is [`Order`]: best-first by the volumes'
 //! overlap depth (the default, as the paper's "spend it where contact is likeliest" asks),
@@ -27,12 +30,14 @@
 //!
 //! **The bound** ([`PoseStatus::depth_bound`]). Every node pair on the frontier carries
 //! `d(e, f)`, an upper bound on the length of the shortest translation that separates the
-//! two volumes (computed by [`crate::bv::Kdop::depth_bound`] for the k-DOPs, by the pretest's boxes for
-//! the unexpanded root). The bound reported is the largest `d` on the frontier when the
+//! two volumes (computed by [`crate::bv::Kdop::depth_bound`] for the k-DOPs, from posed
+//! boxes for the OBB and sphere trees, the boxtree and the R-tree, by the pretest's boxes
+//! for the untested roots). The bound reported is the largest `d` on the frontier when the
 //! search stops. Proof that it bounds the penetration depth of every intersecting triangle
 //! pair the search may still hold: every triangle pair `(t, u)` not yet decided lies under
-//! one frontier pair `(e, f)` (the frontier and the decided leaf pairs partition A's
-//! triangles × B's triangles, the argument of `traverse::descend_from`), so `t`
+//! one frontier pair `(e, f)` (the frontier and the decided pairs partition A's
+//! triangles × B's triangles, the argument of `traverse::descend_from`; on the R-tree the
+//! pairs its prelude and filter exclude are decided before the search), so `t`
 //! lies in A's volume of `e` and `u` (as posed, on the f64 coordinates the exact test
 //! reads) in B's volume of `f`. A translation `v` after which the two volumes have disjoint
 //! interiors (they are separated by a plane) separates `t` and `u + v` by the same plane,
@@ -166,18 +171,20 @@ impl PoseStatus {
 /// The start of a budgeted pose, from the scene's pretest.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Start {
-    /// No pretest: the search begins by testing the roots.
+    /// No pretest: the search begins by testing the roots (a walk with this start has one
+    /// root pair, [`Walk::roots`]'s default).
     Roots,
     /// The pretest (one node test) did not separate the pose; its boxes overlap by at most
-    /// this translation ([`crate::kdop::pretest::BoxPretest::depth_bound`]).
+    /// this translation ([`crate::kdop::pretest::BoxPretest::depth_bound`]). The root
+    /// pairs wait on the frontier untested, each with this bound.
     Pretested(f64),
+    /// As [`Start::Pretested`], but no node test was spent on the bound (the R-tree's
+    /// prelude when the pose's matrix is no rotation, [`crate::rtree`]).
+    Untested(f64),
 }
 
-/// The root pair before its test, on the frontier after the pretest.
-const ROOTS_UNTESTED: u32 = u32::MAX;
-
-/// A frontier entry: a node pair whose volumes overlap (or the untested roots), with the
-/// bound `d` of its separating translation and its insertion number (ties of the
+/// A frontier entry: a node pair whose volumes overlap (or a root pair not yet tested),
+/// with the bound `d` of its separating translation and its insertion number (ties of the
 /// best-first order).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Entry {
@@ -185,6 +192,8 @@ struct Entry {
     seq: u64,
     e: u32,
     f: u32,
+    /// A root pair after the pretest, not yet tested: expanding it is its own test (one).
+    untested: bool,
 }
 
 impl Eq for Entry {}
@@ -202,9 +211,6 @@ impl PartialOrd for Entry {
     }
 }
 
-/// The two child pairs of an expanded pair ([`Walk::split`]).
-type Kids = [(u32, u32); 2];
-
 /// The frontier of a budgeted search, in one of the three orders; kept in a workspace
 /// between poses.
 #[derive(Debug, Default)]
@@ -218,8 +224,15 @@ pub struct Frontier {
     /// A frontier left by the GPU's breadth-first search: the next [`search`] only bounds
     /// it ([`levels::replay`]).
     pub(crate) replay: Option<Vec<(u32, u32)>>,
-    /// The breadth-first order's level being expanded (kept for its allocation).
-    level: Vec<(Entry, Option<Kids>)>,
+    /// The breadth-first order's level being expanded: each entry with the range of its
+    /// child pairs in `kids` (kept for its allocation).
+    level: Vec<(Entry, u32, u32)>,
+    /// Child pairs of the pairs being expanded ([`Walk::split`]; kept for its allocation).
+    kids: Vec<(u32, u32)>,
+    /// The child pairs of one expansion whose volumes overlap, with their bounds.
+    hits: Vec<(u32, u32, f64)>,
+    /// The walk's root pairs ([`Walk::roots`]).
+    roots: Vec<(u32, u32)>,
 }
 
 /// The hot start of a budgeted search ([`Budget::hot_start`]): the leaf pair (A's node, B's
@@ -256,12 +269,17 @@ impl Frontier {
     }
 
     fn push(&mut self, order: Order, e: u32, f: u32, depth: f64) {
+        self.push_entry(order, e, f, depth, false);
+    }
+
+    fn push_entry(&mut self, order: Order, e: u32, f: u32, depth: f64, untested: bool) {
         self.seq += 1;
         let entry = Entry {
             depth,
             seq: self.seq,
             e,
             f,
+            untested,
         };
         match order {
             Order::Best => self.heap.push(entry),
@@ -302,9 +320,10 @@ pub(crate) trait Walk {
     /// when the volumes are certainly disjoint, else an upper bound on the length of the
     /// shortest translation that separates their contents (module docs).
     fn test(&mut self, e: u32, f: u32, sub: &mut Self::Sub) -> Option<f64>;
-    /// The two child pairs of a pair whose volumes overlap, by the hierarchy's own descent
-    /// rule (the unbudgeted descent's); `None` when both nodes are leaves.
-    fn split(&mut self, e: u32, f: u32) -> Option<[(u32, u32); 2]>;
+    /// The child pairs of a pair whose volumes overlap by the hierarchy's own descent rule,
+    /// appended to `kids` in the unbudgeted order (module docs; one test each when the pair
+    /// is expanded); false, nothing appended, for a leaf pair ([`Walk::leaves`]).
+    fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool;
     /// The triangle tests of a leaf pair whose volumes overlap, appending `(tri_a, tri_b)`
     /// to `out`; true when the mode stops at the contact found.
     fn leaves(
@@ -314,6 +333,11 @@ pub(crate) trait Walk {
         out: &mut Vec<(u32, u32)>,
         c: &mut Counters<Self::Sub>,
     ) -> bool;
+    /// The pairs the search begins with, appended in the unbudgeted order: `(0, 0)` of two
+    /// trees; the R-tree's (A's root, each candidate triangle of B), [`crate::rtree`].
+    fn roots(&mut self, roots: &mut Vec<(u32, u32)>) {
+        roots.push((0, 0));
+    }
 }
 
 /// One budgeted pose: the search of the module docs over `walk` (begun for the pose).
@@ -353,19 +377,29 @@ pub(crate) fn search<W: Walk>(
             s.first_contact = Some((e, f));
         }
     }
-    match start {
-        _ if stopped => {}
-        Start::Roots => {
-            if let Some(d) = s.tested(0, 0) {
-                frontier.push(order, 0, 0, d);
+    if !stopped {
+        let mut roots = std::mem::take(&mut frontier.roots);
+        roots.clear();
+        s.walk.roots(&mut roots);
+        match start {
+            Start::Roots => {
+                let mut hits = std::mem::take(&mut frontier.hits);
+                s.expand(&roots, &mut hits, frontier);
+                frontier.hits = hits;
+            }
+            Start::Pretested(d) | Start::Untested(d) => {
+                // Depth-first pops from the back: the first root goes in last.
+                let mut push = |&(e, f): &(u32, u32)| frontier.push_entry(order, e, f, d, true);
+                match order {
+                    Order::Depth => roots.iter().rev().for_each(&mut push),
+                    Order::Best | Order::Breadth => roots.iter().for_each(&mut push),
+                }
             }
         }
-        Start::Pretested(d) => frontier.push(order, ROOTS_UNTESTED, ROOTS_UNTESTED, d),
-    }
-    if !stopped {
+        frontier.roots = roots;
         stopped = match order {
             Order::Breadth => levels::levelwise(&mut s, frontier, out),
-            Order::Best | Order::Depth => pairwise(&mut s, frontier, out),
+            Order::Best | Order::Depth => pairwise::pairwise(&mut s, frontier, out),
         };
     }
     let found = out.len() > found_before;
@@ -408,6 +442,28 @@ impl<W: Walk> Search<'_, W> {
         self.walk.test(e, f, &mut self.c.sub)
     }
 
+    /// Tests `pairs` in order and puts those that overlap on the frontier (depth-first in
+    /// reverse, so that the first is expanded first); `hits` is scratch.
+    fn expand(
+        &mut self,
+        pairs: &[(u32, u32)],
+        hits: &mut Vec<(u32, u32, f64)>,
+        frontier: &mut Frontier,
+    ) {
+        hits.clear();
+        for &(e, f) in pairs {
+            if let Some(d) = self.tested(e, f) {
+                hits.push((e, f, d));
+            }
+        }
+        let order = self.order;
+        let mut push = |&(e, f, d): &(u32, u32, f64)| frontier.push(order, e, f, d);
+        match order {
+            Order::Depth => hits.iter().rev().for_each(&mut push),
+            Order::Best | Order::Breadth => hits.iter().for_each(&mut push),
+        }
+    }
+
     /// A leaf pair's triangle tests; true when the mode stops at a contact found.
     fn leaves(&mut self, e: u32, f: u32, out: &mut Vec<(u32, u32)>) -> bool {
         let before = out.len();
@@ -426,55 +482,6 @@ impl<W: Walk> Search<'_, W> {
                 .deadline
                 .is_some_and(|d| std::time::Instant::now() >= d)
     }
-}
-
-/// The best-first and depth-first orders: one frontier pair at a time, until the next pair
-/// to expand needs more tests than are left. True when the mode stopped at a contact.
-fn pairwise<W: Walk>(
-    s: &mut Search<'_, W>,
-    frontier: &mut Frontier,
-    out: &mut Vec<(u32, u32)>,
-) -> bool {
-    let order = s.order;
-    while let Some(&top) = frontier.peek(order) {
-        if s.late() {
-            break;
-        }
-        if top.e == ROOTS_UNTESTED {
-            if s.c.bv_tests + 1 > s.limit {
-                break;
-            }
-            frontier.pop(order);
-            if let Some(d) = s.tested(0, 0) {
-                frontier.push(order, 0, 0, d);
-            }
-            continue;
-        }
-        match s.walk.split(top.e, top.f) {
-            None => {
-                frontier.pop(order);
-                if s.leaves(top.e, top.f, out) {
-                    return true;
-                }
-            }
-            Some(_) if s.c.bv_tests + 2 > s.limit => break,
-            Some(kids) => {
-                frontier.pop(order);
-                let d = kids.map(|(ce, cf)| (ce, cf, s.tested(ce, cf)));
-                // Depth-first pops from the back: the first child goes in last.
-                let kids = match order {
-                    Order::Depth => [d[1], d[0]],
-                    Order::Best | Order::Breadth => d,
-                };
-                for (ce, cf, d) in kids {
-                    if let Some(d) = d {
-                        frontier.push(order, ce, cf, d);
-                    }
-                }
-            }
-        }
-    }
-    false
 }
 
 /// A scene on the shared skeleton ([`crate::traverse`]) as a [`Walk`]: A's `env` against
@@ -504,17 +511,18 @@ impl<const H: usize, T: NodeTest<H>> Walk for Skeleton<'_, H, T> {
     }
 
     #[inline]
-    fn split(&mut self, e: u32, f: u32) -> Option<[(u32, u32); 2]> {
+    fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool {
         let (ne, nf) = (&self.env.nodes[e as usize], &self.fly.bvh.nodes[f as usize]);
         if !ne.is_leaf()
             && (nf.is_leaf() || self.test.prefer_a(self.tumble, e as usize, f as usize))
         {
-            Some([(ne.first, f), (ne.first + 1, f)])
+            kids.extend([(ne.first, f), (ne.first + 1, f)]);
         } else if !nf.is_leaf() {
-            Some([(e, nf.first), (e, nf.first + 1)])
+            kids.extend([(e, nf.first), (e, nf.first + 1)]);
         } else {
-            None
+            return false;
         }
+        true
     }
 
     #[inline]
@@ -543,6 +551,7 @@ impl<const H: usize, T: NodeTest<H>> Walk for Skeleton<'_, H, T> {
 
 mod bound;
 mod levels;
+mod pairwise;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ mod common;
 use meshcollide::budget::{Answer, Budget, Order, PoseStatus};
 use meshcollide::*;
 
-const BVS: [BvKind; 9] = [
+const BVS: [BvKind; 11] = [
     BvKind::Kdop6,
     BvKind::Kdop14,
     BvKind::Kdop18,
@@ -24,7 +24,66 @@ const BVS: [BvKind; 9] = [
     BvKind::Obb,
     BvKind::Sphere,
     BvKind::Auto,
+    BvKind::Boxtree,
+    BvKind::Rtree,
 ];
+
+/// A hierarchy under test: its kind, and for the boxtree and the R-tree the box test and
+/// the traversal (their defaults in [`BVS`]).
+#[derive(Clone, Copy)]
+struct Setup {
+    bv: BvKind,
+    box_test: BoxTest,
+    rtree: RtreeCollide,
+}
+
+impl Setup {
+    fn of(bv: BvKind) -> Setup {
+        Setup {
+            bv,
+            box_test: BoxTest::default(),
+            rtree: RtreeCollide::default(),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self.bv {
+            BvKind::Boxtree => format!("boxtree/{}", self.box_test.name()),
+            BvKind::Rtree => format!("rtree/{}", self.rtree.name()),
+            bv => bv.name().to_string(),
+        }
+    }
+
+    fn build(&self, a: &Mesh, b: &Mesh) -> Collider {
+        Collider::builder(a, b)
+            .bv(self.bv)
+            .boxtree(BoxtreeOptions {
+                test: self.box_test,
+            })
+            .rtree(RtreeOptions {
+                collide: self.rtree,
+                ..Default::default()
+            })
+            .build()
+            .unwrap()
+    }
+}
+
+/// [`BVS`], then the boxtree's other box tests and the R-tree's version 1.
+fn setups() -> Vec<Setup> {
+    let mut v: Vec<Setup> = BVS.into_iter().map(Setup::of).collect();
+    for box_test in [BoxTest::Align, BoxTest::Lut, BoxTest::Sat] {
+        v.push(Setup {
+            box_test,
+            ..Setup::of(BvKind::Boxtree)
+        });
+    }
+    v.push(Setup {
+        rtree: RtreeCollide::V1,
+        ..Setup::of(BvKind::Rtree)
+    });
+    v
+}
 
 fn cases() -> Vec<common::ProximityCase> {
     common::proximity_cases(
@@ -168,14 +227,16 @@ fn budgets(full: u64) -> Vec<u64> {
 #[test]
 fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_depth() {
     let (mut incomplete, mut maybe, mut contact_left) = (0, 0, 0);
+    // Per hierarchy: its `maybe` answers and its unfinished `contact` answers.
+    let mut each = std::collections::BTreeMap::<String, (usize, usize)>::new();
     for case in cases() {
         let oracle: Vec<Vec<(u32, u32)>> = case
             .poses
             .iter()
             .map(|p| brute_force(&case.a, &case.b, p))
             .collect();
-        for bv in BVS {
-            let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+        for setup in setups() {
+            let c = setup.build(&case.a, &case.b);
             for mode in [Mode::All, Mode::First] {
                 let opts = QueryOptions {
                     mode,
@@ -193,7 +254,7 @@ fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_d
                             let what = format!(
                                 "{} {} {} {} N={limit} pose {i}",
                                 case.name,
-                                bv.name(),
+                                setup.name(),
                                 mode.name(),
                                 order.name()
                             );
@@ -201,6 +262,9 @@ fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_d
                                 incomplete += 1;
                                 maybe += usize::from(s.answer == Answer::Maybe);
                                 contact_left += usize::from(s.answer == Answer::Contact);
+                                let e = each.entry(setup.name()).or_default();
+                                e.0 += usize::from(s.answer == Answer::Maybe);
+                                e.1 += usize::from(s.answer == Answer::Contact);
                             }
                         }
                     }
@@ -208,11 +272,20 @@ fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_d
             }
         }
     }
-    // The sweep reached every kind of unfinished answer (else the bound went untested).
+    // The sweep reached every kind of unfinished answer (else the bound went untested),
+    // on every hierarchy.
     assert!(
         maybe > 100 && contact_left > 100,
         "{incomplete} {maybe} {contact_left}"
     );
+    eprintln!("{each:?}");
+    for (name, (maybe, contact_left)) in &each {
+        assert!(
+            *maybe > 10 && *contact_left > 10,
+            "{name}: {maybe} {contact_left}"
+        );
+    }
+    assert_eq!(each.len(), setups().len());
 }
 
 /// Without a limit every order tests the unbudgeted query's node pairs and finds its
@@ -220,12 +293,12 @@ fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_d
 #[test]
 fn without_a_limit_the_pairs_and_node_tests_are_the_unbudgeted_querys() {
     for case in cases() {
-        for bv in BVS {
-            let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+        for setup in setups() {
+            let c = setup.build(&case.a, &case.b);
             let opts = QueryOptions::default();
             let plain = c.collide_batch_with(&case.poses, &opts, None);
             // `auto` answers the budget with its kdop18 tree.
-            let plain = match bv {
+            let plain = match setup.bv {
                 BvKind::Auto => Collider::builder(&case.a, &case.b)
                     .bv(BvKind::Kdop18)
                     .build()
@@ -238,7 +311,7 @@ fn without_a_limit_the_pairs_and_node_tests_are_the_unbudgeted_querys() {
                     .collide_budgeted(&case.poses, &opts, Budget::UNLIMITED.with_order(order))
                     .unwrap();
                 for (i, ((r, s), p)) in got.iter().zip(&plain).enumerate() {
-                    let what = format!("{} {} {} pose {i}", case.name, bv.name(), order.name());
+                    let what = format!("{} {} {} pose {i}", case.name, setup.name(), order.name());
                     assert!(s.complete, "{what}");
                     assert_eq!(r.pairs, p.pairs, "{what}");
                     assert_eq!(s.bv_tests, p.counters.bv_tests, "{what}");
@@ -254,34 +327,39 @@ fn without_a_limit_the_pairs_and_node_tests_are_the_unbudgeted_querys() {
 #[test]
 fn budgeted_answers_do_not_depend_on_threads() {
     let case = &cases()[2];
-    let c = Collider::builder(&case.a, &case.b).build().unwrap();
-    let budget = Budget::new(7, "budget").unwrap();
-    let opts = QueryOptions::default();
-    let many = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let one = pool.install(|| c.collide_budgeted(&case.poses, &opts, budget).unwrap());
-    assert_eq!(many.len(), one.len());
-    for ((a, sa), (b, sb)) in many.iter().zip(&one) {
-        assert_eq!(a.pairs, b.pairs);
-        assert_eq!(sa, sb);
+    for bv in [BvKind::Auto, BvKind::Boxtree, BvKind::Rtree] {
+        let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
+        let budget = Budget::new(7, "budget").unwrap();
+        let opts = QueryOptions::default();
+        let many = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let one = pool.install(|| c.collide_budgeted(&case.poses, &opts, budget).unwrap());
+        assert_eq!(many.len(), one.len());
+        for ((a, sa), (b, sb)) in many.iter().zip(&one) {
+            assert_eq!(a.pairs, b.pairs, "{}", bv.name());
+            assert_eq!(sa, sb, "{}", bv.name());
+        }
     }
 }
 
-/// The hierarchies without a budgeted search, and a tolerance, are refused by name.
+/// Every hierarchy takes a budget (the boxtree and the R-tree too, once refused by name);
+/// a tolerance is refused by name.
 #[test]
 fn what_takes_no_budget_is_refused_by_name() {
     let case = &cases()[0];
     let budget = Budget::new(5, "budget").unwrap();
-    for bv in [BvKind::Boxtree, BvKind::Rtree] {
+    for bv in BVS {
         let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
-        let e = c
-            .collide_budgeted(&case.poses, &QueryOptions::default(), budget)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains(bv.name()), "{e}");
+        let got = c.collide_budgeted(&case.poses, &QueryOptions::default(), budget);
+        assert_eq!(
+            got.map(|r| r.len()).ok(),
+            Some(case.poses.len()),
+            "{}",
+            bv.name()
+        );
     }
     let c = Collider::builder(&case.a, &case.b).build().unwrap();
     let opts = QueryOptions {
@@ -307,7 +385,9 @@ fn what_takes_no_budget_is_refused_by_name() {
 /// square's triangles and far from its edges, so that the penetration depth is `h` (lift
 /// the fin by `h`; sideways the fin would move 0.7). After the pretest alone (N = 1) the bound is the
 /// posed boxes' overlap; after the roots' test (N = 2) the roots' k-DOPs' (the OBB and
-/// sphere trees: their nodes' boxes, posed); each `h` within its proved slack. Far from the origin too.
+/// sphere trees: their nodes' boxes, posed; the boxtree, without a pretest: its roots'
+/// boxes at N = 1 and 2; the R-tree: A's root box against B's root box covered at N = 1, a
+/// root pair's boxes at N = 2); each `h` within its proved slack. Far from the origin too.
 #[test]
 fn the_bound_is_the_depth_where_the_volumes_are_tight() {
     for far in [[0.0; 3], [3e6, -1e6, 2e6]] {
@@ -356,6 +436,8 @@ fn the_bound_is_the_depth_where_the_volumes_are_tight() {
                 BvKind::Obb,
                 BvKind::Sphere,
                 BvKind::Auto,
+                BvKind::Boxtree,
+                BvKind::Rtree,
             ] {
                 let c = Collider::builder(&square, &fin).bv(bv).build().unwrap();
                 for n in [1, 2] {

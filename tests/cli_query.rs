@@ -859,7 +859,8 @@ fn the_gpu_probe_is_reported_apart_from_the_build() {
 
 /// `--budget N --status FILE` end to end: every status row obeys the budget and the oracle
 /// (`free` only without a contact, `contact` with the pose's pairs in pairs.csv, `maybe`
-/// with none); an unlimited budget writes the unbudgeted query's pairs.csv byte for byte;
+/// with none), on the kdop18 tree, the boxtree and the R-tree; an unlimited budget writes
+/// the unbudgeted query's pairs.csv byte for byte;
 /// `--status` without `--budget` writes complete rows; bad budgets and what a budget does
 /// not combine with are exit 2 naming the option.
 #[test]
@@ -936,22 +937,33 @@ fn budget_writes_status_rows_the_oracle_allows() {
             (i.to_string().as_str(), want, "1", "0")
         );
     }
-    run(&[
-        "--bv",
-        "kdop18",
-        "--out",
-        "unlimited.csv",
-        "--budget",
-        "18446744073709551615",
-    ]);
-    assert_eq!(
-        std::fs::read(d.join("plain.csv")).unwrap(),
-        std::fs::read(d.join("unlimited.csv")).unwrap()
-    );
+    for bv in ["kdop18", "boxtree", "rtree"] {
+        if bv != "kdop18" {
+            run(&["--bv", bv, "--out", "plain.csv"]);
+        }
+        run(&[
+            "--bv",
+            bv,
+            "--out",
+            "unlimited.csv",
+            "--budget",
+            "18446744073709551615",
+        ]);
+        assert_eq!(
+            std::fs::read(d.join("plain.csv")).unwrap(),
+            std::fs::read(d.join("unlimited.csv")).unwrap(),
+            "{bv}"
+        );
+    }
     let mut maybe = 0;
-    for order in ["best", "depth", "breadth"] {
+    for (bv, order) in ["auto", "boxtree", "rtree"]
+        .into_iter()
+        .flat_map(|bv| ["best", "depth", "breadth"].map(|order| (bv, order)))
+    {
         for n in [1u64, 2, 5, 13, 40] {
             run(&[
+                "--bv",
+                bv,
                 "--out",
                 "p.csv",
                 "--budget",
@@ -970,7 +982,7 @@ fn budget_writes_status_rows_the_oracle_allows() {
                     .collect();
                 assert!(
                     mine.iter().all(|p| oracle[i].contains(p)),
-                    "{order} {n} pose {i}"
+                    "{bv} {order} {n} pose {i}"
                 );
                 assert!(r[4].parse::<u64>().unwrap() <= n);
                 let bound: f64 = r[3].parse().unwrap();
@@ -984,7 +996,7 @@ fn budget_writes_status_rows_the_oracle_allows() {
                     other => panic!("answer {other}"),
                 }
                 if r[2] == "1" {
-                    assert_eq!(mine, oracle[i], "{order} {n} pose {i}");
+                    assert_eq!(mine, oracle[i], "{bv} {order} {n} pose {i}");
                 }
             }
         }
@@ -996,7 +1008,6 @@ fn budget_writes_status_rows_the_oracle_allows() {
         (vec!["--budget", "-3"], "--budget"),
         (vec!["--budget", "5", "--backend", "gpu"], "--backend gpu"),
         (vec!["--budget", "5", "--tolerance", "0.1"], "--tolerance"),
-        (vec!["--budget", "5", "--bv", "boxtree"], "boxtree"),
         (vec!["--budget-us", "5"], "--budget"),
         (
             vec!["--budget", "5", "--budget-order", "sideways"],

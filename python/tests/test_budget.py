@@ -68,8 +68,16 @@ def test_budget_refuses_what_it_does_not_take(scene):
             c.query(poses, **kwargs)
     with pytest.raises(OverflowError):
         c.query(poses, budget=-1)
-    o = meshcollide.Collider.from_files(scene["a"], scene["b"], bv="rtree")
-    with pytest.raises(meshcollide.InputError, match="rtree"):
-        o.query(poses, budget=5)
+    # The boxtree and the R-tree take a budget too (once refused by name); without a limit
+    # their pairs are the unbudgeted query's.
+    for bv in ["boxtree", "rtree"]:
+        o = meshcollide.Collider.from_files(scene["a"], scene["b"], bv=bv)
+        pairs, status = o.query(poses, budget=5)
+        assert (status["bv_tests"] <= 5).all()
+        every = {tuple(p) for p in o.query(poses)}
+        assert {tuple(p) for p in pairs} <= every
+        pairs, status = o.query(poses, budget=2**64 - 1)
+        assert status["complete"].all()
+        np.testing.assert_array_equal(pairs, o.query(poses))
     # Without a budget the call returns the pairs array alone, as before.
     assert isinstance(c.query(poses), np.ndarray)

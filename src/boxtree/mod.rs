@@ -15,6 +15,8 @@
 //! fine far from the origin as near it; the tests between the two trees run on the
 //! [`crate::frame::LocalPose`] of the pose, whose error bound joins their margin.
 
+pub(crate) mod budget;
+pub(crate) mod budget_state;
 pub(crate) mod build;
 pub(crate) mod node;
 // Internals, public for the integration tests.

@@ -66,11 +66,38 @@ impl BoxtreeScene {
 /// for Nu, and the lookup tables.
 #[derive(Debug)]
 pub struct BoxtreeWorkspace {
-    pose: u32,
-    tri_stamp: Vec<u32>,
-    tris: Vec<[[f64; 3]; 3]>,
-    node_stamp: Vec<u32>,
-    lut: Vec<f64>,
+    pub(super) pose: u32,
+    pub(super) tri_stamp: Vec<u32>,
+    pub(super) tris: Vec<[[f64; 3]; 3]>,
+    pub(super) node_stamp: Vec<u32>,
+    pub(super) lut: Vec<f64>,
+    /// A budgeted pose's frontier and node intervals ([`super::budget`]).
+    pub(super) budget: super::budget_state::BudgetState,
+}
+
+impl BoxtreeWorkspace {
+    /// Starts a pose: a fresh stamp (the stamps cleared when it wraps), B's root counted
+    /// as brought into A's frame.
+    pub(super) fn next_pose(&mut self) {
+        self.pose = self.pose.wrapping_add(1);
+        if self.pose == 0 {
+            self.tri_stamp.fill(0);
+            self.node_stamp.fill(0);
+            self.pose = 1;
+        }
+        self.node_stamp[0] = self.pose;
+    }
+
+    /// B's triangle at position `p` as the exact test reads it: its f64 corners as written
+    /// moved by the global `pose`, computed once per pose.
+    #[inline]
+    pub(super) fn moved(&mut self, fly: &BoxTree, pose: &Pose, p: usize) -> &[[f64; 3]; 3] {
+        if self.tri_stamp[p] != self.pose {
+            self.tri_stamp[p] = self.pose;
+            self.tris[p] = fly.tris.corners_f64(p).map(|q| pose.apply(q));
+        }
+        &self.tris[p]
+    }
 }
 
 struct Run<'a, const N: usize, const LUT: bool> {
@@ -142,12 +169,8 @@ impl<const N: usize, const LUT: bool> Run<'_, N, LUT> {
             let ta = self.env.tris.corners_f64(pa as usize);
             for pb in nb.child..nb.child + nb.count() {
                 let p = pb as usize;
-                if self.ws.tri_stamp[p] != self.ws.pose {
-                    self.ws.tri_stamp[p] = self.ws.pose;
-                    self.ws.tris[p] = self.fly.tris.corners_f64(p).map(|q| self.pose.apply(q));
-                }
                 self.c.tri_tests += 1;
-                if tri_tri_intersect(&ta, &self.ws.tris[p]) {
+                if tri_tri_intersect(&ta, self.ws.moved(self.fly, self.pose, p)) {
                     self.out
                         .push((self.env.tri_index[pa as usize], self.fly.tri_index[p]));
                     if self.mode == Mode::First {
@@ -173,13 +196,7 @@ fn run<const N: usize, const LUT: bool>(
     if LUT {
         frame.fill_lut(&s.fly, &mut ws.lut);
     }
-    ws.pose = ws.pose.wrapping_add(1);
-    if ws.pose == 0 {
-        ws.tri_stamp.fill(0);
-        ws.node_stamp.fill(0);
-        ws.pose = 1;
-    }
-    ws.node_stamp[0] = ws.pose;
+    ws.next_pose();
     let ra = frame.root_a(&s.env.root);
     let rb = frame.root_b(&s.fly.root);
     let mut r = Run::<N, LUT> {
@@ -223,7 +240,12 @@ impl PairScene for BoxtreeScene {
             tris: vec![[[0.0; 3]; 3]; nt],
             node_stamp: vec![0; nn],
             lut: Vec::new(),
+            budget: Default::default(),
         }
+    }
+
+    fn begin_chunk(&self, ws: &mut BoxtreeWorkspace) {
+        ws.budget.frontier.forget_hot();
     }
 
     fn collide_into(

@@ -4,9 +4,10 @@
 //! a level's pairs at once, in no fixed order within the level (appends by atomics). A
 //! budget cut inside a level would then depend on that order; so the breadth-first order
 //! spends the budget a whole level at a time, on both backends: the leaf pairs of the level
-//! are tested (they cost no node test), then its internal pairs are expanded — two node
-//! tests each, the untested roots after the pretest one — if the budget has room for all
-//! of them, and otherwise none is and the search stops with them as its frontier. The
+//! are tested (they cost no node test), then its internal pairs are expanded — a node test
+//! per child pair ([`Walk::split`]), a root pair not yet tested after the pretest one — if
+//! the budget has room for all of them, and otherwise none is and the search stops with
+//! them as its frontier. The
 //! same tests, contacts and frontier on every machine, thread count and backend, whatever
 //! the order within a level. The price: up to one level's cost of the budget is left
 //! unspent (the best-first and depth-first orders spend it to the last two tests).
@@ -19,7 +20,7 @@
 //! found overlapping on the device) and [`replay`] bounds those with the CPU's own
 //! [`super::Walk::test`], so `depth_bound` is the CPU's number exactly.
 
-use super::{Entry, Frontier, Order, PoseStatus, ROOTS_UNTESTED, Search, Walk};
+use super::{Entry, Frontier, Order, PoseStatus, Search, Walk};
 use crate::scene::Counters;
 
 /// The breadth-first order (module docs). True when the mode stopped at a contact.
@@ -29,49 +30,49 @@ pub(super) fn levelwise<W: Walk>(
     out: &mut Vec<(u32, u32)>,
 ) -> bool {
     let mut level = std::mem::take(&mut frontier.level);
+    let mut kids = std::mem::take(&mut frontier.kids);
     let stopped = 'levels: loop {
         if frontier.list.is_empty() {
             break false;
         }
         level.clear();
+        kids.clear();
         let mut cost = 0u64;
         let entries: Vec<Entry> = frontier.list.drain(..).collect();
         for x in entries {
-            if x.e == ROOTS_UNTESTED {
+            if x.untested {
                 cost += 1;
-                level.push((x, None));
+                level.push((x, 0, 0));
                 continue;
             }
-            match s.walk.split(x.e, x.f) {
-                None => {
-                    if s.leaves(x.e, x.f, out) {
-                        break 'levels true;
-                    }
-                }
-                Some(kids) => {
-                    cost += 2;
-                    level.push((x, Some(kids)));
-                }
+            let from = kids.len();
+            if s.walk.split(x.e, x.f, &mut kids) {
+                cost += (kids.len() - from) as u64;
+                level.push((x, from as u32, kids.len() as u32));
+            } else if s.leaves(x.e, x.f, out) {
+                break 'levels true;
             }
         }
         if s.c.bv_tests + cost > s.limit {
-            frontier.list.extend(level.iter().map(|&(x, _)| x));
+            frontier.list.extend(level.iter().map(|&(x, ..)| x));
             break false;
         }
-        for (i, &(_, kids)) in level.iter().enumerate() {
+        for (i, &(x, from, to)) in level.iter().enumerate() {
             if s.late() {
                 // Out of time inside the level: what is left of it stays on the frontier
                 // beside the children pushed so far (any partition of the pairs still
                 // undecided bounds their depth).
-                frontier.list.extend(level[i..].iter().map(|&(x, _)| x));
+                frontier.list.extend(level[i..].iter().map(|&(x, ..)| x));
                 break 'levels false;
             }
-            // The untested roots (after the pretest) are tested themselves.
-            let (tests, n) = match kids {
-                Some(kids) => (kids, 2),
-                None => ([(0, 0); 2], 1),
+            // A root pair not yet tested (after the pretest) is tested itself.
+            let root = [(x.e, x.f)];
+            let tests = if x.untested {
+                &root[..]
+            } else {
+                &kids[from as usize..to as usize]
             };
-            for &(ce, cf) in &tests[..n] {
+            for &(ce, cf) in tests {
                 if let Some(d) = s.tested(ce, cf) {
                     frontier.push(Order::Breadth, ce, cf, d);
                 }
@@ -80,6 +81,8 @@ pub(super) fn levelwise<W: Walk>(
     };
     level.clear();
     frontier.level = level;
+    kids.clear();
+    frontier.kids = kids;
     stopped
 }
 

@@ -12,10 +12,9 @@ type OnePose<'s, W> =
     dyn Fn(&Pose, &mut W, &mut Vec<(u32, u32)>) -> (Counters<AnySub>, PoseStatus) + Sync + 's;
 
 impl Collider {
-    /// The hierarchies that answer a budgeted query: the k-DOPs, the dual k-DOP–sphere
-    /// hierarchies, the OBB and sphere trees, and `auto` (with its kdop18 tree, so the
-    /// answer does not depend on the probe). The error names the others (the boxtree and
-    /// the R-tree).
+    /// Whether a budgeted query can run: every hierarchy answers one (`auto` with its
+    /// kdop18 tree, so the answer does not depend on the probe); the error names what a
+    /// budget does not combine with (a tolerance above 0).
     pub fn check_budgeted(&self, opts: &QueryOptions) -> crate::error::Result<()> {
         if !opts.tolerance.is_zero() {
             return Err(crate::error::Error::InvalidOption(
@@ -23,15 +22,7 @@ impl Collider {
                     .into(),
             ));
         }
-        match &self.scene {
-            AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
-                Err(crate::error::Error::InvalidOption(format!(
-                    "a budget needs a binary hierarchy (auto, kdop6, kdop14, kdop18, kdop26, dual6, dual14, dual18, dual26, obb, sphere); {} is not supported yet",
-                    self.kind().name()
-                )))
-            }
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     /// The contacts of each pose within `budget` node tests ([`crate::budget`]), with its
@@ -122,10 +113,8 @@ impl Collider {
             AnyScene::Dual26(s) => dual!(s),
             AnyScene::Obb(s) => own!(s),
             AnyScene::Sphere(s) => own!(s),
-            // Refused by `check_budgeted`, which every caller runs first.
-            AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
-                unreachable!("checked by check_budgeted")
-            }
+            AnyScene::Boxtree(s) => own!(s),
+            AnyScene::Rtree(s) => own!(s),
         }
     }
 }

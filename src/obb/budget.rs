@@ -91,15 +91,16 @@ impl<T: PairTest> Walk for VolumeWalk<'_, T> {
         })
     }
 
-    fn split(&mut self, e: u32, f: u32) -> Option<[(u32, u32); 2]> {
+    fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool {
         let (ne, nf) = (self.env.links[e as usize], self.fly.links[f as usize]);
         if !ne.is_leaf() && (nf.is_leaf() || self.test.prefer_a(e as usize, f as usize)) {
-            Some([(ne.first, f), (ne.first + 1, f)])
+            kids.extend([(ne.first, f), (ne.first + 1, f)]);
         } else if !nf.is_leaf() {
-            Some([(e, nf.first), (e, nf.first + 1)])
+            kids.extend([(e, nf.first), (e, nf.first + 1)]);
         } else {
-            None
+            return false;
         }
+        true
     }
 
     fn leaves(&mut self, e: u32, f: u32, out: &mut Vec<(u32, u32)>, c: &mut Counters) -> bool {

@@ -81,12 +81,14 @@ struct Candidate {
 /// Per-thread scratch arrays, reused across poses.
 #[derive(Debug, Default)]
 pub struct RtreeWorkspace {
-    stack: Vec<u32>,
-    entries_a: Vec<u32>,
-    entries_b: Vec<u32>,
+    pub(super) stack: Vec<u32>,
+    pub(super) entries_a: Vec<u32>,
+    pub(super) entries_b: Vec<u32>,
     cand: Vec<Candidate>,
     /// Version 2: the candidates overlapping the node being visited, one list per level.
     lists: Vec<Vec<u32>>,
+    /// A budgeted pose's frontier and candidates ([`super::budget`]).
+    pub(super) budget: super::budget_state::BudgetState,
 }
 
 /// Runs one pose, appending `(tri_a, tri_b)` in file numbering to `out`; `visit` is called
@@ -139,7 +141,12 @@ pub fn collide_pose(
 /// the real local point of B that the local pose maps within its error bound of it (see
 /// [`margin`]). When the pose's matrix is no rotation the inverse map is unavailable and
 /// the OAABB in B's frame is B's whole box.
-fn prelude(a: &Rtree, b: &Rtree, lp: &LocalPose, c: &mut RtreeCounters) -> Option<(Aabb, Aabb)> {
+pub(super) fn prelude(
+    a: &Rtree,
+    b: &Rtree,
+    lp: &LocalPose,
+    c: &mut RtreeCounters,
+) -> Option<(Aabb, Aabb)> {
     let (ra, rb) = (a.root_box(), b.root_box());
     let pose = &lp.pose;
     let oaabb_b = if is_rotation(pose) {
@@ -163,7 +170,7 @@ fn prelude(a: &Rtree, b: &Rtree, lp: &LocalPose, c: &mut RtreeCounters) -> Optio
 
 /// Figure 2, depth first with an explicit stack: the entries (leaf-order indices) whose
 /// boxes meet `bx`. Triangle entries are tested too (a leaf's records are boxes).
-fn filter(
+pub(super) fn filter(
     t: &Rtree,
     bx: &Aabb,
     stack: &mut Vec<u32>,
@@ -198,7 +205,7 @@ fn filter(
 
 /// B's entry moved into A's (global) frame exactly as [`crate::brute_force`] moves it.
 #[inline]
-fn moved(b: &Rtree, pose: &Pose, e: u32) -> [[f64; 3]; 3] {
+pub(super) fn moved(b: &Rtree, pose: &Pose, e: u32) -> [[f64; 3]; 3] {
     b.tris.corners_f64(e as usize).map(|p| pose.apply(p))
 }
 

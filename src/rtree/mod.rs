@@ -25,6 +25,8 @@
 //! candidate triangles of B moved into A's frame with their optimal boxes.
 
 mod aabb;
+mod budget;
+mod budget_state;
 mod build;
 pub(crate) mod collide;
 mod scene;

@@ -66,6 +66,10 @@ impl PairScene for RtreeScene {
         RtreeWorkspace::default()
     }
 
+    fn begin_chunk(&self, ws: &mut RtreeWorkspace) {
+        ws.budget.frontier.forget_hot();
+    }
+
     fn collide_into(
         &self,
         pose: &Pose,
