@@ -1006,7 +1006,21 @@ fn budget_writes_status_rows_the_oracle_allows() {
         (vec!["--budget", "0"], "--budget"),
         (vec!["--budget", "2.5"], "--budget"),
         (vec!["--budget", "-3"], "--budget"),
-        (vec!["--budget", "5", "--backend", "gpu"], "--backend gpu"),
+        (
+            vec![
+                "--budget",
+                "5",
+                "--backend",
+                "gpu",
+                "--budget-order",
+                "best",
+            ],
+            "--budget-order best",
+        ),
+        (
+            vec!["--budget", "5", "--backend", "gpu", "--budget-us", "9"],
+            "--budget-us",
+        ),
         (vec!["--budget", "5", "--tolerance", "0.1"], "--tolerance"),
         (vec!["--budget-us", "5"], "--budget"),
         (

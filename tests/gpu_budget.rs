@@ -79,8 +79,12 @@ fn the_gpu_answers_every_budget_as_the_cpus_breadth_first_order() {
                         .unwrap();
                     assert_eq!(gpu.len(), cpu.len());
                     for (i, ((g, gs), (r, rs))) in gpu.iter().zip(&cpu).enumerate() {
-                        let what =
-                            format!("{} {} {} N={limit} pose {i}", case.name, bv.name(), mode.name());
+                        let what = format!(
+                            "{} {} {} N={limit} pose {i}",
+                            case.name,
+                            bv.name(),
+                            mode.name()
+                        );
                         assert_eq!(gs.answer, rs.answer, "{what}: answer");
                         assert_eq!(gs.complete, rs.complete, "{what}: complete");
                         assert_eq!(
@@ -166,7 +170,10 @@ fn a_budget_survives_overflow_and_resume() {
             stopped += !x.2.is_empty() as usize;
         }
     }
-    assert!(stopped > 0 && resumed > 0, "{stopped} stopped, {resumed} resumed");
+    assert!(
+        stopped > 0 && resumed > 0,
+        "{stopped} stopped, {resumed} resumed"
+    );
 }
 
 /// What the device cannot run is refused by name: the best- and depth-first orders, a
@@ -176,22 +183,114 @@ fn the_gpu_refuses_what_it_cannot_run_by_name() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(6);
     let poses = pose::tumbling_poses(2, [0.0; 3], [1.0, 0.0, 0.0]);
-    let c = Collider::builder(&a, &b).bv(BvKind::Kdop18).build().unwrap();
+    let c = Collider::builder(&a, &b)
+        .bv(BvKind::Kdop18)
+        .build()
+        .unwrap();
     let opts = QueryOptions::default();
     for order in [Order::Best, Order::Depth] {
         let budget = Budget::new(10, "budget").unwrap().with_order(order);
-        let e = c.collide_budgeted_gpu(&ctx, &poses, &opts, budget).unwrap_err();
+        let e = c
+            .collide_budgeted_gpu(&ctx, &poses, &opts, budget)
+            .unwrap_err();
         assert!(e.to_string().contains(order.name()), "{e}");
         assert!(e.to_string().contains("breadth"), "{e}");
     }
-    let mut budget = Budget::new(10, "budget").unwrap().with_order(Order::Breadth);
+    let mut budget = Budget::new(10, "budget")
+        .unwrap()
+        .with_order(Order::Breadth);
     budget.time = Some(std::time::Duration::from_millis(1));
-    let e = c.collide_budgeted_gpu(&ctx, &poses, &opts, budget).unwrap_err();
+    let e = c
+        .collide_budgeted_gpu(&ctx, &poses, &opts, budget)
+        .unwrap_err();
     assert!(e.to_string().contains("wall-clock"), "{e}");
-    let budget = Budget::new(10, "budget").unwrap().with_order(Order::Breadth);
+    let budget = Budget::new(10, "budget")
+        .unwrap()
+        .with_order(Order::Breadth);
     for bv in [BvKind::Boxtree, BvKind::Rtree] {
         let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
-        let e = c.collide_budgeted_gpu(&ctx, &poses, &opts, budget).unwrap_err();
+        let e = c
+            .collide_budgeted_gpu(&ctx, &poses, &opts, budget)
+            .unwrap_err();
         assert!(e.to_string().contains(bv.name()), "{e}");
     }
+}
+
+/// `query --backend gpu --budget N --status s.csv` writes the bytes of the library's CPU
+/// breadth-first answers (no hot start: the GPU has none), in `pairs.csv` and `status.csv`,
+/// and `stats.json` names the order; `--budget-order` defaults to breadth there.
+#[test]
+fn cli_gpu_budget_writes_the_cpus_breadth_first_bytes() {
+    let Some(_ctx) = common::gpu() else { return };
+    let d = common::fresh_tmp_dir("gpu_budget", "cli");
+    let (a, b) = common::tori(8);
+    common::write_obj(&d.join("a.obj"), &a);
+    common::write_obj(&d.join("b.obj"), &b);
+    let mut poses = pose::tumbling_poses(8, [0.0; 3], [2.8, 0.0, 0.0]);
+    poses.extend(pose::tumbling_poses(6, [0.0; 3], [1.0, 0.1, 0.0]));
+    std::fs::write(d.join("poses.csv"), pose::format_poses(&poses)).unwrap();
+    let poses = pose::read_poses(&d.join("poses.csv")).unwrap();
+    let (a, b) = (
+        meshcollide::mesh::load(&d.join("a.obj")).unwrap(),
+        meshcollide::mesh::load(&d.join("b.obj")).unwrap(),
+    );
+    let mut maybe = 0;
+    for (kind, n) in [
+        (BvKind::Kdop18, 9u64),
+        (BvKind::Kdop18, 60),
+        (BvKind::Obb, 30),
+        (BvKind::Dual18, 3),
+    ] {
+        let bv = kind.name();
+        let o = common::bin()
+            .current_dir(&d)
+            .args([
+                "query",
+                "a.obj",
+                "b.obj",
+                "--poses",
+                "poses.csv",
+                "--out",
+                "p.csv",
+            ])
+            .args([
+                "--status",
+                "s.csv",
+                "--stats",
+                "stats.json",
+                "--backend",
+                "gpu",
+            ])
+            .args(["--bv", bv, "--budget", &n.to_string(), "--force"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let c = Collider::builder(&a, &b).bv(kind).build().unwrap();
+        let mut budget = Budget::new(n, "budget").unwrap().with_order(Order::Breadth);
+        budget.hot_start = false;
+        let want = c
+            .collide_budgeted(&poses, &QueryOptions::default(), budget)
+            .unwrap();
+        let mut pairs = Vec::new();
+        let results: Vec<_> = want.iter().map(|(r, _)| r.clone()).collect();
+        meshcollide::formats::write_pairs(&mut pairs, &results).unwrap();
+        let mut status = format!("{}\n", meshcollide::formats::STATUS_HEADER).into_bytes();
+        for (i, (_, s)) in want.iter().enumerate() {
+            meshcollide::formats::write_status_row(&mut status, i, s);
+            maybe += (s.answer == meshcollide::budget::Answer::Maybe) as usize;
+        }
+        assert_eq!(
+            std::fs::read(d.join("p.csv")).unwrap(),
+            pairs,
+            "{bv} {n}: pairs"
+        );
+        assert_eq!(
+            String::from_utf8(std::fs::read(d.join("s.csv")).unwrap()).unwrap(),
+            String::from_utf8(status).unwrap(),
+            "{bv} {n}: status"
+        );
+        let stats = std::fs::read_to_string(d.join("stats.json")).unwrap();
+        assert!(stats.contains("\"order\": \"breadth\""), "{stats}");
+    }
+    assert!(maybe > 0);
 }

@@ -76,16 +76,34 @@ fn budget_of(a: &QueryArgs) -> Result<Option<crate::budget::Budget>, Failure> {
         (a.tolerance.is_some_and(|e| e != 0.0), "--tolerance above 0"),
         (a.solid, "--solid"),
         (a.contact_geometry, "--contact-geometry"),
-        (a.backend == BackendArg::Gpu, "--backend gpu"),
     ];
     if let Some((_, what)) = with.iter().find(|(on, _)| *on) {
         return Err(Failure::Input(format!(
             "--budget with {what} is not supported yet"
         )));
     }
-    let budget = crate::budget::Budget::new(n, "--budget")?.with_order(a.budget_order);
+    let gpu = a.backend == BackendArg::Gpu;
+    let order = a.budget_order.unwrap_or(if gpu {
+        crate::budget::Order::Breadth
+    } else {
+        crate::budget::Order::Best
+    });
+    if gpu && order != crate::budget::Order::Breadth {
+        return Err(Failure::Input(format!(
+            "--budget-order {} with --backend gpu: the GPU spends a budget breadth first, a whole level at a time (--budget-order breadth)",
+            order.name()
+        )));
+    }
+    if gpu && a.budget_us.is_some() {
+        return Err(Failure::Input(
+            "--budget-us with --backend gpu: a wall-clock budget runs on the CPU only".into(),
+        ));
+    }
+    let budget = crate::budget::Budget::new(n, "--budget")?.with_order(order);
     Ok(Some(crate::budget::Budget {
         time: a.budget_us.map(std::time::Duration::from_micros),
+        // The GPU runs its poses side by side: no pose follows another's contact.
+        hot_start: budget.hot_start && !gpu,
         ..budget
     }))
 }
@@ -145,7 +163,7 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     }
     let bv = a.bv;
     let backend = match a.backend {
-        // A budget runs on the CPU (`budget_of` refused `--backend gpu`).
+        // A budget runs on the CPU unless `--backend gpu` asks (breadth first there).
         BackendArg::Auto if !bv.on_gpu() || budget.is_some() => BackendArg::Cpu,
         BackendArg::Gpu if !bv.on_gpu() => {
             return Err(
@@ -463,7 +481,10 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
     };
     let t2 = Instant::now();
     let run = super::interrupt::streaming(|| match (&gpu, budget) {
-        (Some(ctx), _) => collider
+        (Some(ctx), Some(b)) => collider
+            .collide_budgeted_stream_gpu(ctx, poses, &opts, b, |i, r, s| sink(i, r, Some(s)))
+            .map(Some),
+        (Some(ctx), None) => collider
             .collide_stream_gpu(ctx, poses, &opts, |i, r| sink(i, r, None))
             .map(Some),
         (None, Some(b)) => collider

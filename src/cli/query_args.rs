@@ -114,16 +114,19 @@ pub struct QueryArgs {
     /// `maybe` (the budget ran out first), with a proven upper bound on the penetration
     /// depth of any contact left undecided. Deterministic: the same on every machine. Every
     /// binary tree (the k-DOPs, dual, obb, sphere; auto answers on its kdop18 tree), on the
-    /// CPU; not the boxtree or the R-tree, nor with frames, --tolerance, --solid or --contact-geometry.
+    /// CPU, or with --backend gpu breadth first (the CPU's answers, node tests and bounds);
+    /// not the boxtree or the R-tree, nor with frames, --tolerance, --solid or
+    /// --contact-geometry.
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: Option<u64>,
     /// With --budget: also stop a pose after T microseconds of wall-clock time. Not
-    /// deterministic (the answers depend on the machine and its load).
+    /// deterministic (the answers depend on the machine and its load). CPU only.
     #[arg(long = "budget-us", value_name = "T", requires = "budget", allow_hyphen_values = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub budget_us: Option<u64>,
-    /// With --budget: the order in which node pairs are expanded.
-    #[arg(long = "budget-order", value_enum, default_value = "best")]
-    pub budget_order: crate::budget::Order,
+    /// With --budget: the order in which node pairs are expanded. Default: best; with
+    /// --backend gpu, breadth (whole levels: the only order the GPU runs).
+    #[arg(long = "budget-order", value_enum)]
+    pub budget_order: Option<crate::budget::Order>,
     /// status.csv: one row per pose, `pose,answer,complete,depth_bound,bv_tests` (written
     /// like --out, whole or not at all; a failed run keeps its whole poses in
     /// `<FILE>.partial`). Without --budget every row is complete.

@@ -8,7 +8,7 @@ use crate::scene::{Counters, POSE_CHUNK, PairScene, QueryOptions, STREAM_CHUNK};
 use rayon::prelude::*;
 
 /// One budgeted pose of a scene, its pairs unsorted.
-type OnePose<'s, W> =
+pub(super) type OnePose<'s, W> =
     dyn Fn(&Pose, &mut W, &mut Vec<(u32, u32)>) -> (Counters<AnySub>, PoseStatus) + Sync + 's;
 
 impl Collider {
@@ -73,7 +73,12 @@ impl Collider {
     }
 
     /// Calls `visit` with the scene that answers the budget and its one-pose search.
-    fn dispatch<R>(&self, opts: &QueryOptions, budget: Budget, visit: impl Visit<R>) -> R {
+    pub(super) fn dispatch<R>(
+        &self,
+        opts: &QueryOptions,
+        budget: Budget,
+        visit: impl Visit<R>,
+    ) -> R {
         let plain = |c: Counters| c.map_sub(AnySub::from);
         macro_rules! own {
             ($s:expr) => {{
@@ -120,7 +125,7 @@ impl Collider {
 }
 
 /// What to do with the scene that answers a budget and its one-pose search.
-trait Visit<R> {
+pub(super) trait Visit<R> {
     fn visit<S: PairScene>(self, s: &S, one: &OnePose<'_, S::Workspace>) -> R
     where
         S::Workspace: HasFrontier;

@@ -5,8 +5,8 @@ use super::budget::{OnePose, Visit};
 use super::{AnyScene, AnySub, Collider, Contacts};
 use crate::budget::{Answer, Budget, HasFrontier, Order, PoseStatus};
 use crate::gpu::GpuContext;
-use crate::kind::for_each_k;
 use crate::gpu::collide::{GpuPairScene, GpuScene, GpuStats};
+use crate::kind::for_each_k;
 use crate::pose::Pose;
 use crate::scene::{Mode, PairScene, QueryOptions};
 use std::cell::RefCell;
@@ -97,7 +97,9 @@ impl Collider {
         }
         // The poses the device has read and not yet answered, for the host's bounds.
         let pending = RefCell::new(VecDeque::new());
-        let poses = poses.into_iter().inspect(|p| pending.borrow_mut().push_back(*p));
+        let poses = poses
+            .into_iter()
+            .inspect(|p| pending.borrow_mut().push_back(*p));
         self.gpu.with(ctx, s, |g| {
             g.max_batch_poses = self.chunk.unwrap_or(crate::gpu::collide::MAX_BATCH_POSES);
             g.tolerance = opts.tolerance;
@@ -109,7 +111,10 @@ impl Collider {
                 opts.tumble,
                 nodes,
                 |i, r, frontier| {
-                    let pose = pending.borrow_mut().pop_front().expect("read before answered");
+                    let pose = pending
+                        .borrow_mut()
+                        .pop_front()
+                        .expect("read before answered");
                     let r = r.map_sub(AnySub::from);
                     let found = !r.pairs.is_empty();
                     let bv_tests = r.counters.bv_tests;
@@ -118,7 +123,11 @@ impl Collider {
                     } else {
                         let bound = self.dispatch(opts, budget, Replay { pose, frontier });
                         PoseStatus {
-                            answer: if found { Answer::Contact } else { Answer::Maybe },
+                            answer: if found {
+                                Answer::Contact
+                            } else {
+                                Answer::Maybe
+                            },
                             complete: false,
                             depth_bound: bound,
                             bv_tests,

@@ -300,7 +300,10 @@ fn a_budgeted_expand_matches_its_twin() {
     let scene = kdop_scene::<9>(1);
     for budget in [0, 2, 6, 14, 40] {
         let leaves = front_levels::<9, _>(&mut gpu, &scene, &poses, None, false, Some(budget));
-        let unresolved = leaves.iter().filter(|l| [UNRESOLVED_A, UNRESOLVED_B].contains(&l.slot)).count();
+        let unresolved = leaves
+            .iter()
+            .filter(|l| [UNRESOLVED_A, UNRESOLVED_B].contains(&l.slot))
+            .count();
         if budget <= 14 {
             assert!(unresolved > 0, "budget {budget}: some pose stops");
         }

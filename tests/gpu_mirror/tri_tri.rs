@@ -116,7 +116,9 @@ pub(crate) fn tri_test<const H: usize, S: GpuPairScene<H>>(
                 "{label}: unsure"
             );
             // (A budget may stop every pose before its contacts.)
-            let budgeted = leaves.iter().any(|l| [UNRESOLVED_A, UNRESOLVED_B].contains(&l.slot));
+            let budgeted = leaves
+                .iter()
+                .any(|l| [UNRESOLVED_A, UNRESOLVED_B].contains(&l.slot));
             assert!(
                 budgeted || c.n_contact > 1,
                 "{label}: the scene has contacts"

@@ -13,8 +13,8 @@
 //! pose by pose (`tests/gpu_budget.rs`); the B nodes tumbled (Nu) may exceed the CPU's by
 //! the children of the last level (lazy tumbling places them as they are pushed).
 
-use crate::bv::KdopNode;
 use super::{GpuPairScene, GpuScene, GpuStats};
+use crate::bv::KdopNode;
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::pose::Pose;
 use crate::scene::{Mode, PoseResult};

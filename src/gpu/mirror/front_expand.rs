@@ -10,8 +10,7 @@ use super::obb::{Obb32, PosedObb, obb_disjoint, obb_posed};
 use crate::bv::{Kdop, KdopNode};
 use crate::dual::Sphere;
 use crate::gpu::layout::{
-    FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND, UNRESOLVED_A,
-    UNRESOLVED_B,
+    FrontPair, GpuCounters, NO_SLOT, OVERFLOW_CLAIM, RESUMED_EXPAND, UNRESOLVED_A, UNRESOLVED_B,
 };
 use crate::tumble::PoseFrame;
 use crate::tumble::tumble_points;
