@@ -147,7 +147,7 @@ class Collider:
         quat: Literal["wxyz", "xyzw"] = "wxyz",
         tolerance: float = 0.0,
         budget: Optional[int] = None,
-        budget_order: Literal["best", "depth", "breadth"] = "best",
+        budget_order: Optional[Literal["best", "depth", "breadth"]] = None,
     ) -> Union[npt.NDArray[np.int64], Tuple[npt.NDArray[np.int64], npt.NDArray[np.void]]]:
         """Rows ``pose, tri_a, tri_b`` (int64 ``(K, 3)``) in ``pairs.csv`` order, pose
         numbers ``first_pose + row``. ``poses``: a float64 or float32 array, each row checked
@@ -161,14 +161,16 @@ class Collider:
         query; ``backend="auto"`` runs it on the CPU, ``backend="gpu"`` on the k-DOP trees
         and ``auto``'s kdop18, and raises ``InputError`` for the other hierarchies).
         ``budget``: at most this many node tests per pose (``query --budget``), spent in
-        ``budget_order``; the call then returns ``(pairs, status)``, ``status`` a
+        ``budget_order`` (default ``"best"``; with ``backend="gpu"`` ``"breadth"``, the
+        only order the GPU runs); the call then returns ``(pairs, status)``, ``status`` a
         structured array with ``status.csv``'s columns: ``pose`` int64, ``answer``
         (``"contact"``, ``"free"`` or ``"maybe"``), ``complete`` bool, ``depth_bound``
         float64 (a proven upper bound on the penetration depth of any contact left
-        undecided; 0 when complete), ``bv_tests`` uint64. The k-DOP, dual, OBB and
-        sphere trees and ``auto`` (kdop18) on the CPU; ``InputError`` for the boxtree and
-        the R-tree, ``backend="gpu"`` and
-        a tolerance."""
+        undecided; 0 when complete), ``bv_tests`` uint64. Every hierarchy on the CPU
+        (``backend="auto"`` too; ``auto`` answers on its kdop18 tree); with
+        ``backend="gpu"`` the k-DOP, dual, OBB and sphere trees, breadth first, with the
+        CPU's answers, node tests and bounds (``InputError`` for another order, the boxtree
+        and the R-tree). ``InputError`` with a tolerance."""
     def distance(
         self,
         poses: _Coords,

@@ -25,15 +25,25 @@ pub(crate) fn budget_of(nodes: u64, order: &str) -> PyResult<Budget> {
 }
 
 impl Collider {
-    /// Runs the poses under `budget` on the CPU (no GIL): the `(pose, tri_a, tri_b)` rows,
-    /// flat, each pose's status, and the statistics.
+    /// Runs the poses under `budget` on the CPU, or with `gpu` on the GPU (breadth first;
+    /// no GIL): the `(pose, tri_a, tri_b)` rows, flat, each pose's status, and the
+    /// statistics.
     pub(crate) fn run_budgeted(
         &self,
         poses: Vec<Pose>,
         mode: Mode,
         budget: Budget,
+        gpu: bool,
         first_pose: usize,
     ) -> Result<(Vec<i64>, Vec<PoseStatus>, Run), meshcollide::Error> {
+        let ctx = match gpu {
+            true => crate::collider::choose_backend(crate::collider::Backend::Gpu)?.0,
+            false => None,
+        };
+        let ctx = ctx.map(|c| match self.options.gpu_memory {
+            Some(mib) => c.with_batch_memory(mib << 20),
+            None => c,
+        });
         let inner = self.inner();
         let opts = QueryOptions {
             mode,
@@ -43,15 +53,26 @@ impl Collider {
         let mut status = Vec::with_capacity(poses.len());
         let mut totals = Totals::default();
         let t = Instant::now();
-        inner.collide_budgeted_stream(poses, &opts, budget, |i, r: Contacts, s| {
+        let sink = |i: usize, r: Contacts, s| {
             totals.add(&r);
             for &(a, b) in &r.pairs {
                 rows.extend([(first_pose + i) as i64, a as i64, b as i64]);
             }
             status.push(s);
             Ok(())
-        })?;
+        };
+        let gpu_stats = match &ctx {
+            Some(ctx) => Some(inner.collide_budgeted_stream_gpu(ctx, poses, &opts, budget, sink)?),
+            None => {
+                inner.collide_budgeted_stream(poses, &opts, budget, sink)?;
+                None
+            }
+        };
         let mut run = self.cpu_run(mode, opts.tumble, t.elapsed().as_secs_f64() * 1e3, totals);
+        if let Some(ctx) = &ctx {
+            run.backend = format!("gpu: {}", ctx.adapter_name());
+            run.gpu = gpu_stats;
+        }
         run.budget = Some(meshcollide::formats::BudgetStatsJson {
             nodes: budget.nodes.get(),
             order: budget.order.name().into(),

@@ -29,7 +29,7 @@ pub struct Collider {
     inner: RwLock<meshcollide::Collider>,
     /// B's bounds, for `coherence="auto"` ([`meshcollide::pose::coherent_path`]).
     bounds_b: ([f64; 3], [f64; 3]),
-    options: Options,
+    pub(crate) options: Options,
     triangles: [usize; 2],
     load_ms: f64,
     build_ms: f64,
@@ -286,12 +286,14 @@ impl Collider {
         poses: Vec<Pose>,
         mode: Mode,
         budget: meshcollide::budget::Budget,
+        gpu: bool,
         first_pose: usize,
     ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyAny>)> {
         let (rows, status, json) = py
             .detach(|| {
                 crate::pool::on(self.pool.as_ref(), || {
-                    let (rows, status, run) = self.run_budgeted(poses, mode, budget, first_pose)?;
+                    let (rows, status, run) =
+                        self.run_budgeted(poses, mode, budget, gpu, first_pose)?;
                     Ok::<_, meshcollide::Error>((
                         rows,
                         status,
@@ -389,14 +391,16 @@ impl Collider {
     /// exactly; a float at least 0, 0 the ordinary query; CPU only: `backend="auto"` runs
     /// it on the CPU, `"gpu"` raises).
     /// `budget`: at most this many node tests per pose (an integer at least 1; `query
-    /// --budget`), expanded in `budget_order` (`"best"`, `"depth"`, `"breadth"`); the call
+    /// --budget`), expanded in `budget_order` (`"best"`, `"depth"`, `"breadth"`; default
+    /// `"best"`, with `backend="gpu"` `"breadth"`, the only order the GPU runs); the call
     /// then returns `(pairs, status)`, `status` a structured array with `status.csv`'s
-    /// columns (`pose`, `answer`, `complete`, `depth_bound`, `bv_tests`). The k-DOP,
-    /// dual, OBB and sphere trees and `auto` (kdop18), on the CPU (the boxtree, the R-tree,
-    /// `backend="gpu"` and a tolerance raise).
+    /// columns (`pose`, `answer`, `complete`, `depth_bound`, `bv_tests`). Every hierarchy
+    /// (`auto` answers on its kdop18 tree) on the CPU (`backend="auto"` too), and with
+    /// `backend="gpu"` the k-DOP, dual, OBB and sphere trees, breadth first, with the CPU's
+    /// answers; a tolerance raises.
     #[pyo3(
-        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0, budget = None, budget_order = "best"),
-        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0, budget=None, budget_order='best')"
+        signature = (poses, mode = "all", backend = "auto", first_pose = IntArg::Int(0), quat = "wxyz", tolerance = 0.0, budget = None, budget_order = None),
+        text_signature = "(self, poses, mode='all', backend='auto', first_pose=0, quat='wxyz', tolerance=0.0, budget=None, budget_order=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn query<'py>(
@@ -409,26 +413,24 @@ impl Collider {
         quat: &str,
         tolerance: f64,
         budget: Option<u64>,
-        budget_order: &str,
+        budget_order: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let tolerance = Tolerance::new(tolerance, "tolerance").map_err(errors::to_py)?;
+        let b = self::backend(backend)?;
+        let order = budget_order.unwrap_or(if b == Backend::Gpu { "breadth" } else { "best" });
         let budget = budget
-            .map(|n| crate::budget::budget_of(n, budget_order))
+            .map(|n| crate::budget::budget_of(n, order))
             .transpose()?;
         let (poses, first_pose) = arrays::poses_from_array(poses, &first_pose, quat)?;
         let mode: Mode = mode
             .parse()
             .map_err(|e: meshcollide::option_names::UnknownName| errors::input(e.to_string()))?;
-        let b = self::backend(backend)?;
         match budget {
-            Some(_) if b == Backend::Gpu => Err(errors::input(
-                "budget runs on the CPU; backend=\"gpu\" is not supported yet",
-            )),
             Some(_) if !tolerance.is_zero() => Err(errors::input(
                 "budget with a tolerance above 0 is not supported",
             )),
             Some(budget) => Ok(self
-                .budgeted(py, poses, mode, budget, first_pose)?
+                .budgeted(py, poses, mode, budget, b == Backend::Gpu, first_pose)?
                 .into_pyobject(py)?
                 .into_any()),
             None => Ok(self

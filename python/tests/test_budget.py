@@ -2,6 +2,7 @@
 rows as `meshcollide query --budget N --status`, and consistent with the unbudgeted query
 (which finds every pair): `free` only where it finds none, `contact` with real pairs."""
 
+import os
 import subprocess
 
 import numpy as np
@@ -63,7 +64,8 @@ def test_budget_refuses_what_it_does_not_take(scene):
     poses = meshcollide.load_poses(scene["poses"])
     c = meshcollide.Collider.from_files(scene["a"], scene["b"])
     for kwargs, needle in [({"budget": 0}, "budget"), ({"budget": 5, "budget_order": "sideways"}, "budget_order"),
-                           ({"budget": 5, "backend": "gpu"}, "gpu"), ({"budget": 5, "tolerance": 0.1}, "tolerance")]:
+                           ({"budget": 5, "backend": "gpu", "budget_order": "best"}, "breadth"),
+                           ({"budget": 5, "tolerance": 0.1}, "tolerance")]:
         with pytest.raises(meshcollide.InputError, match=needle):
             c.query(poses, **kwargs)
     with pytest.raises(OverflowError):
@@ -81,3 +83,28 @@ def test_budget_refuses_what_it_does_not_take(scene):
         np.testing.assert_array_equal(pairs, o.query(poses))
     # Without a budget the call returns the pairs array alone, as before.
     assert isinstance(c.query(poses), np.ndarray)
+
+
+@pytest.mark.parametrize("bv", ["kdop18", "obb"])
+def test_gpu_budget_answers_as_the_cpus_breadth_first_order(scene, bv):
+    """backend="gpu" spends a budget breadth first, a whole level at a time: pose by pose
+    (one pose a call, so the CPU has no earlier contact to start from) its status rows and
+    pairs are the CPU's with budget_order="breadth"; the default order there is breadth."""
+    poses = meshcollide.load_poses(scene["poses"])[:10]
+    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv=bv)
+    stopped = 0
+    for n in [4, 12, 60]:
+        for i in range(len(poses)):
+            try:
+                g_pairs, g = c.query(poses[i:i + 1], budget=n, backend="gpu")
+            except meshcollide.GpuError as e:
+                if "no GPU adapter" in str(e) and os.environ.get("MESHCOLLIDE_REQUIRE_GPU") != "1":
+                    pytest.skip(f"no GPU adapter: {e}")
+                raise
+            assert c.last_stats["backend"].startswith("gpu: ")
+            assert c.last_stats["budget"]["order"] == "breadth"
+            c_pairs, s = c.query(poses[i:i + 1], budget=n, budget_order="breadth", backend="cpu")
+            np.testing.assert_array_equal(g_pairs, c_pairs)
+            assert g.tolist() == s.tolist(), (n, i)
+            stopped += int(not g["complete"][0])
+    assert stopped > 0

@@ -12,6 +12,7 @@ mod interrupt;
 mod output;
 mod query;
 mod query_args;
+mod query_budget;
 mod query_frames;
 mod report;
 mod scene;

@@ -4,6 +4,7 @@ use super::inputs::{self, PoseRange};
 use super::output::{AtomicFile, Out, Outputs, PairsOut};
 use super::query_args::choose_backend;
 use super::query_args::{QueryArgs, ms};
+use super::query_budget::budget_of;
 use super::{BackendArg, CoherenceArg, Failure};
 use crate::formats::{Stats, Totals};
 use crate::pose::{COHERENT_PROBE, PoseReader};
@@ -60,52 +61,6 @@ fn segments_index(a: &QueryArgs) -> usize {
 /// Where `claim_outputs` put `--status`: the last of the claimed outputs.
 fn status_index(a: &QueryArgs) -> usize {
     segments_index(a) + usize::from(a.contact_geometry)
-}
-
-/// `--budget` (with `--budget-us` and `--budget-order`) as the library's budget, refused
-/// with what it does not combine with.
-fn budget_of(a: &QueryArgs) -> Result<Option<crate::budget::Budget>, Failure> {
-    let Some(n) = a.budget else {
-        return Ok(None);
-    };
-    let with = [
-        (
-            a.frames_a.is_some() || a.frames_b.is_some(),
-            "--frames-a or --frames-b",
-        ),
-        (a.tolerance.is_some_and(|e| e != 0.0), "--tolerance above 0"),
-        (a.solid, "--solid"),
-        (a.contact_geometry, "--contact-geometry"),
-    ];
-    if let Some((_, what)) = with.iter().find(|(on, _)| *on) {
-        return Err(Failure::Input(format!(
-            "--budget with {what} is not supported yet"
-        )));
-    }
-    let gpu = a.backend == BackendArg::Gpu;
-    let order = a.budget_order.unwrap_or(if gpu {
-        crate::budget::Order::Breadth
-    } else {
-        crate::budget::Order::Best
-    });
-    if gpu && order != crate::budget::Order::Breadth {
-        return Err(Failure::Input(format!(
-            "--budget-order {} with --backend gpu: the GPU spends a budget breadth first, a whole level at a time (--budget-order breadth)",
-            order.name()
-        )));
-    }
-    if gpu && a.budget_us.is_some() {
-        return Err(Failure::Input(
-            "--budget-us with --backend gpu: a wall-clock budget runs on the CPU only".into(),
-        ));
-    }
-    let budget = crate::budget::Budget::new(n, "--budget")?.with_order(order);
-    Ok(Some(crate::budget::Budget {
-        time: a.budget_us.map(std::time::Duration::from_micros),
-        // The GPU runs its poses side by side: no pose follows another's contact.
-        hot_start: budget.hot_start && !gpu,
-        ..budget
-    }))
 }
 
 pub fn run(a: &QueryArgs) -> Result<(), Failure> {

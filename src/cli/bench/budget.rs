@@ -36,6 +36,10 @@ pub struct BudgetArgs {
     pub cell: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Also run the steps as one batch on the GPU at each budget, breadth first
+    /// (`budget_gpu.md`): the device's work, and every step checked against the CPU.
+    #[arg(long)]
+    pub gpu: bool,
 }
 
 /// The budgets, as fractions of the worst unbudgeted step's Nv (the three).
@@ -107,8 +111,10 @@ pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
             .collect(),
     }];
     let mut bound_series = Vec::new();
+    let mut budgets = Vec::new();
     for frac in FRACTIONS {
         let n = ((worst as f64 * frac).round() as u64).max(1);
+        budgets.push(n);
         for order in Order::ALL {
             b.set_message(format!("{n} {}", order.name()));
             let budget = Budget::new(n, "budget")?.with_order(order);
@@ -183,6 +189,10 @@ pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
         &notes,
         &table,
     )?;
+    if a.gpu {
+        super::budget_gpu::run(&a.common.out, &col, &path, &budgets, notes.clone())?;
+        eprintln!("wrote {}", a.common.out.join("budget_gpu.md").display());
+    }
     let nv = Series {
         name: "unbudgeted Nv".into(),
         points: plain

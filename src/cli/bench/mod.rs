@@ -7,6 +7,7 @@
 //! tests fewer node pairs (see `vs_parry` in `docs/notebook/vs-parry3d.md`).
 
 mod budget;
+mod budget_gpu;
 mod deform;
 mod flight;
 mod gpu;

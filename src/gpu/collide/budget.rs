@@ -13,7 +13,9 @@
 //! pose by pose (`tests/gpu_budget.rs`); the B nodes tumbled (Nu) may exceed the CPU's by
 //! the children of the last level (lazy tumbling places them as they are pushed).
 
-use super::{GpuPairScene, GpuScene, GpuStats};
+use super::GpuScene;
+use super::pair_scene::GpuPairScene;
+use super::stats::GpuStats;
 use crate::bv::KdopNode;
 use crate::gpu::context::{GpuContext, GpuError};
 use crate::pose::Pose;

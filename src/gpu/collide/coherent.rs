@@ -41,7 +41,7 @@
 //! node when a front pair reaches it, so a pose seeded with a front without B's root gets
 //! that one update added here: Nu equals the CPU's too.
 
-use super::driver::Unresolved;
+use super::finish::Unresolved;
 use super::handover::DeviceFronts;
 use super::pair_scene::GpuPairScene;
 use super::screen::Screen;

@@ -15,6 +15,7 @@
 
 use super::batch::BatchRun;
 use super::coherent::{Chunk, FIRST_RECORD, Front, Ran, Seeds, Step, after_step};
+use super::finish::Unresolved;
 use super::handover::Layout;
 use super::pair_scene::GpuPairScene;
 use super::plan::Capacities;
@@ -34,19 +35,6 @@ pub(super) type Slots<Sub> = [Option<PoseResult<Sub>>];
 /// each pose's unresolved pairs (a budgeted run's).
 pub(super) type Flush<'a, Sub, E> =
     dyn FnMut(&mut Slots<Sub>, &mut [Unresolved]) -> Result<(), E> + 'a;
-
-/// A pair of a budgeted pose's frontier as the device reports it: the first of the two
-/// child pairs the pose could not afford to test, and which node the pair split.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FirstChild {
-    pub(crate) a: u32,
-    pub(crate) b: u32,
-    pub(crate) split_a: bool,
-}
-
-/// A budgeted pose's frontier ([`FirstChild`] of each pair); empty for every pose of an
-/// unbudgeted run ([`GpuScene::budget`]).
-pub(crate) type Unresolved = Vec<FirstChild>;
 
 /// Where a run's results go: each pose's index, result and unresolved pairs.
 pub(super) type Sink<'a, Sub, E> =

@@ -5,7 +5,6 @@
 
 use super::*;
 use crate::gpu::layout::{UNRESOLVED_A, UNRESOLVED_B};
-use driver::{FirstChild, Unresolved};
 
 /// Decides the UNSURE pairs exactly ([`tri_tri_intersect`], or with a tolerance `eps > 0`,
 /// the pose's, [`crate::proximity::tri_tri_within`]), maps triangle positions to file
@@ -98,3 +97,16 @@ pub(crate) struct BatchOutput {
     /// Dual hierarchy: (sphere rejects, slab rejects, slab tests) per pose; else empty.
     pub dual: Vec<u32>,
 }
+
+/// A pair of a budgeted pose's frontier as the device reports it: the first of the two
+/// child pairs the pose could not afford to test, and which node the pair split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FirstChild {
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+    pub(crate) split_a: bool,
+}
+
+/// A budgeted pose's frontier ([`FirstChild`] of each pair); empty for every pose of an
+/// unbudgeted run (`GpuScene::budget`).
+pub(crate) type Unresolved = Vec<FirstChild>;

@@ -236,7 +236,7 @@ impl<const H: usize> ExpandBindings<'_, H> {
         if self.counters.budgeted == 0 || self.budget_state[p.pose as usize] & STOPPED == 0 {
             return false;
         }
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             let split_a = self.front_in[i + 1].a != p.a;
             let slot = if split_a { UNRESOLVED_A } else { UNRESOLVED_B };
             self.push_leaf(FrontPair { slot, ..p });
