@@ -162,22 +162,30 @@ impl Visit<(Contacts, PoseStatus)> for One<'_> {
     where
         S::Workspace: HasFrontier,
     {
-        let fresh;
-        let pool = match s.pool() {
-            Some(p) => p,
-            None => {
-                fresh = crate::scene::WorkspacePool::default();
-                &fresh
-            }
-        };
-        let mut ws = pool.lend(s);
-        s.begin_chunk(&mut ws);
-        ws.frontier().hot = *self.hint;
-        let r = sorted(self.pose, &mut *ws, one);
-        *self.hint = ws.frontier().hot;
-        pool.put(ws);
-        r
+        lent(s, |ws| {
+            s.begin_chunk(ws);
+            ws.frontier().hot = *self.hint;
+            let r = sorted(self.pose, ws, one);
+            *self.hint = ws.frontier().hot;
+            r
+        })
     }
+}
+
+/// Runs `f` with a workspace of `s`, lent from its pool (or a fresh one) and given back.
+pub(super) fn lent<S: PairScene, R>(s: &S, f: impl FnOnce(&mut S::Workspace) -> R) -> R {
+    let fresh;
+    let pool = match s.pool() {
+        Some(p) => p,
+        None => {
+            fresh = crate::scene::WorkspacePool::default();
+            &fresh
+        }
+    };
+    let mut ws = pool.lend(s);
+    let r = f(&mut ws);
+    pool.put(ws);
+    r
 }
 
 /// One pose's search, its pairs sorted.

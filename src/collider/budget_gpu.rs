@@ -1,7 +1,7 @@
 //! Budgeted queries on the GPU ([`crate::gpu::collide::GpuScene::collide_budgeted_each`]):
 //! the breadth-first order by whole levels, with the CPU's answers, node tests and bound.
 
-use super::budget::{OnePose, Visit};
+use super::budget::{OnePose, Visit, lent};
 use super::{AnyScene, AnySub, Collider, Contacts};
 use crate::budget::{Answer, Budget, HasFrontier, Order, PoseStatus};
 use crate::gpu::GpuContext;
@@ -156,23 +156,13 @@ impl Visit<f64> for Replay {
     where
         S::Workspace: HasFrontier,
     {
-        let fresh;
-        let pool = match s.pool() {
-            Some(p) => p,
-            None => {
-                fresh = crate::scene::WorkspacePool::default();
-                &fresh
+        lent(s, |ws| {
+            ws.frontier().replay = Some(self.frontier);
+            let (_, status) = one(&self.pose, ws, &mut Vec::new());
+            match ws.frontier().replay.take() {
+                Some(_) => f64::INFINITY,
+                None => status.depth_bound,
             }
-        };
-        let mut ws = pool.lend(s);
-        ws.frontier().replay = Some(self.frontier);
-        let (_, status) = one(&self.pose, &mut *ws, &mut Vec::new());
-        let missed = ws.frontier().replay.take().is_some();
-        pool.put(ws);
-        if missed {
-            f64::INFINITY
-        } else {
-            status.depth_bound
-        }
+        })
     }
 }
