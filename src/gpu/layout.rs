@@ -324,6 +324,9 @@ mod pipeline_layout_tests {
             ("frozen", offset_of!(GpuCounters, frozen)),
             ("leaf_mark", offset_of!(GpuCounters, leaf_mark)),
             ("within", offset_of!(GpuCounters, within)),
+            ("budgeted", offset_of!(GpuCounters, budgeted)),
+            ("budget", offset_of!(GpuCounters, budget)),
+            ("n_poses", offset_of!(GpuCounters, n_poses)),
             ("margins", offset_of!(GpuCounters, margins)),
         ]
         .iter()
