@@ -229,6 +229,8 @@ pub struct Frontier {
     level: Vec<(Entry, u32, u32)>,
     /// Child pairs of the pairs being expanded ([`Walk::split`]; kept for its allocation).
     kids: Vec<(u32, u32)>,
+    /// The breadth-first order's level as it came off the list (kept for its allocation).
+    entries: Vec<Entry>,
     /// The child pairs of one expansion whose volumes overlap, with their bounds.
     hits: Vec<(u32, u32, f64)>,
     /// The walk's root pairs ([`Walk::roots`]).
@@ -484,6 +486,27 @@ impl<W: Walk> Search<'_, W> {
     }
 }
 
+/// The descent rule of the binary trees ([`Walk::split`]): the pair `(e, f)` of nodes `a`
+/// and `b`, each `(is a leaf, first child)`, splits A's node while it is internal and B's
+/// is a leaf or `prefer_a` says so, else B's, appending the two child pairs to `kids`;
+/// false for two leaves.
+pub(crate) fn split_binary(
+    (e, f): (u32, u32),
+    (a_leaf, a_first): (bool, u32),
+    (b_leaf, b_first): (bool, u32),
+    kids: &mut Vec<(u32, u32)>,
+    prefer_a: impl FnOnce() -> bool,
+) -> bool {
+    if !a_leaf && (b_leaf || prefer_a()) {
+        kids.extend([(a_first, f), (a_first + 1, f)]);
+    } else if !b_leaf {
+        kids.extend([(e, b_first), (e, b_first + 1)]);
+    } else {
+        return false;
+    }
+    true
+}
+
 /// A scene on the shared skeleton ([`crate::traverse`]) as a [`Walk`]: A's `env` against
 /// B's `fly`, the tumbling workspace begun for `pose`, nodes tested by `test`, bounds by
 /// [`crate::bv::Kdop::depth_bound`] of A's node and B's tumbled node (which contains B's node as
@@ -513,16 +536,10 @@ impl<const H: usize, T: NodeTest<H>> Walk for Skeleton<'_, H, T> {
     #[inline]
     fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool {
         let (ne, nf) = (&self.env.nodes[e as usize], &self.fly.bvh.nodes[f as usize]);
-        if !ne.is_leaf()
-            && (nf.is_leaf() || self.test.prefer_a(self.tumble, e as usize, f as usize))
-        {
-            kids.extend([(ne.first, f), (ne.first + 1, f)]);
-        } else if !nf.is_leaf() {
-            kids.extend([(e, nf.first), (e, nf.first + 1)]);
-        } else {
-            return false;
-        }
-        true
+        let (a, b) = ((ne.is_leaf(), ne.first), (nf.is_leaf(), nf.first));
+        split_binary((e, f), a, b, kids, || {
+            self.test.prefer_a(self.tumble, e as usize, f as usize)
+        })
     }
 
     #[inline]

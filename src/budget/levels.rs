@@ -20,7 +20,7 @@
 //! found overlapping on the device) and [`replay`] bounds those with the CPU's own
 //! [`super::Walk::test`], so `depth_bound` is the CPU's number exactly.
 
-use super::{Entry, Frontier, Order, PoseStatus, Search, Walk};
+use super::{Frontier, Order, PoseStatus, Search, Walk};
 use crate::scene::Counters;
 
 /// The breadth-first order (module docs). True when the mode stopped at a contact.
@@ -31,6 +31,7 @@ pub(super) fn levelwise<W: Walk>(
 ) -> bool {
     let mut level = std::mem::take(&mut frontier.level);
     let mut kids = std::mem::take(&mut frontier.kids);
+    let mut entries = std::mem::take(&mut frontier.entries);
     let stopped = 'levels: loop {
         if frontier.list.is_empty() {
             break false;
@@ -38,8 +39,9 @@ pub(super) fn levelwise<W: Walk>(
         level.clear();
         kids.clear();
         let mut cost = 0u64;
-        let entries: Vec<Entry> = frontier.list.drain(..).collect();
-        for x in entries {
+        entries.clear();
+        entries.extend(frontier.list.drain(..));
+        for &x in &entries {
             if x.untested {
                 cost += 1;
                 level.push((x, 0, 0));
@@ -83,6 +85,7 @@ pub(super) fn levelwise<W: Walk>(
     frontier.level = level;
     kids.clear();
     frontier.kids = kids;
+    frontier.entries = entries;
     stopped
 }
 

@@ -93,14 +93,10 @@ impl<T: PairTest> Walk for VolumeWalk<'_, T> {
 
     fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool {
         let (ne, nf) = (self.env.links[e as usize], self.fly.links[f as usize]);
-        if !ne.is_leaf() && (nf.is_leaf() || self.test.prefer_a(e as usize, f as usize)) {
-            kids.extend([(ne.first, f), (ne.first + 1, f)]);
-        } else if !nf.is_leaf() {
-            kids.extend([(e, nf.first), (e, nf.first + 1)]);
-        } else {
-            return false;
-        }
-        true
+        let (a, b) = ((ne.is_leaf(), ne.first), (nf.is_leaf(), nf.first));
+        crate::budget::split_binary((e, f), a, b, kids, || {
+            self.test.prefer_a(e as usize, f as usize)
+        })
     }
 
     fn leaves(&mut self, e: u32, f: u32, out: &mut Vec<(u32, u32)>, c: &mut Counters) -> bool {

@@ -45,19 +45,16 @@ pub(crate) fn finish<const H: usize, S: GpuPairScene<H>>(
         results[c.pose as usize].pairs.push((c.a, c.b));
     }
     let mut unresolved: Vec<Unresolved> = vec![Vec::new(); poses.len()];
-    let (skipped, unsure): (Vec<&FrontPair>, Vec<&FrontPair>) = out
-        .unsure
-        .iter()
-        .partition(|u| u.slot == UNRESOLVED_A || u.slot == UNRESOLVED_B);
-    for u in skipped {
-        unresolved[u.pose as usize].push(FirstChild {
-            a: u.a,
-            b: u.b,
-            split_a: u.slot == UNRESOLVED_A,
-        });
-    }
-    stats.unsure += unsure.len() as u64;
-    for u in unsure {
+    for u in &out.unsure {
+        if u.slot == UNRESOLVED_A || u.slot == UNRESOLVED_B {
+            unresolved[u.pose as usize].push(FirstChild {
+                a: u.a,
+                b: u.b,
+                split_a: u.slot == UNRESOLVED_A,
+            });
+            continue;
+        }
+        stats.unsure += 1;
         let ta = env.tris.corners_f64(u.a as usize);
         let tb = fly
             .tris
