@@ -46,11 +46,8 @@
 //! reported bound. With the best-first order the frontier's largest `d` is its head, so the
 //! order spends the budget exactly on lowering the bound.
 
-use crate::bvh::Bvh;
 use crate::pose::Pose;
-use crate::scene::{Counters, Mode, SubCounters};
-use crate::traverse::{NodeTest, leaf_pair};
-use crate::tumble::{FlyingHierarchy, TumbleWorkspace};
+use crate::scene::{Counters, SubCounters};
 use std::collections::{BinaryHeap, VecDeque};
 use std::num::NonZeroU64;
 
@@ -85,6 +82,11 @@ pub struct Budget {
     /// triangle tests (Np), no node test, and may report a pair that the search would have
     /// found later (reported once).
     pub hot_start: bool,
+    /// Start each pose of a path from the previous pose's front instead of the roots
+    /// (`src/budget/front.rs`), when the step is coherent, the front fits the budget and
+    /// has not grown stale; on by default (measured there: fewer `maybe` answers at every
+    /// budget and step size of the flight). Not on the boxtree or the R-tree.
+    pub front: bool,
     /// A wall-clock budget per pose besides the node tests (the clock is read every 16
     /// expansions). Not deterministic: the answers then depend on the machine and its load.
     pub time: Option<std::time::Duration>,
@@ -99,6 +101,7 @@ impl Budget {
                 nodes,
                 order: Order::default(),
                 hot_start: true,
+                front: true,
                 time: None,
             }),
             None => Err(crate::error::Error::InvalidOption(format!(
@@ -113,6 +116,7 @@ impl Budget {
         nodes: NonZeroU64::MAX,
         order: Order::Depth,
         hot_start: false,
+        front: false,
         time: None,
     };
 
@@ -147,7 +151,7 @@ pub struct PoseStatus {
     /// Contact, free or maybe.
     pub answer: Answer,
     /// Whether the search finished within the budget (then the pose's pairs are all its
-    /// pairs, or in [`Mode::First`] the one asked for).
+    /// pairs, or in [`crate::scene::Mode::First`] the one asked for).
     pub complete: bool,
     /// 0 when complete; else a proven upper bound on the penetration depth of any
     /// intersecting triangle pair the search may still hold (module docs).
@@ -229,6 +233,9 @@ pub struct Frontier {
     level: Vec<(Entry, u32, u32)>,
     /// Child pairs of the pairs being expanded ([`Walk::split`]; kept for its allocation).
     kids: Vec<(u32, u32)>,
+    /// The pairs the search decided, for the next pose's front ([`front::Recorder`]; kept
+    /// for its allocation).
+    decided: Vec<(u32, u32)>,
     /// The breadth-first order's level as it came off the list (kept for its allocation).
     entries: Vec<Entry>,
     /// The child pairs of one expansion whose volumes overlap, with their bounds.
@@ -237,19 +244,67 @@ pub struct Frontier {
     roots: Vec<(u32, u32)>,
 }
 
-/// The hot start of a budgeted search ([`Budget::hot_start`]): the leaf pair (A's node, B's
-/// node) where the previous pose found its first contact, whose triangles the next pose
-/// tests before anything else. Temporal coherence (Klosowski et al. 1998, 6.1): on a
-/// motion path a contact usually persists from one pose to the next, so a pose in contact
-/// is answered `contact` before the budget is spent. The batch calls keep it within each
-/// fixed chunk of poses (so nothing depends on the thread count); a caller of
-/// [`crate::Collider::collide_budgeted_pose`] carries it from pose to pose.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Hint(pub(crate) Option<(u32, u32)>);
+/// The hot start of a budgeted search ([`Budget::hot_start`]), carried from one pose of a
+/// path to the next. Temporal coherence (Klosowski et al. 1998, 6.1): on a motion path a
+/// contact usually persists from one pose to the next, and so does the region of the two
+/// trees where the search spends its tests. Two parts:
+///
+/// - the leaf pair (A's node, B's node) where the previous pose found its first contact,
+///   whose triangles the next pose tests before anything else, so a pose in contact is
+///   answered `contact` before the budget is spent;
+/// - with [`Budget::front`], the previous pose's *front* (`src/budget/front.rs`): the node
+///   pairs where its search stood when it had spent half its budget (or ended), which the
+///   next pose tests first instead of the roots, skipping the tests above it.
+///
+/// The batch calls keep it within each fixed chunk of poses (so nothing depends on the
+/// thread count), and use the front only across a step that [`crate::pose::coherent_step`]
+/// calls coherent; a caller of [`crate::Collider::collide_budgeted_pose`] carries it from
+/// pose to pose, with the same rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hint {
+    /// The leaf pair of the previous first contact.
+    pub(crate) contact: Option<(u32, u32)>,
+    /// The previous pose's front (empty: start at the roots).
+    pub(crate) front: Vec<(u32, u32)>,
+    /// The pose the front was recorded at.
+    pub(crate) pose: Option<Pose>,
+    /// The size of the front recorded by the last pose that started at the roots: a front
+    /// grown past 5/4 of it starts the next pose at the roots ([`crate::traverse::regrown`]).
+    pub(crate) root_front: usize,
+    /// Poses started from a front since that pose (`front::REFRESH`).
+    pub(crate) age: u32,
+}
 
 impl Hint {
     /// No hot start (the first pose of a path).
-    pub const NONE: Hint = Hint(None);
+    pub const NONE: Hint = Hint {
+        contact: None,
+        front: Vec::new(),
+        pose: None,
+        root_front: 0,
+        age: 0,
+    };
+
+    /// Forgets everything (a chunk's first pose), keeping the front's allocation.
+    pub(crate) fn forget(&mut self) {
+        self.contact = None;
+        self.front.clear();
+        self.pose = None;
+        self.root_front = 0;
+        self.age = 0;
+    }
+
+    /// Before the search of `pose`: keeps the front only when the step from the pose it was
+    /// recorded at is coherent for B's box `b` ([`crate::pose::coherent_step`]).
+    pub(crate) fn step_to(&mut self, pose: &Pose, b: ([f64; 3], [f64; 3])) {
+        if self
+            .pose
+            .is_some_and(|p| !crate::pose::coherent_step(&p, pose, b.0, b.1))
+        {
+            self.front.clear();
+        }
+        self.pose = Some(*pose);
+    }
 }
 
 /// A scene's workspace that holds a budgeted search's frontier.
@@ -267,7 +322,7 @@ impl Frontier {
 
     /// Forgets the hot start (a chunk's first pose).
     pub(crate) fn forget_hot(&mut self) {
-        self.hot = Hint::NONE;
+        self.hot.forget();
     }
 
     fn push(&mut self, order: Order, e: u32, f: u32, depth: f64) {
@@ -340,6 +395,12 @@ pub(crate) trait Walk {
     fn roots(&mut self, roots: &mut Vec<(u32, u32)>) {
         roots.push((0, 0));
     }
+    /// Whether any node pair can be tested at any time, so a front of the previous pose is
+    /// a start ([`front`]): the binary trees. Not the boxtree (a node's test reads its
+    /// parent's intervals) nor the R-tree (its roots depend on the pose).
+    fn carries_front(&self) -> bool {
+        true
+    }
 }
 
 /// One budgeted pose: the search of the module docs over `walk` (begun for the pose).
@@ -357,29 +418,43 @@ pub(crate) fn search<W: Walk>(
         return levels::replay(walk, &parents);
     }
     let order = budget.order;
+    let limit = budget.nodes.get();
+    let carries = budget.front && walk.carries_front();
     let mut s = Search {
         walk,
         c: Counters {
             bv_tests: matches!(start, Start::Pretested(_)) as u64,
             ..Default::default()
         },
-        limit: budget.nodes.get(),
+        limit,
         order,
         deadline: budget.time.map(|t| std::time::Instant::now() + t),
         expansions: 0,
         first_contact: None,
+        rec: front::Recorder::start(std::mem::take(&mut frontier.decided), carries, limit),
     };
     frontier.clear();
     let found_before = out.len();
     let mut stopped = false;
-    if let (true, Hint(Some((e, f)))) = (budget.hot_start, frontier.hot) {
+    if let (true, Some((e, f))) = (budget.hot_start, frontier.hot.contact) {
         let before = out.len();
         stopped = s.walk.leaves(e, f, out, &mut s.c);
         if out.len() > before {
             s.first_contact = Some((e, f));
         }
     }
-    if !stopped {
+    let hot_front = carries
+        && !frontier.hot.front.is_empty()
+        && s.c.bv_tests + frontier.hot.front.len() as u64 <= limit
+        && !crate::traverse::regrown(frontier.hot.front.len(), frontier.hot.root_front)
+        && frontier.hot.age < front::REFRESH;
+    if !stopped && hot_front {
+        let front = std::mem::take(&mut frontier.hot.front);
+        let mut hits = std::mem::take(&mut frontier.hits);
+        s.expand(&front, &mut hits, frontier);
+        frontier.hits = hits;
+        frontier.hot.front = front;
+    } else if !stopped {
         let mut roots = std::mem::take(&mut frontier.roots);
         roots.clear();
         s.walk.roots(&mut roots);
@@ -399,15 +474,29 @@ pub(crate) fn search<W: Walk>(
             }
         }
         frontier.roots = roots;
+    }
+    if !stopped {
         stopped = match order {
             Order::Breadth => levels::levelwise(&mut s, frontier, out),
             Order::Best | Order::Depth => pairwise::pairwise(&mut s, frontier, out),
         };
     }
+    // The breadth-first order stops at a contact inside a level, whose pairs left are then
+    // on neither side: no front from it.
+    s.rec.end(frontier, !(stopped && order == Order::Breadth));
+    if carries {
+        let hot = &mut frontier.hot;
+        if hot_front {
+            hot.age += 1;
+        } else {
+            (hot.root_front, hot.age) = (hot.front.len(), 0);
+        }
+    }
+    frontier.decided = s.rec.into_pairs();
     let found = out.len() > found_before;
     // A pose without a contact keeps the last hot start: the path may touch again there.
     if s.first_contact.is_some() {
-        frontier.hot = Hint(s.first_contact);
+        frontier.hot.contact = s.first_contact;
     }
     let complete = stopped || frontier.peek(order).is_none();
     let status = PoseStatus {
@@ -435,6 +524,8 @@ struct Search<'w, W: Walk> {
     expansions: u32,
     /// The leaf pair of this pose's first contact, the next pose's hot start.
     first_contact: Option<(u32, u32)>,
+    /// The pairs decided, for the next pose's front.
+    rec: front::Recorder,
 }
 
 impl<W: Walk> Search<'_, W> {
@@ -454,8 +545,9 @@ impl<W: Walk> Search<'_, W> {
     ) {
         hits.clear();
         for &(e, f) in pairs {
-            if let Some(d) = self.tested(e, f) {
-                hits.push((e, f, d));
+            match self.tested(e, f) {
+                Some(d) => hits.push((e, f, d)),
+                None => self.rec.decided(e, f),
             }
         }
         let order = self.order;
@@ -468,12 +560,21 @@ impl<W: Walk> Search<'_, W> {
 
     /// A leaf pair's triangle tests; true when the mode stops at a contact found.
     fn leaves(&mut self, e: u32, f: u32, out: &mut Vec<(u32, u32)>) -> bool {
+        self.rec.decided(e, f);
         let before = out.len();
         let stop = self.walk.leaves(e, f, out, &mut self.c);
         if self.first_contact.is_none() && out.len() > before {
             self.first_contact = Some((e, f));
         }
         stop
+    }
+
+    /// Tests one pair: on the frontier with its bound if the volumes overlap, else decided.
+    fn test_into(&mut self, e: u32, f: u32, frontier: &mut Frontier) {
+        match self.tested(e, f) {
+            Some(d) => frontier.push(self.order, e, f, d),
+            None => self.rec.decided(e, f),
+        }
     }
 
     /// Whether the wall-clock budget ran out (the clock read every 16 expansions).
@@ -486,89 +587,11 @@ impl<W: Walk> Search<'_, W> {
     }
 }
 
-/// The descent rule of the binary trees ([`Walk::split`]): the pair `(e, f)` of nodes `a`
-/// and `b`, each `(is a leaf, first child)`, splits A's node while it is internal and B's
-/// is a leaf or `prefer_a` says so, else B's, appending the two child pairs to `kids`;
-/// false for two leaves.
-pub(crate) fn split_binary(
-    (e, f): (u32, u32),
-    (a_leaf, a_first): (bool, u32),
-    (b_leaf, b_first): (bool, u32),
-    kids: &mut Vec<(u32, u32)>,
-    prefer_a: impl FnOnce() -> bool,
-) -> bool {
-    if !a_leaf && (b_leaf || prefer_a()) {
-        kids.extend([(a_first, f), (a_first + 1, f)]);
-    } else if !b_leaf {
-        kids.extend([(e, b_first), (e, b_first + 1)]);
-    } else {
-        return false;
-    }
-    true
-}
-
-/// A scene on the shared skeleton ([`crate::traverse`]) as a [`Walk`]: A's `env` against
-/// B's `fly`, the tumbling workspace begun for `pose`, nodes tested by `test`, bounds by
-/// [`crate::bv::Kdop::depth_bound`] of A's node and B's tumbled node (which contains B's node as
-/// posed, whatever the test compared).
-pub(crate) struct Skeleton<'a, const H: usize, T> {
-    pub env: &'a Bvh<H>,
-    pub fly: &'a FlyingHierarchy<H>,
-    pub pose: &'a Pose,
-    pub mode: Mode,
-    pub tumble: &'a mut TumbleWorkspace<H>,
-    pub test: &'a mut T,
-}
-
-impl<const H: usize, T: NodeTest<H>> Walk for Skeleton<'_, H, T> {
-    type Sub = T::Sub;
-
-    #[inline]
-    fn test(&mut self, e: u32, f: u32, sub: &mut T::Sub) -> Option<f64> {
-        let (e, f) = (e as usize, f as usize);
-        self.test.overlaps(self.tumble, e, f, sub).then(|| {
-            self.env.nodes[e]
-                .bv
-                .depth_bound(self.tumble.node_bv(self.fly, f))
-        })
-    }
-
-    #[inline]
-    fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool {
-        let (ne, nf) = (&self.env.nodes[e as usize], &self.fly.bvh.nodes[f as usize]);
-        let (a, b) = ((ne.is_leaf(), ne.first), (nf.is_leaf(), nf.first));
-        split_binary((e, f), a, b, kids, || {
-            self.test.prefer_a(self.tumble, e as usize, f as usize)
-        })
-    }
-
-    #[inline]
-    fn leaves(
-        &mut self,
-        e: u32,
-        f: u32,
-        out: &mut Vec<(u32, u32)>,
-        c: &mut Counters<T::Sub>,
-    ) -> bool {
-        let (env, fly, pose, mode) = (self.env, self.fly, self.pose, self.mode);
-        leaf_pair(
-            env,
-            fly,
-            pose,
-            mode,
-            self.tumble,
-            &*self.test,
-            e as usize,
-            f as usize,
-            out,
-            c,
-        )
-    }
-}
-
 mod bound;
+mod front;
 mod levels;
 mod pairwise;
+pub(crate) mod skeleton;
 
 #[cfg(test)]
 mod tests;

@@ -281,21 +281,27 @@ pub const COHERENT_STEP: f64 = 0.05;
 /// `|(R1 − R0)·c + t1 − t0 + (R1 − R0)·d| ≤ |P1(c) − P0(c)| + ‖R1 − R0‖_F·r`. A heuristic
 /// for a default (pairs do not depend on it); fewer than two poses are not a path.
 pub fn coherent_path(poses: &[Pose], lo: [f64; 3], hi: [f64; 3]) -> bool {
-    let c: [f64; 3] = std::array::from_fn(|k| 0.5 * (lo[k] + hi[k]));
-    let r = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt() * 0.5;
     let probe = &poses[..poses.len().min(COHERENT_PROBE)];
     probe.len() >= 2
-        && r > 0.0
-        && probe.windows(2).all(|w| {
-            let (p0, p1) = (w[0].apply(c), w[1].apply(c));
-            let moved = (0..3).map(|k| (p1[k] - p0[k]).powi(2)).sum::<f64>().sqrt();
-            let turned = (0..3)
-                .flat_map(|i| (0..3).map(move |j| (i, j)))
-                .map(|(i, j)| (w[1].r[i][j] - w[0].r[i][j]).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            moved + turned * r <= COHERENT_STEP * r
-        })
+        && probe
+            .windows(2)
+            .all(|w| coherent_step(&w[0], &w[1], lo, hi))
+}
+
+/// Whether the step from `p0` to `p1` moves every point of B's bounding box `lo..hi` by at
+/// most [`COHERENT_STEP`] times its half-diagonal `r` (the bound of [`coherent_path`]);
+/// false for a box of no size.
+pub fn coherent_step(p0: &Pose, p1: &Pose, lo: [f64; 3], hi: [f64; 3]) -> bool {
+    let c: [f64; 3] = std::array::from_fn(|k| 0.5 * (lo[k] + hi[k]));
+    let r = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt() * 0.5;
+    let (a, b) = (p0.apply(c), p1.apply(c));
+    let moved = (0..3).map(|k| (b[k] - a[k]).powi(2)).sum::<f64>().sqrt();
+    let turned = (0..3)
+        .flat_map(|i| (0..3).map(move |j| (i, j)))
+        .map(|(i, j)| (p1.r[i][j] - p0.r[i][j]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    r > 0.0 && moved + turned * r <= COHERENT_STEP * r
 }
 
 /// Zachmann's tumbling protocol (*Minimal Hierarchical Collision Detection*, 2002,

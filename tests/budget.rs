@@ -11,7 +11,7 @@
 
 mod common;
 
-use meshcollide::budget::{Answer, Budget, Order, PoseStatus};
+use meshcollide::budget::{Answer, Budget, Hint, Order, PoseStatus};
 use meshcollide::*;
 
 const BVS: [BvKind; 11] = [
@@ -327,16 +327,27 @@ fn without_a_limit_the_pairs_and_node_tests_are_the_unbudgeted_querys() {
 #[test]
 fn budgeted_answers_do_not_depend_on_threads() {
     let case = &cases()[2];
-    for bv in [BvKind::Auto, BvKind::Boxtree, BvKind::Rtree] {
+    // A path of 40 poses (several chunks), so the front carries from pose to pose.
+    let poses = path(case, 5);
+    for (bv, front) in [
+        (BvKind::Auto, false),
+        (BvKind::Auto, true),
+        (BvKind::Obb, true),
+        (BvKind::Boxtree, false),
+        (BvKind::Rtree, false),
+    ] {
         let c = Collider::builder(&case.a, &case.b).bv(bv).build().unwrap();
-        let budget = Budget::new(7, "budget").unwrap();
+        let budget = Budget {
+            front,
+            ..Budget::new(7, "budget").unwrap()
+        };
         let opts = QueryOptions::default();
-        let many = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
+        let many = c.collide_budgeted(&poses, &opts, budget).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
             .unwrap();
-        let one = pool.install(|| c.collide_budgeted(&case.poses, &opts, budget).unwrap());
+        let one = pool.install(|| c.collide_budgeted(&poses, &opts, budget).unwrap());
         assert_eq!(many.len(), one.len());
         for ((a, sa), (b, sb)) in many.iter().zip(&one) {
             assert_eq!(a.pairs, b.pairs, "{}", bv.name());
@@ -522,4 +533,152 @@ fn the_hot_start_answers_a_persisting_contact_within_any_budget() {
             .unwrap();
         assert_eq!(s.answer, Answer::Maybe, "{}", bv.name());
     }
+}
+
+/// A path of small steps through each case's poses: from each pose, `steps` translations by
+/// 1 % of B's box half-diagonal along a fixed direction (coherent steps, so the hot start's
+/// front carries over, [`Hint`]).
+fn path(case: &common::ProximityCase, steps: usize) -> Vec<Pose> {
+    let (lo, hi) = case.b.bounds();
+    let r = 0.5 * (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt();
+    let dir = [0.6, -0.48, 0.64];
+    case.poses
+        .iter()
+        .flat_map(|p| {
+            (0..steps).map(move |k| {
+                let s = 0.01 * r * k as f64;
+                Pose {
+                    t: [0, 1, 2].map(|j| p.t[j] + s * dir[j]),
+                    ..*p
+                }
+            })
+        })
+        .collect()
+}
+
+/// The front ([`Budget::front`]) on motion paths: at every budget, on every hierarchy, in both
+/// modes and every order, the answers stay what the oracle allows and the bound covers
+/// every undecided depth when each pose starts from the previous pose's front.
+#[test]
+fn a_path_started_from_the_previous_front_keeps_answers_and_bounds() {
+    let mut incomplete = 0;
+    for case in cases() {
+        let poses = path(&case, 6);
+        let oracle: Vec<Vec<(u32, u32)>> = poses
+            .iter()
+            .map(|p| brute_force(&case.a, &case.b, p))
+            .collect();
+        for setup in setups() {
+            let c = setup.build(&case.a, &case.b);
+            for mode in [Mode::All, Mode::First] {
+                let opts = QueryOptions {
+                    mode,
+                    ..Default::default()
+                };
+                let unlimited = c
+                    .collide_budgeted(&poses, &opts, Budget::UNLIMITED)
+                    .unwrap();
+                let full = unlimited.iter().map(|(_, s)| s.bv_tests).max().unwrap_or(1);
+                for order in Order::ALL {
+                    for limit in budgets(full) {
+                        let budget = Budget {
+                            front: true,
+                            ..Budget::new(limit, "budget").unwrap().with_order(order)
+                        };
+                        let mut hint = Hint::NONE;
+                        for (i, pose) in poses.iter().enumerate() {
+                            let (r, s) = c
+                                .collide_budgeted_pose(pose, &opts, budget, &mut hint)
+                                .unwrap();
+                            let what = format!(
+                                "{} {} {} {} N={limit} path pose {i}",
+                                case.name,
+                                setup.name(),
+                                mode.name(),
+                                order.name()
+                            );
+                            incomplete += usize::from(check(
+                                &what, &case, pose, &oracle[i], mode, limit, &r.pairs, &s,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(incomplete > 1000, "{incomplete}");
+}
+
+/// The front is used: a pose repeated with a budget that never runs out starts from the
+/// front its predecessor ended with ([`Budget::front`]), so it tests only that front (fewer
+/// node tests than from the roots, on the binary trees) and finds the same pairs; a step
+/// that is not coherent, or a budget without the front, starts from the roots again. The
+/// boxtree and the R-tree carry no front (their node tests depend on the descent above
+/// them, or their roots on the pose) and test what they test from the roots.
+#[test]
+fn a_repeated_pose_tests_only_the_front_it_left() {
+    let mut fewer = 0;
+    for case in cases() {
+        let (lo, hi) = case.b.bounds();
+        let size = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max);
+        for setup in setups() {
+            let c = setup.build(&case.a, &case.b);
+            let opts = QueryOptions::default();
+            let hot = Budget {
+                front: true,
+                ..Budget::new(u64::MAX, "budget").unwrap()
+            };
+            for (i, pose) in case.poses.iter().enumerate() {
+                let what = format!("{} {} pose {i}", case.name, setup.name());
+                let oracle = brute_force(&case.a, &case.b, pose);
+                let cold = c
+                    .collide_budgeted(&[*pose], &opts, Budget::UNLIMITED)
+                    .unwrap()[0]
+                    .1;
+                let mut hint = Hint::NONE;
+                let (r0, s0) = c
+                    .collide_budgeted_pose(pose, &opts, hot, &mut hint)
+                    .unwrap();
+                let (r1, s1) = c
+                    .collide_budgeted_pose(pose, &opts, hot, &mut hint)
+                    .unwrap();
+                assert_eq!((&r0.pairs, &r1.pairs), (&oracle, &oracle), "{what}");
+                assert!(s0.complete && s1.complete, "{what}");
+                assert_eq!(s0.bv_tests, cold.bv_tests, "{what}: the first pose");
+                match setup.bv {
+                    BvKind::Boxtree | BvKind::Rtree => {
+                        assert_eq!(s1.bv_tests, cold.bv_tests, "{what}")
+                    }
+                    _ => {
+                        assert!(s1.bv_tests <= cold.bv_tests, "{what}");
+                        fewer += usize::from(s1.bv_tests < cold.bv_tests);
+                    }
+                }
+                // A jump of 3 box sizes is no coherent step: the roots again.
+                let far = Pose {
+                    t: [pose.t[0] + 3.0 * size, pose.t[1], pose.t[2]],
+                    ..*pose
+                };
+                let mut jumped = hint.clone();
+                let (_, sf) = c
+                    .collide_budgeted_pose(&far, &opts, hot, &mut jumped)
+                    .unwrap();
+                let far_cold = c
+                    .collide_budgeted(&[far], &opts, Budget::UNLIMITED)
+                    .unwrap()[0]
+                    .1;
+                assert_eq!(sf.bv_tests, far_cold.bv_tests, "{what}: after a jump");
+                // The default budget (no front) starts at the roots after the same pose.
+                let off = Budget {
+                    front: false,
+                    ..hot
+                };
+                let (_, so) = c
+                    .collide_budgeted_pose(pose, &opts, off, &mut hint)
+                    .unwrap();
+                assert_eq!(so.bv_tests, cold.bv_tests, "{what}: without the front");
+            }
+        }
+    }
+    assert!(fewer > 20, "{fewer}");
 }

@@ -73,6 +73,7 @@ fn the_gpu_answers_every_budget_as_the_cpus_breadth_first_order() {
                         .unwrap()
                         .with_order(Order::Breadth);
                     budget.hot_start = false;
+                    budget.front = false;
                     let cpu = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
                     let (gpu, _) = c
                         .collide_budgeted_gpu(&ctx, &case.poses, &opts, budget)
@@ -268,6 +269,7 @@ fn cli_gpu_budget_writes_the_cpus_breadth_first_bytes() {
         let c = Collider::builder(&a, &b).bv(kind).build().unwrap();
         let mut budget = Budget::new(n, "budget").unwrap().with_order(Order::Breadth);
         budget.hot_start = false;
+        budget.front = false;
         let want = c
             .collide_budgeted(&poses, &QueryOptions::default(), budget)
             .unwrap();

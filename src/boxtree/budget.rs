@@ -118,6 +118,11 @@ struct BoxWalk<'a, const N: usize, const LUT: bool> {
 impl<const N: usize, const LUT: bool> Walk for BoxWalk<'_, N, LUT> {
     type Sub = NoSub;
 
+    /// No front: see [`crate::budget::Walk::carries_front`].
+    fn carries_front(&self) -> bool {
+        false
+    }
+
     #[inline]
     fn test(&mut self, e: u32, f: u32, _: &mut NoSub) -> Option<f64> {
         let (e, f) = (e as usize, f as usize);

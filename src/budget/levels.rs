@@ -20,7 +20,7 @@
 //! found overlapping on the device) and [`replay`] bounds those with the CPU's own
 //! [`super::Walk::test`], so `depth_bound` is the CPU's number exactly.
 
-use super::{Frontier, Order, PoseStatus, Search, Walk};
+use super::{Frontier, PoseStatus, Search, Walk};
 use crate::scene::Counters;
 
 /// The breadth-first order (module docs). True when the mode stopped at a contact.
@@ -36,6 +36,7 @@ pub(super) fn levelwise<W: Walk>(
         if frontier.list.is_empty() {
             break false;
         }
+        s.rec.at(s.c.bv_tests, frontier);
         level.clear();
         kids.clear();
         let mut cost = 0u64;
@@ -75,9 +76,7 @@ pub(super) fn levelwise<W: Walk>(
                 &kids[from as usize..to as usize]
             };
             for &(ce, cf) in tests {
-                if let Some(d) = s.tested(ce, cf) {
-                    frontier.push(Order::Breadth, ce, cf, d);
-                }
+                s.test_into(ce, cf, frontier);
             }
         }
     };

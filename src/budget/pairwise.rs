@@ -19,14 +19,13 @@ pub(super) fn pairwise<W: Walk>(
         if s.late() {
             break;
         }
+        s.rec.at(s.c.bv_tests, frontier);
         if top.untested {
             if s.c.bv_tests + 1 > s.limit {
                 break;
             }
             frontier.pop(order);
-            if let Some(d) = s.tested(top.e, top.f) {
-                frontier.push(order, top.e, top.f, d);
-            }
+            s.test_into(top.e, top.f, frontier);
             continue;
         }
         kids.clear();

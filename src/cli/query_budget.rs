@@ -46,6 +46,7 @@ pub(super) fn budget_of(a: &QueryArgs) -> Result<Option<crate::budget::Budget>, 
         time: a.budget_us.map(std::time::Duration::from_micros),
         // The GPU runs its poses side by side: no pose follows another's contact.
         hot_start: budget.hot_start && !gpu,
+        front: budget.front && !gpu,
         ..budget
     }))
 }

@@ -55,7 +55,17 @@ impl Collider {
     ) -> crate::error::Result<()> {
         self.check_budgeted(opts)?;
         let chunk = self.chunk.unwrap_or(STREAM_CHUNK);
-        self.dispatch(opts, budget, Stream { poses, chunk, sink })
+        let fly_box = self.fly_box;
+        self.dispatch(
+            opts,
+            budget,
+            Stream {
+                poses,
+                chunk,
+                sink,
+                fly_box,
+            },
+        )
     }
 
     /// One pose under `budget`, on the calling thread (as [`Collider::collide_with`]), for
@@ -69,7 +79,16 @@ impl Collider {
         hint: &mut Hint,
     ) -> crate::error::Result<(Contacts, PoseStatus)> {
         self.check_budgeted(opts)?;
-        Ok(self.dispatch(opts, budget, One { pose, hint }))
+        let fly_box = self.fly_box;
+        Ok(self.dispatch(
+            opts,
+            budget,
+            One {
+                pose,
+                hint,
+                fly_box,
+            },
+        ))
     }
 
     /// Calls `visit` with the scene that answers the budget and its one-pose search.
@@ -136,6 +155,8 @@ struct Stream<I, K> {
     poses: I,
     chunk: usize,
     sink: K,
+    /// B's bounding box, for [`Hint::step_to`].
+    fly_box: ([f64; 3], [f64; 3]),
 }
 
 impl<I, K> Visit<crate::error::Result<()>> for Stream<I, K>
@@ -147,7 +168,7 @@ where
     where
         S::Workspace: HasFrontier,
     {
-        stream(s, self.poses, self.chunk, one, self.sink)
+        stream(s, self.poses, self.chunk, one, self.sink, self.fly_box)
     }
 }
 
@@ -155,6 +176,8 @@ where
 struct One<'p> {
     pose: &'p Pose,
     hint: &'p mut Hint,
+    /// B's bounding box, for [`Hint::step_to`].
+    fly_box: ([f64; 3], [f64; 3]),
 }
 
 impl Visit<(Contacts, PoseStatus)> for One<'_> {
@@ -164,9 +187,9 @@ impl Visit<(Contacts, PoseStatus)> for One<'_> {
     {
         lent(s, |ws| {
             s.begin_chunk(ws);
-            ws.frontier().hot = *self.hint;
-            let r = sorted(self.pose, ws, one);
-            *self.hint = ws.frontier().hot;
+            ws.frontier().hot = std::mem::take(self.hint);
+            let r = on_path(self.pose, ws, one, self.fly_box);
+            *self.hint = std::mem::take(&mut ws.frontier().hot);
             r
         })
     }
@@ -188,6 +211,18 @@ pub(super) fn lent<S: PairScene, R>(s: &S, f: impl FnOnce(&mut S::Workspace) -> 
     r
 }
 
+/// One pose of a path: the hot start's front kept only across a coherent step from the
+/// previous pose ([`Hint::step_to`]), then [`sorted`].
+fn on_path<W: HasFrontier>(
+    pose: &Pose,
+    ws: &mut W,
+    one: &OnePose<'_, W>,
+    fly_box: ([f64; 3], [f64; 3]),
+) -> (Contacts, PoseStatus) {
+    ws.frontier().hot.step_to(pose, fly_box);
+    sorted(pose, ws, one)
+}
+
 /// One pose's search, its pairs sorted.
 fn sorted<W>(pose: &Pose, ws: &mut W, one: &OnePose<'_, W>) -> (Contacts, PoseStatus) {
     let mut pairs = Vec::new();
@@ -206,6 +241,7 @@ fn stream<S: PairScene>(
     chunk: usize,
     one: &OnePose<'_, S::Workspace>,
     mut sink: impl FnMut(usize, Contacts, PoseStatus) -> crate::error::Result<()>,
+    fly_box: ([f64; 3], [f64; 3]),
 ) -> crate::error::Result<()>
 where
     S::Workspace: HasFrontier,
@@ -227,7 +263,7 @@ where
                     // Each chunk starts where a fresh workspace would (hill climbing), so the
                     // counters do not depend on which chunks a thread ran before.
                     s.begin_chunk(ws);
-                    poses.iter().map(|p| sorted(p, ws, one)).collect()
+                    poses.iter().map(|p| on_path(p, ws, one, fly_box)).collect()
                 },
             )
             .collect();

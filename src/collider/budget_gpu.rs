@@ -66,6 +66,7 @@ impl Collider {
         }
         let budget = Budget {
             hot_start: false,
+            front: false,
             ..budget
         };
         let sink: &mut Sink<'_> = &mut sink;

@@ -203,6 +203,7 @@ impl<'m> ColliderBuilder<'m> {
             query: self.query,
             chunk: self.chunk,
             own: warm::OwnPoses::of(a, b),
+            fly_box: b.bounds(),
             distance_volumes: Default::default(),
             #[cfg(feature = "gpu")]
             gpu: Default::default(),

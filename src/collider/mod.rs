@@ -215,6 +215,9 @@ pub struct Collider {
     chunk: Option<usize>,
     /// The poses of this scene that [`Collider::warm_up`] runs.
     own: warm::OwnPoses,
+    /// Mesh B's bounding box, for the budget's hot start across coherent steps
+    /// ([`crate::budget::Hint`]).
+    fly_box: ([f64; 3], [f64; 3]),
     /// The distance query's node volumes ([`Collider::prepare_distance`]), built on first use.
     distance_volumes: std::sync::OnceLock<crate::proximity::distance::DistanceVolumes>,
     /// Its hierarchies uploaded to each GPU it ran on, kept between calls.

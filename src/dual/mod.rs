@@ -388,7 +388,7 @@ pub fn collide_budgeted<const H: usize>(
     out: &mut Vec<(u32, u32)>,
 ) -> (Counters<DualCounters>, crate::budget::PoseStatus) {
     let (mut test, tumble, _, frontier) = begin(s, pose, method, 0.0, ws);
-    let mut walk = crate::budget::Skeleton {
+    let mut walk = crate::budget::skeleton::Skeleton {
         env: &s.env,
         fly: &s.fly,
         pose,

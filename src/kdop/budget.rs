@@ -2,7 +2,8 @@
 //! search on the shared skeleton with the scene's slab test and descent rule.
 
 use super::{KdopScene, KdopWorkspace};
-use crate::budget::{Budget, PoseStatus, Skeleton, Start, search};
+use crate::budget::skeleton::Skeleton;
+use crate::budget::{Budget, PoseStatus, Start, search};
 use crate::pose::Pose;
 use crate::scene::{Counters, QueryOptions};
 

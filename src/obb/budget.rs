@@ -94,7 +94,7 @@ impl<T: PairTest> Walk for VolumeWalk<'_, T> {
     fn split(&mut self, e: u32, f: u32, kids: &mut Vec<(u32, u32)>) -> bool {
         let (ne, nf) = (self.env.links[e as usize], self.fly.links[f as usize]);
         let (a, b) = ((ne.is_leaf(), ne.first), (nf.is_leaf(), nf.first));
-        crate::budget::split_binary((e, f), a, b, kids, || {
+        crate::budget::skeleton::split_binary((e, f), a, b, kids, || {
             self.test.prefer_a(e as usize, f as usize)
         })
     }

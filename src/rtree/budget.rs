@@ -179,6 +179,11 @@ impl RtreeWalk<'_> {
 impl Walk for RtreeWalk<'_> {
     type Sub = NoSub;
 
+    /// No front: see [`crate::budget::Walk::carries_front`].
+    fn carries_front(&self) -> bool {
+        false
+    }
+
     #[inline]
     fn test(&mut self, e: u32, f: u32, _: &mut NoSub) -> Option<f64> {
         let cd = &self.cand[self.slot[f as usize] as usize];

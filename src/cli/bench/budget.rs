@@ -36,6 +36,14 @@ pub struct BudgetArgs {
     pub cell: f64,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The flight's step: how far the model moves per step (its turn per step is fixed,
+    /// 1/2000 of a turn).
+    #[arg(long, default_value_t = 0.05)]
+    pub step: f64,
+    /// Start each budgeted step from the roots, not from the previous step's front
+    /// ([`Budget::front`]; the previous step's contact is still tested first).
+    #[arg(long)]
+    pub no_front: bool,
     /// Also run the steps as one batch on the GPU at each budget, breadth first
     /// (`budget_gpu.md`): the device's work, and every step checked against the CPU.
     #[arg(long)]
@@ -46,6 +54,12 @@ pub struct BudgetArgs {
 const FRACTIONS: [f64; 3] = [0.01, 0.1, 0.5];
 
 pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
+    if !(a.step.is_finite() && a.step > 0.0) {
+        return Err(Failure::Input(format!(
+            "--step must be a positive number, got {}",
+            a.step
+        )));
+    }
     let bv = a.common.kinds(&[BvKind::Kdop18])[0];
     let (fly, model) = load_or(&a.model, || ex::default_model(a.tris))?;
     let env = ex::tetrahedra_field(a.seed, a.tetrahedra, a.cell);
@@ -65,7 +79,7 @@ pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
         a.seed,
         a.steps,
         [0.0; 3],
-        0.05,
+        a.step,
         std::f64::consts::TAU / 2000.0,
         bound,
         |_, p: &Pose| {
@@ -117,7 +131,10 @@ pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
         budgets.push(n);
         for order in Order::ALL {
             b.set_message(format!("{n} {}", order.name()));
-            let budget = Budget::new(n, "budget")?.with_order(order);
+            let budget = Budget {
+                front: !a.no_front,
+                ..Budget::new(n, "budget")?.with_order(order)
+            };
             let (mut ms_v, mut bounds) = (Vec::new(), Vec::new());
             let (mut maybe, mut missed, mut incomplete) = (0, 0, 0);
             // The flight is one path: each step starts where the last found contact.
@@ -177,8 +194,10 @@ pub fn run(a: &BudgetArgs) -> Result<(), Failure> {
             bv.name()
         ),
         format!(
-            "billiard path of `bench flight`'s 747 set-up: {} steps, {in_contact} in contact; worst step Nv {worst}; budgets 1 %, 10 %, 50 % of it",
-            a.steps
+            "billiard path of `bench flight`'s 747 set-up: {} steps of {}, {in_contact} in contact; worst step Nv {worst}; budgets 1 %, 10 %, 50 % of it; hot start: the previous step's contact{}",
+            a.steps,
+            a.step,
+            if a.no_front { " (--no-front)" } else { ", and its front" }
         ),
         "maybe: the budget ran out before any pair was found; contact steps missed: steps in contact answered without a pair; bound: depth_bound (a proven bound on the penetration depth of any contact left undecided) over the model's size, median over the steps left incomplete".into(),
     ];

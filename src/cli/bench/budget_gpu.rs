@@ -44,6 +44,7 @@ pub fn run(
     for &n in budgets {
         let mut budget = Budget::new(n, "budget")?.with_order(Order::Breadth);
         budget.hot_start = false;
+        budget.front = false;
         let t = Instant::now();
         let (gpu, stats) = col.collide_budgeted_gpu(&ctx, path, &opts, budget)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
