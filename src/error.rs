@@ -582,9 +582,9 @@ pub enum GpuError {
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
     /// A tolerance query on a hierarchy whose GPU pipeline does not grow its volumes (the
-    /// dual hierarchy, the OBB and sphere trees).
+    /// dual hierarchies; the OBB and sphere trees with a tolerance per pose).
     #[error(
-        "a tolerance query (--tolerance) runs on the GPU with the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26); the {bv} hierarchy runs it on the CPU only (--backend cpu)"
+        "a tolerance query (--tolerance) runs on the GPU with the k-DOP, OBB and sphere hierarchies (auto, kdop6, kdop14, kdop18, kdop26, obb, sphere); the {bv} hierarchy runs it on the CPU only (--backend cpu)"
     )]
     ToleranceUnsupported {
         /// Its name (`--bv`).

@@ -1,8 +1,9 @@
 //! The tolerance query on the GPU ([`meshcollide::proximity`]): the expansion's slabs grown
-//! by the f32 margins of `kdops_within` (the CPU's own test), every triangle pair of the
-//! leaf pairs decided by the host's exact `tri_tri_within`. Against the CPU's
-//! `within_into` and the all-pairs oracle `brute_force_within`: the same pairs at every
-//! pose, and the same counters (Nv, Np, Nu), on kdop6/14/18/26 and `auto`, at several ε,
+//! by the f32 margins of `kdops_within` (the CPU's own test), or on the OBB and sphere
+//! trees A's volumes grown as the CPU grows them, every triangle pair of the leaf pairs
+//! decided by the host's exact `tri_tri_within`. Against the CPU's `within_into` and the
+//! all-pairs oracle `brute_force_within`: the same pairs at every pose, and the same
+//! counters (Nv, Np, Nu), on kdop6/14/18/26, `auto`, obb and sphere, at several ε,
 //! on touching and coplanar grid soups, soups in general position, tumbling tori and
 //! soups 10⁷ from the origin; tiny capacities (overflow and resume) give the same; ε = 0
 //! is the ordinary GPU query; the command line's `--backend gpu --tolerance` writes the
@@ -37,12 +38,14 @@ fn within(eps: f64) -> QueryOptions {
     }
 }
 
-const KINDS: [BvKind; 5] = [
+const KINDS: [BvKind; 7] = [
     BvKind::Kdop6,
     BvKind::Kdop14,
     BvKind::Kdop18,
     BvKind::Kdop26,
     BvKind::Auto,
+    BvKind::Obb,
+    BvKind::Sphere,
 ];
 
 /// GPU pairs = CPU pairs = brute force, GPU counters = CPU counters, every case, k and ε.
@@ -90,6 +93,20 @@ fn gpu_tolerance_equals_the_cpu_and_brute_force() {
                     assert!(g.pairs.iter().all(|q| oracle[k][i].contains(q)));
                 }
             }
+            // The same scene on the device answers the intersection query again after its
+            // tolerance runs (the OBB and sphere trees' grown volumes written back).
+            let plain = QueryOptions::default();
+            let cpu = c.collide_batch_with(&case.poses, &plain, None);
+            let (gpu, _) = c
+                .collide_batch_gpu(&ctx, &case.poses, &plain, None)
+                .unwrap();
+            assert_eq!(
+                gpu,
+                cpu,
+                "{}, {}: after the tolerance",
+                case.name,
+                bv.name()
+            );
         }
     }
     assert!(nonempty > 100, "{nonempty}");
@@ -165,7 +182,7 @@ fn gpu_tolerance_refuses_the_other_hierarchies() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(6);
     let poses = pose::tumbling_poses(2, [0.0; 3], [1.0, 0.0, 0.0]);
-    for bv in [BvKind::Dual18, BvKind::Obb, BvKind::Sphere] {
+    for bv in [BvKind::Dual18, BvKind::Dual6] {
         let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
         let e = c
             .collide_batch_gpu(&ctx, &poses, &within(0.1), None)

@@ -138,14 +138,20 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                 bv.name()
             )));
         }
-        let kdop = matches!(
+        let grown = matches!(
             bv,
-            BvKind::Auto | BvKind::Kdop6 | BvKind::Kdop14 | BvKind::Kdop18 | BvKind::Kdop26
+            BvKind::Auto
+                | BvKind::Kdop6
+                | BvKind::Kdop14
+                | BvKind::Kdop18
+                | BvKind::Kdop26
+                | BvKind::Obb
+                | BvKind::Sphere
         );
         match backend {
-            // The GPU runs tolerance queries on the k-DOP trees (`proximity`); asked for by
-            // name only: `--backend auto` answers them on the CPU.
-            BackendArg::Gpu if kdop => BackendArg::Gpu,
+            // The GPU runs tolerance queries on the k-DOP, OBB and sphere trees
+            // (`proximity`); asked for by name only: `--backend auto` answers them on the CPU.
+            BackendArg::Gpu if grown => BackendArg::Gpu,
             BackendArg::Gpu => {
                 return Err(crate::error::Error::from(
                     crate::gpu::GpuError::ToleranceUnsupported { bv: bv.name() },

@@ -413,13 +413,16 @@ impl Collider {
         mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
     ) -> crate::error::Result<crate::gpu::collide::GpuStats> {
         if !opts.tolerance.is_zero() {
-            // A tolerance query runs on the k-DOP trees ([`crate::proximity`]).
+            // A tolerance query runs on the k-DOP, OBB and sphere trees
+            // ([`crate::proximity`]).
             match &self.scene {
                 AnyScene::Auto(_)
                 | AnyScene::Kdop6(_)
                 | AnyScene::Kdop14(_)
                 | AnyScene::Kdop18(_)
-                | AnyScene::Kdop26(_) => {}
+                | AnyScene::Kdop26(_)
+                | AnyScene::Obb(_)
+                | AnyScene::Sphere(_) => {}
                 other => {
                     let bv = other.kind().name();
                     return Err(match other {

@@ -239,9 +239,12 @@ impl<V: Volume> PairTest for WithinTest<'_, V> {
         V::disjoint(&a, b, self.test.pose)
     }
 
+    /// The larger volume descends, A's grown as tested (an OBB's size does not change
+    /// when it grows, a sphere's radius does; the GPU's descent reads A's grown volumes,
+    /// `gpu::collide::widen`).
     #[inline]
     fn prefer_a(&self, e: usize, f: usize) -> bool {
-        self.test.prefer_a(e, f)
+        self.test.s.env_bv[e].widened(self.eps).size() >= self.test.s.fly_bv[f].size()
     }
 
     #[inline(always)]

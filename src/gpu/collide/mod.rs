@@ -63,6 +63,7 @@ mod stages;
 pub(crate) use resume::Resume;
 pub(crate) use stages::{Stage, Tumbling, stages};
 mod stats;
+mod widen;
 
 use batch::BatchBuffers;
 pub(crate) use coherent::FrameChunk;
@@ -155,11 +156,16 @@ pub struct GpuScene<const H: usize> {
     /// lowered): bounds the host's memory for poses and results whatever the pose count.
     pub max_batch_poses: usize,
     /// The tolerance `ε` of the next runs ([`crate::proximity`]): 0, the intersection
-    /// query; else every triangle pair within `ε`, on the k-DOP scenes only (the expansion
-    /// grows the slabs by [`crate::proximity::slab_margins_f32`], the host decides every
-    /// triangle pair of the leaf pairs with [`crate::proximity::tri_tri_within`], the
-    /// pretest's box is widened, and there is no temporal coherence, as on the CPU).
+    /// query; else every triangle pair within `ε`, on the k-DOP, OBB and sphere scenes (the
+    /// k-DOP expansion grows the slabs by [`crate::proximity::slab_margins_f32`]; the OBB
+    /// and sphere trees test A's volumes grown as the CPU grows them (`widen.rs`); the host
+    /// decides every triangle pair of the leaf pairs with
+    /// [`crate::proximity::tri_tri_within`], the pretest's box is widened, and there is no
+    /// temporal coherence, as on the CPU).
     pub tolerance: crate::scene::Tolerance,
+    /// The tolerance A's OBBs or spheres on the device are grown by ([`widen`]; 0: as
+    /// built).
+    env_widened: f64,
     /// A budgeted run's node tests per pose below the root pair ([`budget`]); `None`
     /// without a budget.
     budget: Option<u32>,
@@ -402,6 +408,7 @@ impl<const H: usize> GpuScene<H> {
             batch_memory: ctx.batch_memory,
             max_batch_poses: MAX_BATCH_POSES,
             tolerance: Default::default(),
+            env_widened: 0.0,
             budget: None,
             per_pose: None,
             group_eps: Vec::new(),

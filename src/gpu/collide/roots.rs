@@ -59,6 +59,19 @@ impl HostRoots {
         })
     }
 
+    /// A's root grown by a tolerance `eps` as on the device ([`super::widen`]; 0: as built).
+    pub(crate) fn widened(self, eps: f64) -> HostRoots {
+        use crate::obb::Volume;
+        if eps == 0.0 {
+            return self;
+        }
+        let roots = match self.roots {
+            Roots::Obb(a, b) => Roots::Obb(a.widened(eps), b),
+            Roots::Sphere(a, b) => Roots::Sphere(a.widened(eps), b),
+        };
+        HostRoots { roots, ..self }
+    }
+
     /// The root pair of every pose of `frames` tested: a pose whose roots overlap gives its
     /// two child pairs (A's while A's root is internal and B's is a leaf or A's volume is at
     /// least as large, else B's: the descent of `expand_obb`/`expand_sphere`), without slots.
