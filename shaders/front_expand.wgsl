@@ -200,8 +200,8 @@ fn expand(
 
 // The dual k-DOP–sphere hierarchy (dual::collide_pose): one Nv per pair, the sphere test
 // first, then the k-DOP slabs (per-pair Minkowski order when bit 0 of `dual_flags` is set;
-// B's tumbled k-DOP symmetrized when bit 1 is). Per pose, `dual_counts` holds
-// (sphere rejects, slab rejects, slab tests).
+// B's tumbled k-DOP symmetrized when bit 1 is; in a tolerance query every slab, grown by
+// its margin). Per pose, `dual_counts` holds (sphere rejects, slab rejects, slab tests).
 @group(0) @binding(9) var<storage, read> env_spheres: array<Sphere>;
 @group(0) @binding(10) var<storage, read> fly_spheres: array<Sphere>;
 @group(0) @binding(11) var<storage, read> frames: array<PoseFrame>;
@@ -227,7 +227,18 @@ fn expand_dual_one(i: u32) {
         kb = kdop_symmetrize(kt);
     }
     let na = env_nodes_at(p.a);
-    let r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
+    var r: vec2<u32>;
+    if (counters.within != 0u) {
+        // A tolerance query (dual::DualTest::overlaps): A's spheres are grown in their
+        // array (src/gpu/collide/widen.rs); every slab grown by its margin, all H tested.
+        var m: array<f32, H>;
+        for (var k = 0u; k < H; k = k + 1u) {
+            m[k] = bitcast<f32>(counters.margins[k]);
+        }
+        r = vec2<u32>(u32(kdop_within(na.bv, kb, m)), H);
+    } else {
+        r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
+    }
     if (counted) {
         atomicAdd(&dual_counts[3u * p.pose + 2u], r.y);
     }

@@ -581,10 +581,11 @@ pub enum GpuError {
     /// The device was lost (driver reset, device removed) or wgpu failed internally.
     #[error("GPU device lost: {0}")]
     DeviceLost(String),
-    /// A tolerance query on a hierarchy whose GPU pipeline does not grow its volumes (the
-    /// dual hierarchies; the OBB and sphere trees with a tolerance per pose).
+    /// A tolerance per pose (the distance query's device half,
+    /// [`crate::gpu::collide::GpuScene::within_each`]) on a hierarchy whose GPU test does
+    /// not read B's grown k-DOPs (the dual, OBB and sphere trees).
     #[error(
-        "a tolerance query (--tolerance) runs on the GPU with the k-DOP, OBB and sphere hierarchies (auto, kdop6, kdop14, kdop18, kdop26, obb, sphere); the {bv} hierarchy runs it on the CPU only (--backend cpu)"
+        "a tolerance per pose runs on the GPU with the k-DOP hierarchies (auto, kdop6, kdop14, kdop18, kdop26); the {bv} hierarchy runs it on the CPU only (--backend cpu)"
     )]
     ToleranceUnsupported {
         /// Its name (`--bv`).

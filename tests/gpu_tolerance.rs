@@ -1,9 +1,10 @@
 //! The tolerance query on the GPU ([`meshcollide::proximity`]): the expansion's slabs grown
-//! by the f32 margins of `kdops_within` (the CPU's own test), or on the OBB and sphere
-//! trees A's volumes grown as the CPU grows them, every triangle pair of the leaf pairs
-//! decided by the host's exact `tri_tri_within`. Against the CPU's `within_into` and the
-//! all-pairs oracle `brute_force_within`: the same pairs at every pose, and the same
-//! counters (Nv, Np, Nu), on kdop6/14/18/26, `auto`, obb and sphere, at several ε,
+//! by the f32 margins of `kdops_within` (the CPU's own test), on the OBB and sphere trees
+//! A's volumes grown as the CPU grows them, on the dual hierarchy both; every triangle pair
+//! of the leaf pairs decided by the host's exact `tri_tri_within`. Against the CPU's
+//! `within_into` and the all-pairs oracle `brute_force_within`: the same pairs at every
+//! pose, and the same counters (Nv, Np, Nu, the dual's sphere and slab counts), on
+//! kdop6/14/18/26, `auto`, obb, sphere, dual18 and dual6, at several ε,
 //! on touching and coplanar grid soups, soups in general position, tumbling tori and
 //! soups 10⁷ from the origin; tiny capacities (overflow and resume) give the same; ε = 0
 //! is the ordinary GPU query; the command line's `--backend gpu --tolerance` writes the
@@ -38,7 +39,7 @@ fn within(eps: f64) -> QueryOptions {
     }
 }
 
-const KINDS: [BvKind; 7] = [
+const KINDS: [BvKind; 9] = [
     BvKind::Kdop6,
     BvKind::Kdop14,
     BvKind::Kdop18,
@@ -46,6 +47,8 @@ const KINDS: [BvKind; 7] = [
     BvKind::Auto,
     BvKind::Obb,
     BvKind::Sphere,
+    BvKind::Dual18,
+    BvKind::Dual6,
 ];
 
 /// GPU pairs = CPU pairs = brute force, GPU counters = CPU counters, every case, k and ε.
@@ -176,29 +179,40 @@ fn gpu_tolerance_survives_overflow_and_resume() {
     }
 }
 
-/// The hierarchies whose GPU pipeline does not grow its volumes refuse, naming themselves.
+/// A tolerance per pose (the distance query's device half) grows B's k-DOPs in the frames,
+/// which the dual hierarchy's test does not read: refused, naming it; the boxtree and the
+/// R-tree have no GPU pipeline at all.
 #[test]
-fn gpu_tolerance_refuses_the_other_hierarchies() {
+fn gpu_tolerance_refuses_what_it_cannot_grow() {
     let Some(ctx) = common::gpu() else { return };
     let (a, b) = common::tori(6);
     let poses = pose::tumbling_poses(2, [0.0; 3], [1.0, 0.0, 0.0]);
-    for bv in [BvKind::Dual18, BvKind::Dual6] {
+    let c = Collider::builder(&a, &b)
+        .bv(BvKind::Dual18)
+        .build()
+        .unwrap();
+    let AnyScene::Dual18(s) = c.scene() else {
+        panic!("dual18 asked")
+    };
+    let mut g = GpuScene::new(&ctx, s).unwrap();
+    let e = g
+        .within_each(&ctx, s, poses.iter().map(|&p| (p, 0.1)), |_, _| {
+            Ok::<(), meshcollide::error::Error>(())
+        })
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            meshcollide::error::Error::Gpu(GpuError::ToleranceUnsupported { bv: "dual" })
+        ),
+        "{e}"
+    );
+    for bv in [BvKind::Boxtree, BvKind::Rtree] {
         let c = Collider::builder(&a, &b).bv(bv).build().unwrap();
         let e = c
             .collide_batch_gpu(&ctx, &poses, &within(0.1), None)
             .unwrap_err();
-        assert!(
-            matches!(
-                e,
-                meshcollide::error::Error::Gpu(GpuError::ToleranceUnsupported { .. })
-            ),
-            "{}: {e}",
-            bv.name()
-        );
         assert!(e.to_string().contains(bv.name()), "{e}");
-        // The intersection query still runs there.
-        c.collide_batch_gpu(&ctx, &poses, &QueryOptions::default(), None)
-            .unwrap();
     }
 }
 
@@ -239,7 +253,7 @@ fn cli_gpu_tolerance_writes_the_cpu_bytes() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         std::fs::read(d.join(out)).unwrap()
     };
-    for bv in ["kdop6", "kdop26", "auto"] {
+    for bv in ["kdop6", "kdop26", "auto", "dual18", "obb", "sphere"] {
         for eps in ["0", "0.05", "0.3"] {
             let cpu = run("cpu", bv, eps, "cpu.csv");
             let gpu = run("gpu", bv, eps, "gpu.csv");

@@ -158,9 +158,9 @@ class Collider:
         from 0 to 2**63 − P, so that every pose number is an int64 (``InputError`` naming
         the range otherwise, never a wrap). ``tolerance``: every pair of triangles within
         this distance instead, decided exactly (a float at least 0; 0 is the ordinary
-        query; ``backend="auto"`` runs it on the CPU, ``backend="gpu"`` on the k-DOP trees,
-        ``auto``'s kdop18 and the OBB and sphere trees, and raises ``InputError`` for the
-        other hierarchies).
+        query; ``backend="auto"`` runs it on the CPU, ``backend="gpu"`` on every binary tree
+        (the k-DOPs, ``auto``'s kdop18, the dual, OBB and sphere trees), and raises
+        ``InputError`` for the boxtree and the R-tree).
         ``budget``: at most this many node tests per pose (``query --budget``), spent in
         ``budget_order`` (default ``"best"``; with ``backend="gpu"`` ``"breadth"``, the
         only order the GPU runs); the call then returns ``(pairs, status)``, ``status`` a

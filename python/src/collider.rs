@@ -389,7 +389,7 @@ impl Collider {
     /// `[R | t]` applied as written (rows orthonormal within 1e-6); other dtypes are refused.
     /// `tolerance`: report every pair of triangles within this distance instead (decided
     /// exactly; a float at least 0, 0 the ordinary query; `backend="auto"` runs it on the
-    /// CPU, `"gpu"` on the k-DOP, OBB and sphere trees and raises for the others).
+    /// CPU, `"gpu"` on every binary tree and raises for the boxtree and the R-tree).
     /// `budget`: at most this many node tests per pose (an integer at least 1; `query
     /// --budget`), expanded in `budget_order` (`"best"`, `"depth"`, `"breadth"`; default
     /// `"best"`, with `backend="gpu"` `"breadth"`, the only order the GPU runs); the call

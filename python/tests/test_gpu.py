@@ -55,7 +55,7 @@ def test_gpu_volume_trees_equal_cpu(scene, bv):
     assert s_gpu["bv_updates"] >= s_cpu["bv_updates"]
 
 
-@pytest.mark.parametrize("bv", ["obb", "sphere", "kdop18"])
+@pytest.mark.parametrize("bv", ["obb", "sphere", "kdop18", "dual18"])
 def test_gpu_tolerance_equals_cpu(scene, bv):
     # The tolerance query on the device: A's volumes grown as on the CPU, every leaf
     # pair's triangles decided by the host's exact test; the same pairs, Nv and Np.
@@ -69,18 +69,10 @@ def test_gpu_tolerance_equals_cpu(scene, bv):
         s_gpu = c.last_stats
         np.testing.assert_array_equal(gpu, cpu)
         assert len(cpu) > 0
-        for k in ["poses", "pairs", "bv_tests", "tri_tests"]:
+        for k in ["poses", "pairs", "bv_tests", "tri_tests", "dual"]:
             assert s_gpu.get(k) == s_cpu.get(k), (eps, k)
     # The intersection query again on the same device scene.
     np.testing.assert_array_equal(c.query(poses, backend="gpu"), c.query(poses, backend="cpu"))
-
-
-def test_gpu_tolerance_refuses_the_dual_trees(scene):
-    poses = meshcollide.load_poses(scene["poses"])
-    c = meshcollide.Collider.from_files(scene["a"], scene["b"], bv="dual18")
-    gpu_or_skip(c, poses[:1])
-    with pytest.raises(meshcollide.InputError, match="dual18"):
-        c.query(poses, tolerance=0.1, backend="gpu")
 
 
 def test_gpu_is_probed_once_and_the_scene_kept(scene):

@@ -147,16 +147,20 @@ pub fn run(a: &QueryArgs) -> Result<(), Failure> {
                 | BvKind::Kdop26
                 | BvKind::Obb
                 | BvKind::Sphere
+                | BvKind::Dual6
+                | BvKind::Dual14
+                | BvKind::Dual18
+                | BvKind::Dual26
         );
         match backend {
-            // The GPU runs tolerance queries on the k-DOP, OBB and sphere trees
-            // (`proximity`); asked for by name only: `--backend auto` answers them on the CPU.
+            // The GPU runs tolerance queries on every binary tree (`proximity`); asked for
+            // by name only: `--backend auto` answers them on the CPU.
             BackendArg::Gpu if grown => BackendArg::Gpu,
             BackendArg::Gpu => {
-                return Err(crate::error::Error::from(
-                    crate::gpu::GpuError::ToleranceUnsupported { bv: bv.name() },
-                )
-                .into());
+                return Err(
+                    crate::error::Error::from(crate::gpu::GpuError::Unsupported { bv: bv.name() })
+                        .into(),
+                );
             }
             _ => BackendArg::Cpu,
         }

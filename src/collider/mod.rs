@@ -413,8 +413,7 @@ impl Collider {
         mut sink: impl FnMut(usize, Contacts) -> crate::error::Result<()>,
     ) -> crate::error::Result<crate::gpu::collide::GpuStats> {
         if !opts.tolerance.is_zero() {
-            // A tolerance query runs on the k-DOP, OBB and sphere trees
-            // ([`crate::proximity`]).
+            // A tolerance query runs on every binary tree ([`crate::proximity`]).
             match &self.scene {
                 AnyScene::Auto(_)
                 | AnyScene::Kdop6(_)
@@ -422,16 +421,15 @@ impl Collider {
                 | AnyScene::Kdop18(_)
                 | AnyScene::Kdop26(_)
                 | AnyScene::Obb(_)
-                | AnyScene::Sphere(_) => {}
+                | AnyScene::Sphere(_)
+                | AnyScene::Dual6(_)
+                | AnyScene::Dual14(_)
+                | AnyScene::Dual18(_)
+                | AnyScene::Dual26(_) => {}
+                // The boxtree and the R-tree have no GPU pipeline.
                 other => {
                     let bv = other.kind().name();
-                    return Err(match other {
-                        AnyScene::Boxtree(_) | AnyScene::Rtree(_) => {
-                            crate::gpu::GpuError::Unsupported { bv }
-                        }
-                        _ => crate::gpu::GpuError::ToleranceUnsupported { bv },
-                    }
-                    .into());
+                    return Err(crate::gpu::GpuError::Unsupported { bv }.into());
                 }
             }
         }

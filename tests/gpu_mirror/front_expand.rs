@@ -85,6 +85,29 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
     first: bool,
     budget: Option<u32>,
 ) -> Vec<FrontPair> {
+    front_levels_within(gpu, scene, poses, caps, first, budget, None)
+}
+
+/// [`front_levels`] of a tolerance query at `within` (`None`: the intersection query): the
+/// counters' `within` flag and the slab margins of `proximity::slab_margins_f32`.
+fn front_levels_within<const H: usize, S: GpuPairScene<H>>(
+    gpu: &mut Gpu,
+    scene: &S,
+    poses: &[Pose],
+    caps: Option<(u32, u32)>,
+    first: bool,
+    budget: Option<u32>,
+    within: Option<f64>,
+) -> Vec<FrontPair> {
+    let mut margins = [0u32; meshcollide::gpu::layout::MAX_SLABS];
+    if let Some(eps) = within {
+        for (m, x) in margins
+            .iter_mut()
+            .zip(meshcollide::proximity::slab_margins_f32::<H>(eps))
+        {
+            *m = x.to_bits();
+        }
+    }
     let (env, fly) = (scene.env(), scene.fly().expect("a tumbling scene"));
     let frames: Vec<PoseFrame<H>> = fly.pose_frames(env.frame(), poses);
     let (p, n_fly) = (poses.len() as u32, fly.bvh.nodes.len() as u32);
@@ -140,6 +163,8 @@ fn front_levels<const H: usize, S: GpuPairScene<H>>(
             budgeted: budget.is_some() as u32,
             budget: budget.unwrap_or(0),
             n_poses: p,
+            within: within.is_some() as u32,
+            margins,
             ..Default::default()
         };
         let nv0: Vec<u32> = (0..p).map(|i| 3 * i).collect();
@@ -471,6 +496,37 @@ fn expand_record_matches_its_twin() {
             level += 1;
         }
         assert!(recorded > 2, "fronts recorded");
+    }
+}
+
+/// A tolerance query's expansion (`within`: every slab grown by its margin; the dual's
+/// sphere test first, then all its grown slabs) against the twins, on the k-DOP and dual
+/// scenes, at a small and a large margin.
+#[test]
+fn a_tolerance_expand_matches_its_twin() {
+    let Some(mut gpu) = Gpu::new() else { return };
+    let poses = poses();
+    for eps in [0.01, 0.3] {
+        let scene = kdop_scene::<9>(1);
+        let leaves =
+            front_levels_within::<9, _>(&mut gpu, &scene, &poses, None, false, None, Some(eps));
+        assert!(!leaves.is_empty());
+        for symmetric in [false, true] {
+            let options = DualOptions {
+                symmetric,
+                order: SlabOrder::PerPair,
+            };
+            let leaves = front_levels_within::<9, _>(
+                &mut gpu,
+                &dual_scene::<9>(options),
+                &poses,
+                None,
+                false,
+                None,
+                Some(eps),
+            );
+            assert!(!leaves.is_empty());
+        }
     }
 }
 

@@ -115,13 +115,14 @@ impl<const H: usize> GpuScene<H> {
         let mut poses = poses.peekable();
         let per_pose = poses.peek().is_some_and(|(_, e)| e.is_some());
         let eps = self.tolerance.get();
-        // The dual hierarchy's spheres are not grown; per-pose tolerances grow B's
-        // k-DOPs in the frames, which the volume trees do not read.
-        if (eps != 0.0 || per_pose) && self.dual.is_some() {
-            return Err(GpuError::ToleranceUnsupported { bv: "dual" }.into());
-        }
-        if per_pose && let Some(v) = &self.volumes {
-            let bv = if v.obb { "obb" } else { "sphere" };
+        // Per-pose tolerances grow B's k-DOPs in the frames, which the dual, OBB and
+        // sphere trees' tests do not read (they grow A's volumes, `widen.rs`).
+        if per_pose && (self.dual.is_some() || self.volumes.is_some()) {
+            let bv = match (&self.dual, &self.volumes) {
+                (Some(_), _) => "dual",
+                (_, Some(v)) if v.obb => "obb",
+                _ => "sphere",
+            };
             return Err(GpuError::ToleranceUnsupported { bv }.into());
         }
         self.widen_env_volumes(ctx, scene, eps);

@@ -156,9 +156,10 @@ pub struct GpuScene<const H: usize> {
     /// lowered): bounds the host's memory for poses and results whatever the pose count.
     pub max_batch_poses: usize,
     /// The tolerance `ε` of the next runs ([`crate::proximity`]): 0, the intersection
-    /// query; else every triangle pair within `ε`, on the k-DOP, OBB and sphere scenes (the
-    /// k-DOP expansion grows the slabs by [`crate::proximity::slab_margins_f32`]; the OBB
-    /// and sphere trees test A's volumes grown as the CPU grows them (`widen.rs`); the host
+    /// query; else every triangle pair within `ε`, on every scene (the k-DOP and dual
+    /// expansions grow the slabs by [`crate::proximity::slab_margins_f32`]; the OBB and
+    /// sphere trees, and the dual's spheres, are A's grown as the CPU grows them
+    /// (`widen.rs`); the host
     /// decides every triangle pair of the leaf pairs with
     /// [`crate::proximity::tri_tri_within`], the pretest's box is widened, and there is no
     /// temporal coherence, as on the CPU).

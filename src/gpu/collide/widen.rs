@@ -1,6 +1,8 @@
-//! A tolerance query on the OBB and sphere trees: A's volumes on the device grown by `ε`
-//! exactly as the CPU grows them in each node test ([`crate::obb::Volume::widened`], proofs
-//! there), so the device's node tests, descents and counters are the CPU's.
+//! A tolerance query on the OBB and sphere trees and the dual hierarchy: A's volumes (the
+//! dual's spheres) on the device grown by `ε` exactly as the CPU grows them in each node
+//! test ([`crate::obb::Volume::widened`], [`crate::dual::Sphere::widened`], proofs there),
+//! so the device's node tests, descents and counters are the CPU's (the dual's slabs are
+//! grown in the kernel by the k-DOP trees' margins, as `dual::DualTest` grows them).
 //!
 //! The grown volumes are written over A's array before a run whose tolerance differs from
 //! the one the array holds (and the built volumes written back for the intersection query),
@@ -10,9 +12,10 @@
 //! sphere's radius is, and the CPU's tolerance descent compares the grown radius too
 //! (`obb::WithinTest::prefer_a`).
 
+use super::GpuScene;
 use super::pair_scene::{GpuPairScene, GpuVolumes};
-use super::{GpuScene, VolumeBuffers};
 use crate::gpu::context::GpuContext;
+use crate::gpu::paged::PagedArray;
 use crate::obb::Volume;
 
 impl<const H: usize> GpuScene<H> {
@@ -24,15 +27,20 @@ impl<const H: usize> GpuScene<H> {
         scene: &S,
         eps: f64,
     ) {
-        let (Some(v), Some(vols)) = (&self.volumes, scene.volumes()) else {
-            return;
-        };
         if self.env_widened == eps {
             return;
         }
-        match vols {
-            GpuVolumes::Obb(env, _) => write(ctx, v, &grown(env, eps)),
-            GpuVolumes::Sphere(env, _) => write(ctx, v, &grown(env, eps)),
+        if let (Some(d), Some((env, _, _))) = (&self.dual, scene.dual()) {
+            let grown: Vec<_> = env
+                .iter()
+                .map(|s| if eps == 0.0 { *s } else { s.widened(eps) })
+                .collect();
+            write(ctx, &d.env_spheres, &grown);
+        }
+        match (&self.volumes, scene.volumes()) {
+            (Some(v), Some(GpuVolumes::Obb(env, _))) => write(ctx, &v.env, &grown(env, eps)),
+            (Some(v), Some(GpuVolumes::Sphere(env, _))) => write(ctx, &v.env, &grown(env, eps)),
+            _ => {}
         }
         // The host tests the root pair (`roots`): A's root grown the same.
         self.roots = super::roots::HostRoots::of(scene).map(|r| r.widened(eps));
@@ -49,10 +57,11 @@ fn grown<V: Volume + bytemuck::Pod>(env: &[V], eps: f64) -> Vec<V> {
     }
 }
 
-/// Writes `data` over A's pages, page by page (the layout of [`super::PagedArray::upload`]).
-fn write<V: bytemuck::Pod>(ctx: &GpuContext, v: &VolumeBuffers, data: &[V]) {
-    let per_page = 1usize << v.env.shift;
-    for (k, page) in v.env.pages.iter().enumerate() {
+/// Writes `data` over `array`'s pages, page by page (the layout of
+/// [`PagedArray::upload`]).
+fn write<V: bytemuck::Pod>(ctx: &GpuContext, array: &PagedArray, data: &[V]) {
+    let per_page = 1usize << array.shift;
+    for (k, page) in array.pages.iter().enumerate() {
         let from = (k * per_page).min(data.len());
         let to = ((k + 1) * per_page).min(data.len());
         if from < to {

@@ -365,7 +365,12 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
             kb = kdop_symmetrize(&kt);
         }
         let na = b.env_nodes[p.a as usize];
-        let (overlap, tests) = kdop_overlaps_dual(&na.bv, &kb, b.counters.dual_flags & 1 != 0);
+        let (overlap, tests) = if b.counters.within != 0 {
+            let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
+            (kdop_within(&na.bv, &kb, &margins), H as u32)
+        } else {
+            kdop_overlaps_dual(&na.bv, &kb, b.counters.dual_flags & 1 != 0)
+        };
         if counted {
             d.dual_counts[3 * pose + 2] = d.dual_counts[3 * pose + 2].wrapping_add(tests);
         }
