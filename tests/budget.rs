@@ -224,6 +224,27 @@ fn budgets(full: u64) -> Vec<u64> {
     v
 }
 
+/// Calls `f` with each mode's options and each budget of the sweep, in every order: from
+/// one node test to past what an unlimited search of `poses` spends.
+fn sweep(c: &Collider, poses: &[Pose], mut f: impl FnMut(&QueryOptions, Budget)) {
+    for mode in [Mode::All, Mode::First] {
+        let opts = QueryOptions {
+            mode,
+            ..Default::default()
+        };
+        let unlimited = c.collide_budgeted(poses, &opts, Budget::UNLIMITED).unwrap();
+        let full = unlimited.iter().map(|(_, s)| s.bv_tests).max().unwrap_or(1);
+        for order in Order::ALL {
+            for limit in budgets(full) {
+                f(
+                    &opts,
+                    Budget::new(limit, "budget").unwrap().with_order(order),
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_depth() {
     let (mut incomplete, mut maybe, mut contact_left) = (0, 0, 0);
@@ -237,39 +258,27 @@ fn every_budget_gives_answers_the_oracle_allows_and_a_bound_on_every_undecided_d
             .collect();
         for setup in setups() {
             let c = setup.build(&case.a, &case.b);
-            for mode in [Mode::All, Mode::First] {
-                let opts = QueryOptions {
-                    mode,
-                    ..Default::default()
-                };
-                let unlimited = c
-                    .collide_budgeted(&case.poses, &opts, Budget::UNLIMITED)
-                    .unwrap();
-                let full = unlimited.iter().map(|(_, s)| s.bv_tests).max().unwrap_or(1);
-                for order in Order::ALL {
-                    for limit in budgets(full) {
-                        let budget = Budget::new(limit, "budget").unwrap().with_order(order);
-                        let got = c.collide_budgeted(&case.poses, &opts, budget).unwrap();
-                        for (i, ((r, s), pose)) in got.iter().zip(&case.poses).enumerate() {
-                            let what = format!(
-                                "{} {} {} {} N={limit} pose {i}",
-                                case.name,
-                                setup.name(),
-                                mode.name(),
-                                order.name()
-                            );
-                            if check(&what, &case, pose, &oracle[i], mode, limit, &r.pairs, s) {
-                                incomplete += 1;
-                                maybe += usize::from(s.answer == Answer::Maybe);
-                                contact_left += usize::from(s.answer == Answer::Contact);
-                                let e = each.entry(setup.name()).or_default();
-                                e.0 += usize::from(s.answer == Answer::Maybe);
-                                e.1 += usize::from(s.answer == Answer::Contact);
-                            }
-                        }
+            sweep(&c, &case.poses, |opts, budget| {
+                let (mode, order, limit) = (opts.mode, budget.order, budget.nodes.get());
+                let got = c.collide_budgeted(&case.poses, opts, budget).unwrap();
+                for (i, ((r, s), pose)) in got.iter().zip(&case.poses).enumerate() {
+                    let what = format!(
+                        "{} {} {} {} N={limit} pose {i}",
+                        case.name,
+                        setup.name(),
+                        mode.name(),
+                        order.name()
+                    );
+                    if check(&what, &case, pose, &oracle[i], mode, limit, &r.pairs, s) {
+                        incomplete += 1;
+                        maybe += usize::from(s.answer == Answer::Maybe);
+                        contact_left += usize::from(s.answer == Answer::Contact);
+                        let e = each.entry(setup.name()).or_default();
+                        e.0 += usize::from(s.answer == Answer::Maybe);
+                        e.1 += usize::from(s.answer == Answer::Contact);
                     }
                 }
-            }
+            });
         }
     }
     // The sweep reached every kind of unfinished answer (else the bound went untested),
@@ -570,40 +579,29 @@ fn a_path_started_from_the_previous_front_keeps_answers_and_bounds() {
             .collect();
         for setup in setups() {
             let c = setup.build(&case.a, &case.b);
-            for mode in [Mode::All, Mode::First] {
-                let opts = QueryOptions {
-                    mode,
-                    ..Default::default()
+            sweep(&c, &poses, |opts, budget| {
+                let (mode, order, limit) = (opts.mode, budget.order, budget.nodes.get());
+                let budget = Budget {
+                    front: true,
+                    ..budget
                 };
-                let unlimited = c
-                    .collide_budgeted(&poses, &opts, Budget::UNLIMITED)
-                    .unwrap();
-                let full = unlimited.iter().map(|(_, s)| s.bv_tests).max().unwrap_or(1);
-                for order in Order::ALL {
-                    for limit in budgets(full) {
-                        let budget = Budget {
-                            front: true,
-                            ..Budget::new(limit, "budget").unwrap().with_order(order)
-                        };
-                        let mut hint = Hint::NONE;
-                        for (i, pose) in poses.iter().enumerate() {
-                            let (r, s) = c
-                                .collide_budgeted_pose(pose, &opts, budget, &mut hint)
-                                .unwrap();
-                            let what = format!(
-                                "{} {} {} {} N={limit} path pose {i}",
-                                case.name,
-                                setup.name(),
-                                mode.name(),
-                                order.name()
-                            );
-                            incomplete += usize::from(check(
-                                &what, &case, pose, &oracle[i], mode, limit, &r.pairs, &s,
-                            ));
-                        }
-                    }
+                let mut hint = Hint::NONE;
+                for (i, pose) in poses.iter().enumerate() {
+                    let (r, s) = c
+                        .collide_budgeted_pose(pose, opts, budget, &mut hint)
+                        .unwrap();
+                    let what = format!(
+                        "{} {} {} {} N={limit} path pose {i}",
+                        case.name,
+                        setup.name(),
+                        mode.name(),
+                        order.name()
+                    );
+                    incomplete += usize::from(check(
+                        &what, &case, pose, &oracle[i], mode, limit, &r.pairs, &s,
+                    ));
                 }
-            }
+            });
         }
     }
     assert!(incomplete > 1000, "{incomplete}");
