@@ -544,7 +544,19 @@ fn expand_self_one(i: u32) {
         atomicAdd(&nv[p.pose], 1u);
     }
     let nb = env_nodes_at(p.b);
-    if (!kdop_overlaps(na.bv, nb.bv)) {
+    var near: bool;
+    if (counters.within != 0u) {
+        // A tolerance query (self_collide::collide_bvh_within): the slabs grown by the
+        // margins (uniform branch).
+        var m: array<f32, H>;
+        for (var k = 0u; k < H; k = k + 1u) {
+            m[k] = bitcast<f32>(counters.margins[k]);
+        }
+        near = kdop_within(na.bv, nb.bv, m);
+    } else {
+        near = kdop_overlaps(na.bv, nb.bv);
+    }
+    if (!near) {
         return;
     }
     var c0 = p;

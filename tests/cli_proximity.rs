@@ -503,10 +503,6 @@ fn self_tolerance_writes_the_oracles_pairs() {
     for (args, want) in [
         (vec!["--tolerance=-1"], "--tolerance"),
         (vec!["--tolerance", "nan"], "--tolerance"),
-        (
-            vec!["--tolerance", "0.1", "--backend", "gpu"],
-            "--tolerance",
-        ),
     ] {
         let mut all = vec!["self", "s.obj", "--out", "bad.csv"];
         all.extend(args);

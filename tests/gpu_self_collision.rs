@@ -269,3 +269,66 @@ fn paged_arrays_equal_the_cpu() {
     let mut gpu = GpuSelf::new(&ctx, &c).unwrap();
     assert!(!compare(&ctx, "paged", &c, &mut gpu, false).is_empty());
 }
+
+/// The tolerance query of one mesh on the GPU (`GpuSelf::collide_within`): the slabs grown
+/// by the CPU's margins, every triangle pair of the leaf pairs decided by the host's exact
+/// rule; the same pairs as the all-pairs oracle (`brute_force_self_within`) and the CPU,
+/// the same Nv and Np as the CPU, the kernels' twins composed (`collide_mirror_within`)
+/// alike; first mode gives one of the pairs; ε = 0 is the intersection query; tiny
+/// capacities rerun to the same answer; the same uploaded hierarchy answers several ε.
+#[test]
+fn tolerance_equals_the_cpu_and_brute_force() {
+    use meshcollide::gpu::self_collide::collide_mirror_within;
+    use meshcollide::proximity::Tolerance;
+    use meshcollide::self_collide::brute_force_self_within;
+    let Some(ctx) = common::gpu() else { return };
+    let meshes = [
+        ("folded sheet", generate::folded_sheet(20, 4, 0.5)),
+        ("grid", generate::grid(12, 8, 0.1, 0.0)),
+        ("soup", generate::random_soup(3, 120, 1.0, 0.3)),
+        ("lattice", lattice_mesh(&mut Rng::new(5), 10, 40)),
+    ];
+    let mut grew = 0;
+    for (name, m) in &meshes {
+        for bv in [BvKind::Kdop18, BvKind::Kdop6] {
+            let c = SelfCollider::builder(m).bv(bv).build().unwrap();
+            let mut gpu = GpuSelf::new(&ctx, &c).unwrap();
+            for (k, eps) in [0.0, 0.02, 0.1, 0.3].into_iter().enumerate() {
+                let label = format!("{name} {} ε {eps}", bv.name());
+                let tol = Tolerance::new(eps, "eps").unwrap();
+                let want = brute_force_self_within(m, eps);
+                let cpu = c.collide_within(Mode::All, tol);
+                assert_eq!(cpu.pairs, want, "{label}: CPU");
+                if k == 1 {
+                    *gpu.capacities_mut() = Capacities {
+                        front: 2,
+                        leaf: 1,
+                        contact: 1,
+                        unsure: 1,
+                        tumbled: 1,
+                    };
+                }
+                let (got, _) = gpu.collide_within(&ctx, &c, Mode::All, tol).unwrap();
+                assert_eq!(got.pairs, want, "{label}: pairs");
+                assert_eq!(got.counters, cpu.counters, "{label}: counters (Nv, Np)");
+                let mirrored = match c.hierarchy() {
+                    SelfHierarchy::Kdop6(h) => collide_mirror_within(h, Mode::All, eps).0,
+                    SelfHierarchy::Kdop18(h) => collide_mirror_within(h, Mode::All, eps).0,
+                    _ => unreachable!("kdop6 and kdop18 built"),
+                };
+                assert_eq!(mirrored, cpu, "{label}: mirror");
+                let (first, _) = gpu.collide_within(&ctx, &c, Mode::First, tol).unwrap();
+                assert!(first.pairs.len() <= 1, "{label}: first");
+                assert_eq!(first.pairs.is_empty(), want.is_empty(), "{label}: first");
+                assert!(first.pairs.iter().all(|p| want.contains(p)), "{label}");
+                if eps == 0.0 {
+                    assert_eq!(got, c.collide_with(Mode::All), "{label}: ε 0");
+                } else {
+                    grew += usize::from(want.len() > brute_force_self(m).len());
+                }
+            }
+        }
+    }
+    // The tolerance reached pairs the intersection query does not report.
+    assert!(grew > 4, "{grew}");
+}

@@ -53,7 +53,7 @@ def self_collide(
 ) -> npt.NDArray[np.int64]:
     """Self-collision (``meshcollide self``): int64 ``(K, 3)`` rows ``frame, tri_a, tri_b``
     with ``tri_a < tri_b``; ``tolerance=eps``: pairs without a common vertex index within
-    ``eps`` instead (exact; CPU); neighbours sharing vertices count only where they meet outside
+    ``eps`` instead (exact; ``backend="gpu"`` on the GPU, ``"auto"`` on the CPU); neighbours sharing vertices count only where they meet outside
     their shared vertices. ``frames``: an iterable of ``(n, 3)`` vertex arrays, one per
     frame (the hierarchy is refitted); without it, frame 0 is the mesh as given; an empty
     ``frames`` raises ``InputError`` (``frames: the frame list names no frame``, as the

@@ -23,8 +23,8 @@ use pyo3::prelude::*;
 /// this call, as `meshcollide self --threads`; default rayon's global pool (all cores, or
 /// `RAYON_NUM_THREADS`). `tolerance`: every pair of triangles without a common vertex index
 /// within this distance instead, decided exactly (neighbours keep the rule above; a float
-/// at least 0, 0 the ordinary query; on the CPU: `backend="gpu"` raises, `meshcollide self
-/// --tolerance`). Bad input raises `InputError` naming the array, frame,
+/// at least 0, 0 the ordinary query; `backend="auto"` answers it on the CPU, `"gpu"` on the
+/// GPU, `meshcollide self --tolerance`). Bad input raises `InputError` naming the array, frame,
 /// triangle or option; a GPU failure `GpuError`.
 #[pyfunction]
 #[pyo3(
@@ -46,13 +46,9 @@ pub fn self_collide<'py>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     let tolerance =
         meshcollide::proximity::Tolerance::new(tolerance, "tolerance").map_err(errors::to_py)?;
+    // A tolerance runs on the GPU when asked for by name (`auto` answers it on the CPU).
     let backend = match crate::collider::backend(backend)? {
-        crate::collider::Backend::Gpu if !tolerance.is_zero() => {
-            return Err(errors::input(
-                "tolerance runs on the CPU only for now; use backend=\"cpu\" or \"auto\"",
-            ));
-        }
-        _ if !tolerance.is_zero() => crate::collider::Backend::Cpu,
+        crate::collider::Backend::Auto if !tolerance.is_zero() => crate::collider::Backend::Cpu,
         b => b,
     };
     let threads = crate::pool::threads(threads.as_ref())?;
@@ -99,7 +95,7 @@ pub fn self_collide<'py>(
                 if refitted {
                     g.refit(ctx, c)?;
                 }
-                Ok(g.collide(ctx, c, mode)?.0.pairs)
+                Ok(g.collide_within(ctx, c, mode, tolerance)?.0.pairs)
             }
             None => Ok(c.collide_within(mode, tolerance).pairs),
         }

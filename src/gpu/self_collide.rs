@@ -38,12 +38,12 @@ use super::kernels::{self, Pipeline, pipeline};
 use super::layout::{FrontPair, GpuCounters, NO_SLOT};
 use super::paged::{PagedArray, Paging};
 mod mirror;
-pub use mirror::collide_mirror;
+pub use mirror::{collide_mirror, collide_mirror_within};
 
 use crate::bvh::Bvh;
 use crate::kind::for_each_k;
 use crate::scene::{Counters, Mode, PoseResult};
-use crate::self_collide::adjacency::self_pair_intersects;
+use crate::self_collide::self_pair_within;
 use crate::self_collide::{SelfCollider, SelfHierarchy};
 use rayon::prelude::*;
 use wgpu::BufferUsages as U;
@@ -195,12 +195,26 @@ impl<const H: usize> GpuSelfScene<H> {
         bvh: &Bvh<H>,
         mode: Mode,
     ) -> Result<(PoseResult, GpuSelfStats), GpuError> {
+        self.collide_within(ctx, bvh, mode, 0.0)
+    }
+
+    /// The pairs within `eps` (finite, at least 0; 0: [`GpuSelfScene::collide`]), like
+    /// [`crate::self_collide::collide_bvh_within`]: the slab test grown by the CPU's f32
+    /// margins ([`crate::proximity::slab_margins_f32`]), every triangle pair of the leaf
+    /// pairs decided by the host's exact rule ([`crate::self_collide::self_pair_within`]).
+    pub fn collide_within(
+        &mut self,
+        ctx: &GpuContext,
+        bvh: &Bvh<H>,
+        mode: Mode,
+        eps: f64,
+    ) -> Result<(PoseResult, GpuSelfStats), GpuError> {
         self.check(bvh)?;
         let mut stats = GpuSelfStats::default();
         loop {
-            match self.run(ctx, mode)? {
+            match self.run(ctx, mode, eps)? {
                 Ok((c, nv, np, contacts, unsure)) => {
-                    let pairs = decide(bvh, &contacts, &unsure, mode);
+                    let pairs = decide(bvh, &contacts, &unsure, mode, eps);
                     stats.unsure = unsure.len() as u64;
                     stats.contacts = contacts.len() as u64;
                     stats.max_front = c.max_front as u64;
@@ -269,6 +283,7 @@ impl<const H: usize> GpuSelfScene<H> {
         &mut self,
         ctx: &GpuContext,
         mode: Mode,
+        eps: f64,
     ) -> Result<Result<(GpuCounters, u32, u32, Vec<FrontPair>, Vec<FrontPair>), Capacities>, GpuError>
     {
         self.buffers(ctx)?;
@@ -318,7 +333,7 @@ impl<const H: usize> GpuSelfScene<H> {
             cap_contact: caps.contact,
             cap_unsure: caps.unsure,
             mode_first: (mode == Mode::First) as u32,
-            ..Default::default()
+            ..within_counters::<H>(eps)
         };
         let q = &ctx.queue;
         q.write_buffer(
@@ -449,24 +464,40 @@ fn write_pages(
     Ok(())
 }
 
-/// The contacts, and the UNSURE pairs decided by the exact self-collision rule, as sorted
-/// `(min, max)` file numbers (at most one in [`Mode::First`]).
+/// The counters' `within` flag and slab margins of a tolerance `eps` (zeros for 0).
+fn within_counters<const H: usize>(eps: f64) -> GpuCounters {
+    let mut c = GpuCounters::default();
+    if eps != 0.0 {
+        c.within = 1;
+        let m = crate::proximity::slab_margins_f32::<H>(eps);
+        for (b, m) in c.margins.iter_mut().zip(m) {
+            *b = m.to_bits();
+        }
+    }
+    c
+}
+
+/// The contacts, and the UNSURE pairs decided by the exact self-collision rule at tolerance
+/// `eps` ([`self_pair_within`]), as sorted `(min, max)` file numbers (at most one in
+/// [`Mode::First`]).
 pub fn decide<const H: usize>(
     bvh: &Bvh<H>,
     contacts: &[FrontPair],
     unsure: &[FrontPair],
     mode: Mode,
+    eps: f64,
 ) -> Vec<(u32, u32)> {
     let tris = &bvh.tris;
     let mut pairs: Vec<(u32, u32)> = unsure
         .par_iter()
         .filter_map(|u| {
             let (p, q) = (u.a as usize, u.b as usize);
-            self_pair_intersects(
+            self_pair_within(
                 tris.corners[p],
                 &tris.corners_f64(p),
                 tris.corners[q],
                 &tris.corners_f64(q),
+                eps,
             )
             .then(|| {
                 let (a, b) = (bvh.tri_index[p], bvh.tri_index[q]);
@@ -515,7 +546,20 @@ impl GpuSelf {
         collider: &SelfCollider,
         mode: Mode,
     ) -> Result<(PoseResult, GpuSelfStats), GpuError> {
-        for_each_k!((self, collider.hierarchy()), (GpuSelf(g), SelfHierarchy(h)) => g.collide(ctx, h, mode),
+        self.collide_within(ctx, collider, mode, Default::default())
+    }
+
+    /// [`SelfCollider::collide_within`] on the GPU: the same pairs, and in [`Mode::All`] the
+    /// same Nv and Np ([`GpuSelfScene::collide_within`]).
+    pub fn collide_within(
+        &mut self,
+        ctx: &GpuContext,
+        collider: &SelfCollider,
+        mode: Mode,
+        tolerance: crate::proximity::Tolerance,
+    ) -> Result<(PoseResult, GpuSelfStats), GpuError> {
+        let eps = tolerance.get();
+        for_each_k!((self, collider.hierarchy()), (GpuSelf(g), SelfHierarchy(h)) => g.collide_within(ctx, h, mode, eps),
             _ => Err(mismatch()),
         )
     }

@@ -530,7 +530,13 @@ pub fn expand_self<const H: usize>(b: &mut ExpandBindings<'_, H>) {
             *nv = nv.wrapping_add(1);
         }
         let nb = b.env_nodes[p.b as usize];
-        if !kdop_overlaps(&na.bv, &nb.bv) {
+        let near = if b.counters.within != 0 {
+            let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
+            kdop_within(&na.bv, &nb.bv, &margins)
+        } else {
+            kdop_overlaps(&na.bv, &nb.bv)
+        };
+        if !near {
             continue;
         }
         if na.count == 0 && (nb.count != 0 || kdop_size(&na.bv) >= kdop_size(&nb.bv)) {

@@ -154,7 +154,8 @@ fn shares_vertex(slots: &[[u32; 3]], p: u32, q: u32) -> bool {
 /// `tri_test_self` of `shaders/tri_tri.wgsl`: for every stored leaf pair (pose not done in
 /// first-contact mode), count its triangle pairs in `np` (`c·(c−1)/2` for a leaf against
 /// itself, positions `p < q`) and, for each pair, send it to `unsure` when the two share a
-/// vertex slot (the host's adjacency rule decides), else filter it with the identity pose
+/// vertex slot (the host's adjacency rule decides) or the query has a tolerance (`within`:
+/// every pair to the host's exact rule), else filter it with the identity pose
 /// (`eps_q` = [`transform_error_bound`] with `t = 0`, `e0 = 0`): HIT appends the
 /// `(min, max)` file numbers to `contacts`, UNSURE the positions to `unsure`.
 pub fn tri_test_self<const H: usize>(b: &mut SelfTriBindings<'_, H>) {
@@ -188,7 +189,8 @@ pub fn tri_test_self<const H: usize>(b: &mut SelfTriBindings<'_, H>) {
                 .max(transform_error_bound(q2, &zero, 0.0));
             let from_a = if same { ib + 1 } else { na.first };
             for ia in from_a..na.first + na.count {
-                let verdict = if shares_vertex(b.env_slots, ia, ib) {
+                // A tolerance query sends every pair to the host's exact rule.
+                let verdict = if b.counters.within != 0 || shares_vertex(b.env_slots, ia, ib) {
                     TF_UNSURE
                 } else {
                     let [a0, a1, a2] = b.env_tris[ia as usize];

@@ -9,6 +9,15 @@ use super::*;
 /// twins with the kernels and with [`crate::self_collide::collide_bvh`]. Also returns the
 /// node pairs entering each level.
 pub fn collide_mirror<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> (PoseResult, Vec<u32>) {
+    collide_mirror_within(bvh, mode, 0.0)
+}
+
+/// [`collide_mirror`] at tolerance `eps` ([`GpuSelfScene::collide_within`]).
+pub fn collide_mirror_within<const H: usize>(
+    bvh: &Bvh<H>,
+    mode: Mode,
+    eps: f64,
+) -> (PoseResult, Vec<u32>) {
     use crate::gpu::mirror::front_expand::{ExpandBindings, expand_self};
     use crate::gpu::mirror::tri_tri::{SelfTriBindings, tri_test_self};
     let levels = (2 * bvh.depth - 1) as usize;
@@ -17,7 +26,7 @@ pub fn collide_mirror<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> (PoseResult, 
     let mut c = GpuCounters {
         n_in: 1,
         mode_first: (mode == Mode::First) as u32,
-        ..Default::default()
+        ..within_counters::<H>(eps)
     };
     let (mut nv, mut np, mut done) = ([0u32], [0u32], [0u32]);
     let mut level_sizes = vec![0u32; levels];
@@ -77,7 +86,7 @@ pub fn collide_mirror<const H: usize>(bvh: &Bvh<H>, mode: Mode) -> (PoseResult, 
     debug_assert_eq!(c.overflow, 0, "the mirror's capacities never run out");
     contacts.truncate(c.n_contact as usize);
     unsure.truncate(c.n_unsure as usize);
-    let pairs = decide(bvh, &contacts, &unsure, mode);
+    let pairs = decide(bvh, &contacts, &unsure, mode, eps);
     let counters = Counters {
         bv_tests: nv[0] as u64,
         tri_tests: np[0] as u64,
