@@ -160,6 +160,16 @@ fn budget_level(lid: u32) {
     }
 }
 
+// A tolerance query's slab margins (`counters.margins`, f32 bits; `within` set).
+// CPU twin: src/gpu/mirror/front_expand.rs::within_margins
+fn within_margins() -> array<f32, H> {
+    var m: array<f32, H>;
+    for (var k = 0u; k < H; k = k + 1u) {
+        m[k] = bitcast<f32>(counters.margins[k]);
+    }
+    return m;
+}
+
 // CPU twin: src/gpu/mirror/front_expand.rs::expand
 fn expand_one(i: u32) {
     if (enter_skips(i)) {
@@ -171,10 +181,7 @@ fn expand_one(i: u32) {
     var keep: bool;
     if (counters.within != 0u) {
         // A tolerance query: the slabs grown by the margins (uniform branch).
-        var m: array<f32, H>;
-        for (var k = 0u; k < H; k = k + 1u) {
-            m[k] = bitcast<f32>(counters.margins[k]);
-        }
+        let m = within_margins();
         // A tolerance per pose (its frame's: `eps_t2 = +inf` otherwise) also combines the
         // coordinate gaps.
         let f = frames[p.pose];
@@ -231,10 +238,7 @@ fn expand_dual_one(i: u32) {
     if (counters.within != 0u) {
         // A tolerance query (dual::DualTest::overlaps): A's spheres are grown in their
         // array (src/gpu/collide/widen.rs); every slab grown by its margin, all H tested.
-        var m: array<f32, H>;
-        for (var k = 0u; k < H; k = k + 1u) {
-            m[k] = bitcast<f32>(counters.margins[k]);
-        }
+        let m = within_margins();
         r = vec2<u32>(u32(kdop_within(na.bv, kb, m)), H);
     } else {
         r = kdop_overlaps_dual(na.bv, kb, (counters.dual_flags & 1u) != 0u);
@@ -548,10 +552,7 @@ fn expand_self_one(i: u32) {
     if (counters.within != 0u) {
         // A tolerance query (self_collide::collide_bvh_within): the slabs grown by the
         // margins (uniform branch).
-        var m: array<f32, H>;
-        for (var k = 0u; k < H; k = k + 1u) {
-            m[k] = bitcast<f32>(counters.margins[k]);
-        }
+        let m = within_margins();
         near = kdop_within(na.bv, nb.bv, m);
     } else {
         near = kdop_overlaps(na.bv, nb.bv);

@@ -280,7 +280,7 @@ impl<const H: usize> ExpandBindings<'_, H> {
 /// is descended: child pairs to `front_out`, leaf pairs to `leaves`.
 pub fn expand<const H: usize>(b: &mut ExpandBindings<'_, H>) {
     let front_in = b.front_in;
-    let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
+    let margins: [f32; H] = within_margins(b.counters);
     for (i, p) in front_in[..b.counters.n_in as usize].iter().enumerate() {
         if !b.enter(i) {
             continue;
@@ -366,7 +366,7 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
         }
         let na = b.env_nodes[p.a as usize];
         let (overlap, tests) = if b.counters.within != 0 {
-            let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
+            let margins: [f32; H] = within_margins(b.counters);
             (kdop_within(&na.bv, &kb, &margins), H as u32)
         } else {
             kdop_overlaps_dual(&na.bv, &kb, b.counters.dual_flags & 1 != 0)
@@ -383,6 +383,11 @@ pub fn expand_dual<const H: usize>(b: &mut ExpandBindings<'_, H>, d: &mut DualBi
         b.descend(*p, &na, &kt);
     }
     b.hand_over();
+}
+
+/// `within_margins` of `shaders/front_expand.wgsl`: a tolerance query's slab margins.
+fn within_margins<const H: usize>(c: &GpuCounters) -> [f32; H] {
+    std::array::from_fn(|k| f32::from_bits(c.margins[k]))
 }
 
 /// `descent_side` of `shaders/front_expand.wgsl`: 0 A's children, 1 B's, 2 a leaf pair.
@@ -531,7 +536,7 @@ pub fn expand_self<const H: usize>(b: &mut ExpandBindings<'_, H>) {
         }
         let nb = b.env_nodes[p.b as usize];
         let near = if b.counters.within != 0 {
-            let margins: [f32; H] = std::array::from_fn(|k| f32::from_bits(b.counters.margins[k]));
+            let margins: [f32; H] = within_margins(b.counters);
             kdop_within(&na.bv, &nb.bv, &margins)
         } else {
             kdop_overlaps(&na.bv, &nb.bv)
