@@ -527,7 +527,7 @@ fn info_names_the_backends_that_run_frames() {
 
 /// `--tolerance` on frames: per frame the pairs within ε of the frames' meshes, as the
 /// oracle tests every pair exactly, for every update method; 0 is the ordinary query's file
-/// byte for byte; the GPU is refused by name.
+/// byte for byte; with `--backend gpu` the CPU's file byte for byte (where a GPU is found).
 #[test]
 fn tolerance_on_frames_equals_brute_force_per_frame() {
     let d = tmp_dir("tolerance");
@@ -557,16 +557,30 @@ fn tolerance_on_frames_equals_brute_force_per_frame() {
         std::fs::read(&zero).unwrap(),
         std::fs::read(&plain).unwrap()
     );
-    let (pa, pb, lfa, _) = &files;
-    let o = common::bin()
-        .args(["query".as_ref(), pa.as_os_str(), pb.as_os_str()])
-        .arg("--frames-a")
-        .arg(lfa)
-        .arg("--out")
-        .arg(d.join("tol-gpu.csv"))
-        .args(["--tolerance", "0.04", "--backend", "gpu"])
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--tolerance"));
+    #[cfg(feature = "gpu")]
+    if common::gpu().is_some() {
+        let (pa, pb, lfa, lfb) = &files;
+        for update in ["refit", "hybrid", "rebuild"] {
+            let run = |backend: &str| {
+                let out = d.join(format!("tol-{update}-{backend}.csv"));
+                let o = common::bin()
+                    .arg("query")
+                    .arg(pa)
+                    .arg(pb)
+                    .arg("--frames-a")
+                    .arg(lfa)
+                    .arg("--frames-b")
+                    .arg(lfb)
+                    .arg("--out")
+                    .arg(&out)
+                    .args(["--update", update, "--tolerance", "0.04"])
+                    .args(["--backend", backend])
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                std::fs::read(&out).unwrap()
+            };
+            assert_eq!(run("gpu"), run("cpu"), "--update {update}: GPU");
+        }
+    }
 }

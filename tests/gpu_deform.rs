@@ -30,11 +30,14 @@ const FRAMES: usize = 6;
 struct Run {
     frames: usize,
     coherence: bool,
+    /// A tolerance query's `ε` (0: intersection).
+    tolerance: f64,
 }
 
 const PLAIN: Run = Run {
     frames: FRAMES,
     coherence: false,
+    tolerance: 0.0,
 };
 
 /// What `compare` saw: the frames in contact (CPU), and per method and choice of
@@ -89,7 +92,10 @@ fn compare(
     let n = run.frames;
     let frames: Vec<(Mesh, Mesh)> = (0..n).map(|i| scene(i as f64 / (n - 1) as f64)).collect();
     let pose_of = |i: usize| poses.map_or(Pose::IDENTITY, |p| p[i]);
-    let q = QueryOptions::default();
+    let q = QueryOptions {
+        tolerance: meshcollide::proximity::Tolerance::new(run.tolerance, "eps").unwrap(),
+        ..Default::default()
+    };
     let kdop = KdopOptions {
         coherence: run.coherence,
         ..Default::default()
@@ -206,6 +212,55 @@ fn generated_scenes_equal_the_cpu_per_frame() {
     }
 }
 
+/// A tolerance query on frames (`query --frames-a/-b --tolerance`): per frame the CPU's
+/// pairs and Nv, Np on the device (the slabs grown by the same margins, every triangle pair
+/// of the leaf pairs decided by the host), every update method and choice of deforming
+/// meshes, with coherence asked for (a tolerance runs from the roots on both); the pairs
+/// are the all-pairs oracle's on the deforming scene.
+#[test]
+fn tolerance_frames_equal_the_cpu() {
+    let Some(ctx) = common::gpu() else { return };
+    let (name, scene) = scenes().remove(0);
+    let run = Run {
+        frames: 4,
+        coherence: true,
+        tolerance: 0.05,
+    };
+    let seen = compare(&ctx, name, &scene, None, BvKind::Kdop18, None, run);
+    assert!(seen.contact > 0, "{name}: no frame within ε");
+    for i in 0..4 {
+        let (a, b) = scene(i as f64 / 3.0);
+        let want = meshcollide::proximity::brute_force_within(&a, &b, &Pose::IDENTITY, 0.05);
+        let new = || {
+            DeformingCollider::new(
+                &a,
+                &b,
+                BvKind::Kdop18,
+                [BuildOptions::default(); 2],
+                KdopOptions::default(),
+                DeformOptions::default(),
+            )
+            .unwrap()
+        };
+        let mut c = new();
+        let mut gpu = GpuDeformingCollider::new(&ctx, new()).unwrap();
+        let q = QueryOptions {
+            tolerance: meshcollide::proximity::Tolerance::new(0.05, "eps").unwrap(),
+            ..Default::default()
+        };
+        let (r, _) = gpu
+            .query_frame(&ctx, None, None, &Pose::IDENTITY, &q)
+            .unwrap();
+        assert_eq!(r.pairs, want, "{name}, frame {i}");
+        assert_eq!(
+            r.pairs,
+            c.query_frame(None, None, &Pose::IDENTITY, &q)
+                .unwrap()
+                .pairs
+        );
+    }
+}
+
 #[test]
 fn every_kdop_follows_frames_on_the_gpu() {
     let Some(ctx) = common::gpu() else { return };
@@ -255,6 +310,7 @@ fn tiny_capacities_resume_with_the_same_results() {
     let run = Run {
         frames: 20,
         coherence: true,
+        tolerance: 0.0,
     };
     compare(&ctx, name, &scene, None, BvKind::Kdop18, Some(tiny), run);
 }
@@ -273,6 +329,7 @@ fn coherent_frames_equal_the_cpu() {
     let coherent = Run {
         frames: n,
         coherence: true,
+        tolerance: 0.0,
     };
     let plain = Run {
         coherence: false,

@@ -96,13 +96,9 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
             )));
         }
     }
-    // A tolerance query on frames runs on the CPU (the k-DOPs grown by `ε`, as rigid).
+    // A tolerance query on frames: the k-DOPs grown by `ε`, as rigid; on the GPU when asked
+    // for by name (`--backend auto` answers it on the CPU, as a rigid one).
     let tolerance = crate::proximity::Tolerance::new(a.tolerance.unwrap_or(0.0), "--tolerance")?;
-    if !tolerance.is_zero() && a.backend == BackendArg::Gpu {
-        return Err(Failure::Input(
-            "--tolerance runs on the CPU only for now; use --backend cpu or auto".into(),
-        ));
-    }
     let (ma, mb) = rayon::join(|| crate::mesh::load(&a.a), || crate::mesh::load(&a.b));
     let (ma, mb) = (
         ma.map_err(crate::error::Error::from)?,
@@ -110,10 +106,9 @@ pub fn run(a: &QueryArgs, claim: &Outputs) -> Result<(), Failure> {
     );
     let load_ms = ms(t0);
     // The k-DOPs of frames run on the GPU like a rigid query (`auto`: a hardware adapter).
-    let backend = if tolerance.is_zero() {
-        a.backend
-    } else {
-        BackendArg::Cpu
+    let backend = match a.backend {
+        BackendArg::Auto if !tolerance.is_zero() => BackendArg::Cpu,
+        b => b,
     };
     let (gpu, gpu_probe_ms) = super::query_args::choose_backend(backend)?;
     let gpu = gpu.map(|ctx| match a.gpu_memory {

@@ -202,23 +202,33 @@ impl<const H: usize> Side<H> {
         } else {
             opts.tumble
         };
-        // The CPU's rule of `DeformingScene::query_frame`, frame for frame.
-        let r = if s.kdop_options().coherence && opts.mode == Mode::All {
+        // The CPU's rule of `DeformingScene::query_frame`, frame for frame: a tolerance query
+        // runs from the roots (the fronts are the intersection query's), its slabs grown by
+        // the margins and every triangle pair of its leaf pairs decided by the host
+        // (`GpuScene::tolerance`).
+        let within = !opts.tolerance.is_zero();
+        let r = if !within && s.kdop_options().coherence && opts.mode == Mode::All {
             let (r, batch) = d
                 .scene
                 .collide_frame(ctx, &*s, *pose, tumble, &mut self.frames)?;
             stats += batch;
             r
         } else {
-            self.frames.tick();
+            if within {
+                self.frames.forget();
+            } else {
+                self.frames.tick();
+            }
             let mut result = None;
+            d.scene.tolerance = opts.tolerance;
             let batch = d
                 .scene
                 .collide_each(ctx, &*s, [*pose], opts.mode, tumble, |_, r| {
                     result = Some(r);
                     Ok::<_, GpuError>(())
-                })?;
-            stats += batch;
+                });
+            d.scene.tolerance = Default::default();
+            stats += batch?;
             result.ok_or_else(|| GpuError::InvalidInput("no result for the frame".into()))?
         };
         let mut counters = r.counters;
