@@ -266,7 +266,8 @@ pub struct Hint {
     pub(crate) contact: Option<(u32, u32)>,
     /// The previous pose's front (empty: start at the roots).
     pub(crate) front: Vec<(u32, u32)>,
-    /// The pose the front was recorded at.
+    /// The previous pose of the path (searched or separated by the pretest), whose step to
+    /// the next decides whether the front carries over ([`Hint::step_to`]).
     pub(crate) pose: Option<Pose>,
     /// The size of the front recorded by the last pose that started at the roots: a front
     /// grown past 5/4 of it starts the next pose at the roots ([`crate::traverse::regrown`]).
@@ -294,8 +295,9 @@ impl Hint {
         self.age = 0;
     }
 
-    /// Before the search of `pose`: keeps the front only when the step from the pose it was
-    /// recorded at is coherent for B's box `b` ([`crate::pose::coherent_step`]).
+    /// Before the search of `pose`: keeps the front only when the step from the previous
+    /// pose is coherent for B's box `b` ([`crate::pose::coherent_step`]). A pose the pretest
+    /// separates keeps the front it did not search, for the next step.
     pub(crate) fn step_to(&mut self, pose: &Pose, b: ([f64; 3], [f64; 3])) {
         if self
             .pose
