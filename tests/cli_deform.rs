@@ -56,9 +56,15 @@ fn run(args: &[&Path], extra: &[&str]) -> Output {
     c.args(extra).output().unwrap()
 }
 
-fn q(
+fn q(files: &(PathBuf, PathBuf, PathBuf, PathBuf), out: &Path, extra: &[&str]) -> Output {
+    q_on(files, out, "cpu", extra)
+}
+
+/// [`q`] on `backend`.
+fn q_on(
     (pa, pb, lfa, lfb): &(PathBuf, PathBuf, PathBuf, PathBuf),
     out: &Path,
+    backend: &str,
     extra: &[&str],
 ) -> Output {
     let mut c = common::bin();
@@ -71,7 +77,7 @@ fn q(
         .arg(lfb)
         .arg("--out")
         .arg(out)
-        .args(["--backend", "cpu"])
+        .args(["--backend", backend])
         .args(extra);
     c.output().unwrap()
 }
@@ -559,24 +565,15 @@ fn tolerance_on_frames_equals_brute_force_per_frame() {
     );
     #[cfg(feature = "gpu")]
     if common::gpu().is_some() {
-        let (pa, pb, lfa, lfb) = &files;
         for update in ["refit", "hybrid", "rebuild"] {
             let run = |backend: &str| {
                 let out = d.join(format!("tol-{update}-{backend}.csv"));
-                let o = common::bin()
-                    .arg("query")
-                    .arg(pa)
-                    .arg(pb)
-                    .arg("--frames-a")
-                    .arg(lfa)
-                    .arg("--frames-b")
-                    .arg(lfb)
-                    .arg("--out")
-                    .arg(&out)
-                    .args(["--update", update, "--tolerance", "0.04"])
-                    .args(["--backend", backend])
-                    .output()
-                    .unwrap();
+                let o = q_on(
+                    &files,
+                    &out,
+                    backend,
+                    &["--update", update, "--tolerance", "0.04"],
+                );
                 assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
                 std::fs::read(&out).unwrap()
             };
