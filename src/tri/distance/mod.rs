@@ -87,6 +87,7 @@ mod candidates;
 mod common;
 #[cfg(test)]
 mod tests;
+mod ties;
 
 pub use candidates::Feature;
 use candidates::*;
@@ -229,6 +230,9 @@ pub struct TriDistance {
     hi: f64,
     /// The witness, when the filter already proved it (a unique least candidate).
     filter_feature: Option<Feature>,
+    /// A feature pair that attains the distance, found as cheaply as it can be
+    /// ([`TriDistance::attaining_feature`]).
+    attaining: OnceLock<Feature>,
     exact: OnceLock<Exact>,
 }
 
@@ -265,6 +269,7 @@ pub fn tri_tri_distance(a: &[P3; 3], b: &[P3; 3]) -> TriDistance {
         lo: 0.0,
         hi: 0.0,
         filter_feature: None,
+        attaining: OnceLock::new(),
         exact: OnceLock::new(),
     };
     if tri_tri_intersect(a, b) {
@@ -323,17 +328,24 @@ pub fn tri_tri_distance(a: &[P3; 3], b: &[P3; 3]) -> TriDistance {
     d.hi2 = hi2;
     d.lo = sqrt_down(lo2);
     d.hi = sqrt_up(hi2);
-    if let Some(k) = best {
-        let h = bounds[k].1;
-        let unique = bounds
-            .iter()
-            .enumerate()
-            .all(|(j, &(lo, _, present, _))| j == k || !present || h < lo);
-        if unique {
-            d.filter_feature = Some(Feature::of_index(k));
-        }
-    }
+    d.filter_feature = unique_least(&bounds, best).map(Feature::of_index);
     d
+}
+
+/// `best` (the certainly valid candidate with the least upper bound) when its upper bound
+/// is below every other present candidate's lower bound: then it is the unique least
+/// candidate, the witness.
+fn unique_least(
+    bounds: &[(f64, f64, bool, bool); CANDIDATES],
+    best: Option<usize>,
+) -> Option<usize> {
+    let k = best?;
+    let h = bounds[k].1;
+    bounds
+        .iter()
+        .enumerate()
+        .all(|(j, &(lo, _, present, _))| j == k || !present || h < lo)
+        .then_some(k)
 }
 
 impl TriDistance {
@@ -360,17 +372,63 @@ impl TriDistance {
     /// Exact comparison of two exact distances: the certified squared bounds first, exact
     /// rationals only when they overlap (and are not the same single value).
     pub fn cmp_exact(&self, other: &TriDistance) -> Ordering {
+        self.cmp_bounds(other).unwrap_or_else(|| {
+            let (x, y) = (self.exact(), other.exact());
+            cmp_ratio(&x.num, &x.den, &y.num, &y.den)
+        })
+    }
+
+    /// The order of the two distances when their certified bounds decide it.
+    fn cmp_bounds(&self, other: &TriDistance) -> Option<Ordering> {
         if self.hi2 < other.lo2 {
-            return Ordering::Less;
+            return Some(Ordering::Less);
         }
         if self.lo2 > other.hi2 {
-            return Ordering::Greater;
+            return Some(Ordering::Greater);
         }
         if self.lo2 == self.hi2 && other.lo2 == other.hi2 {
-            return Ordering::Equal; // both exactly known, and neither below the other
+            return Some(Ordering::Equal); // both exactly known, and neither below the other
         }
-        let (x, y) = (self.exact(), other.exact());
-        cmp_ratio(&x.num, &x.den, &y.num, &y.den)
+        None
+    }
+
+    /// The same exact order as [`TriDistance::cmp_exact`], cheaper when the bounds overlap
+    /// because the pairs share their closest features (on a mesh, the triangles around a
+    /// closest vertex or edge are all at exactly the same distance): when one pair's
+    /// attaining feature lies in the other pair's triangles, a few sign tests decide
+    /// (the `ties` module); exact rationals otherwise.
+    pub fn cmp(&self, other: &TriDistance) -> Ordering {
+        if let Some(o) = self.cmp_bounds(other) {
+            return o;
+        }
+        if !self.zero && !other.zero {
+            let (me, them) = ((&self.a, &self.b), (&other.a, &other.b));
+            if let Some(o) = ties::cmp_sharing(other.attaining_feature(), them, me) {
+                return o;
+            }
+            if let Some(o) = ties::cmp_sharing(self.attaining_feature(), me, them) {
+                return o.reverse();
+            }
+        }
+        self.cmp_exact(other)
+    }
+
+    /// A pair of features that attains the distance: the witness when the filter proved
+    /// it, else the unique least candidate in intervals, else the exact witness.
+    fn attaining_feature(&self) -> Feature {
+        *self.attaining.get_or_init(|| {
+            if let Some(f) = self.filter_feature {
+                return f;
+            }
+            if let Some(e) = self.exact.get() {
+                return e.feature;
+            }
+            let iv = interval_bounds(&self.a, &self.b);
+            match unique_least(&iv.bounds, iv.best) {
+                Some(k) => Feature::of_index(k),
+                None => self.exact().feature,
+            }
+        })
     }
 
     /// The exact distance rounded once to the nearest f64 (ties to even): the correctly
