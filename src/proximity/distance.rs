@@ -155,7 +155,7 @@ impl Best {
         if d.lower() > self.d.upper() {
             return false;
         }
-        match d.cmp(&self.d) {
+        match d.cmp_shared(&self.d) {
             Ordering::Less => true,
             Ordering::Equal => tri < self.tri,
             Ordering::Greater => false,

@@ -397,7 +397,7 @@ impl TriDistance {
     /// closest vertex or edge are all at exactly the same distance): when one pair's
     /// attaining feature lies in the other pair's triangles, a few sign tests decide
     /// (the `ties` module); exact rationals otherwise.
-    pub fn cmp(&self, other: &TriDistance) -> Ordering {
+    pub fn cmp_shared(&self, other: &TriDistance) -> Ordering {
         if let Some(o) = self.cmp_bounds(other) {
             return o;
         }

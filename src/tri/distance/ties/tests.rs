@@ -34,7 +34,8 @@ fn field(n: usize, z: f64, h: impl Fn(usize, usize) -> f64) -> Vec<[P3; 3]> {
 }
 
 /// Every ordered pair of the `pairs`' distances: `cmp` equals `cmp_exact` (each on fresh
-/// values, so that no exact value computed by one reaches the other); returns how many
+/// values, so that no exact value computed by one reaches the other; `cmp_shared` is
+/// `TriDistance::cmp_shared`); returns how many
 /// comparisons the bounds left open, how many of those the rule decided, and how many
 /// `cmp` decided without any exact value.
 fn agree(pairs: &[([P3; 3], [P3; 3])]) -> (usize, usize, usize) {
@@ -43,7 +44,7 @@ fn agree(pairs: &[([P3; 3], [P3; 3])]) -> (usize, usize, usize) {
         for y in pairs {
             let (d1, d2) = (tri_tri_distance(&x.0, &x.1), tri_tri_distance(&y.0, &y.1));
             let want = tri_tri_distance(&x.0, &x.1).cmp_exact(&tri_tri_distance(&y.0, &y.1));
-            assert_eq!(d1.cmp(&d2), want, "{x:?} against {y:?}");
+            assert_eq!(d1.cmp_shared(&d2), want, "{x:?} against {y:?}");
             if d1.cmp_bounds(&d2).is_none() && !d1.is_zero() {
                 open += 1;
                 cheap += (d1.exact.get().is_none() && d2.exact.get().is_none()) as usize;
@@ -91,7 +92,7 @@ fn height_fields_agree_with_exact_comparison() {
     for (k, off) in [0.0, 1e7].into_iter().enumerate() {
         let bumps: Vec<f64> = (0..36).map(|_| r.range(0.0, 0.3)).collect();
         let flat = |i: usize, j: usize| {
-            if (i + j) % 3 == 0 {
+            if (i + j).is_multiple_of(3) {
                 0.0
             } else {
                 -bumps[i * 6 + j]
