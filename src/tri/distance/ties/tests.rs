@@ -33,11 +33,10 @@ fn field(n: usize, z: f64, h: impl Fn(usize, usize) -> f64) -> Vec<[P3; 3]> {
     out
 }
 
-/// Every ordered pair of the `pairs`' distances: `cmp` equals `cmp_exact` (each on fresh
-/// values, so that no exact value computed by one reaches the other; `cmp_shared` is
-/// `TriDistance::cmp_shared`); returns how many
-/// comparisons the bounds left open, how many of those the rule decided, and how many
-/// `cmp` decided without any exact value.
+/// Every ordered pair of the `pairs`' distances: `cmp_shared` equals `cmp_exact` (each on
+/// fresh values, so that no exact value computed by one reaches the other); returns how
+/// many comparisons the bounds left open, how many of those the rule decided, and how
+/// many `cmp_shared` decided without any exact value.
 fn agree(pairs: &[([P3; 3], [P3; 3])]) -> (usize, usize, usize) {
     let (mut open, mut ruled, mut cheap) = (0, 0, 0);
     for x in pairs {
