@@ -352,20 +352,37 @@ pub fn distance_pose[const H: usize](
         ws.heap.push(Pending::new(lb, 0, 0));
     }
     // Best first: a pair's children are bounded when it is split and queued only if their
-    // bound does not exceed the best so far (ties are kept: see "What is exact").
-    while let Some(p) = ws.heap.pop() {
+    // bound does not exceed the best so far (ties are kept: see "What is exact"). A child
+    // that would be the heap's next pop is taken at once instead (`next`): the same order
+    // of pops, without its push and pop.
+    let mut next: Option<Pending> = None;
+    while let Some(p) = next.take().or_else(|| ws.heap.pop()) {
         if p.lb() > bound(&best) {
             break;
         }
         let (e, f) = p.pair();
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         if !(ne.is_leaf() && nf.is_leaf()) {
-            for (e2, f2) in children(env, fly, vols, e, f) {
+            let mut kept = [None; 2];
+            for (slot, (e2, f2)) in kept.iter_mut().zip(children(env, fly, vols, e, f)) {
                 c.bv_tests += 1;
                 let cap = bound(&best);
                 let lb = node_lower(e2, f2, cap, ws);
                 if lb <= cap {
-                    ws.heap.push(Pending::new(lb, e2 as u32, f2 as u32));
+                    *slot = Some(Pending::new(lb, e2 as u32, f2 as u32));
+                }
+            }
+            // `Pending`'s order is the heap's: the greater pops first.
+            let [x, y] = kept;
+            let (first, other) = if x >= y { (x, y) } else { (y, x) };
+            if let Some(o) = other {
+                ws.heap.push(o);
+            }
+            if let Some(q) = first {
+                if ws.heap.peek().is_none_or(|top| q >= *top) {
+                    next = Some(q);
+                } else {
+                    ws.heap.push(q);
                 }
             }
             continue;
