@@ -1,0 +1,60 @@
+//! Unit tests of the distance search: the heap's order and the depth-first hand-over.
+
+use super::*;
+use crate::bvh::BuildOptions;
+use crate::mesh::generate::uv_sphere;
+
+#[test]
+fn pending_pops_the_smallest_bound_first() {
+    let mut h = BinaryHeap::new();
+    for (lb, e) in [(2.0, 1), (0.5, 2), (1.0, 3), (0.5, 0)] {
+        h.push(Pending::new(lb, e, 0));
+    }
+    h.push(Pending::new(-0.0, 7, 0));
+    let order: Vec<usize> = std::iter::from_fn(|| h.pop()).map(|p| p.pair().0).collect();
+    assert_eq!(order, [7, 0, 2, 3, 1]);
+    assert_eq!(Pending::new(0.75, 3, 9).lb(), 0.75);
+    assert_eq!(Pending::new(0.75, 3, 9).pair(), (3, 9));
+}
+
+/// Nested spheres (every pair of facing patches at nearly the gap, so best first is
+/// breadth first) with the heap cut off at every size from 1 up: the search hands over
+/// to depth first at some pose and every answer equals the all-pairs oracle, field for
+/// field, along a path (the previous witness first) and from scratch.
+#[test]
+fn depth_first_after_a_full_heap_keeps_the_exact_witness() {
+    let a = uv_sphere([0.0; 3], 1.0, 10, 14);
+    let b = uv_sphere([0.0; 3], 0.9, 9, 12);
+    let opts = BuildOptions::default();
+    let (env, fly) = (Bvh::<9>::build(&a, &opts), Bvh::<9>::build(&b, &opts));
+    let vols = DistanceVolumes::new(&env, &fly);
+    let poses: Vec<Pose> = (0..6)
+        .map(|i| {
+            Pose::from_axis_angle(
+                [0.3, 1.0, 0.2],
+                0.37 * i as f64,
+                [0.01 * i as f64, 0.0, 0.0],
+            )
+        })
+        .collect();
+    let oracle: Vec<PoseDistance> = poses
+        .iter()
+        .map(|p| brute_force_distance(&a, &b, p, None))
+        .collect();
+    let mut handed_over = 0;
+    for limit in [1, 2, 3, 8, 64, HEAP_LIMIT] {
+        let mut ws = DistanceWorkspace::new(&fly);
+        ws.heap_limit = limit;
+        for (i, p) in poses.iter().enumerate() {
+            if i % 2 == 0 {
+                ws.restart();
+            }
+            let got = distance_pose(&env, &fly, &vols, p, None, &mut ws);
+            assert_eq!(got.distance, oracle[i].distance, "limit {limit}, pose {i}");
+            assert_eq!(got.witness, oracle[i].witness, "limit {limit}, pose {i}");
+        }
+        // The stack keeps its allocation once used: this limit went depth first.
+        handed_over += (ws.stack.capacity() > 0) as usize;
+    }
+    assert!(handed_over >= 4, "{handed_over} limits went depth first");
+}
