@@ -292,6 +292,14 @@ pub fn coherent_path(poses: &[Pose], lo: [f64; 3], hi: [f64; 3]) -> bool {
 /// most [`COHERENT_STEP`] times its half-diagonal `r` (the bound of [`coherent_path`]);
 /// false for a box of no size.
 pub fn coherent_step(p0: &Pose, p1: &Pose, lo: [f64; 3], hi: [f64; 3]) -> bool {
+    let r = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt() * 0.5;
+    r > 0.0 && step_reach(p0, p1, lo, hi) <= COHERENT_STEP * r
+}
+
+/// How far the step from `p0` to `p1` moves a point of B's bounding box `lo..hi`, at most
+/// (up to rounding): the box centre's move plus the rotations' difference (Frobenius norm,
+/// at least the spectral norm) times the box's half-diagonal.
+pub fn step_reach(p0: &Pose, p1: &Pose, lo: [f64; 3], hi: [f64; 3]) -> f64 {
     let c: [f64; 3] = std::array::from_fn(|k| 0.5 * (lo[k] + hi[k]));
     let r = (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f64>().sqrt() * 0.5;
     let (a, b) = (p0.apply(c), p1.apply(c));
@@ -301,7 +309,7 @@ pub fn coherent_step(p0: &Pose, p1: &Pose, lo: [f64; 3], hi: [f64; 3]) -> bool {
         .map(|(i, j)| (p1.r[i][j] - p0.r[i][j]).powi(2))
         .sum::<f64>()
         .sqrt();
-    r > 0.0 && moved + turned * r <= COHERENT_STEP * r
+    moved + turned * r
 }
 
 /// Zachmann's tumbling protocol (*Minimal Hierarchical Collision Detection*, 2002,

@@ -46,7 +46,7 @@
 //! witness and an infinite distance.
 
 use crate::bvh::Bvh;
-use crate::pose::Pose;
+use crate::pose::{Pose, step_reach};
 use crate::proximity::boxes::{BoxPose, NodeBoxes, PosedBox, box_gap_lower};
 use crate::proximity::triangle_gap::projected_gap_lower;
 use crate::scene::Counters;
@@ -113,10 +113,11 @@ impl PoseDistance {
 /// 2,048 made the grids 17 % slower. The witness is the exact minimum in any order.
 const HEAP_LIMIT: usize = 8192;
 
-/// Along a run of poses, a node pair the previous pose expanded is expanded again without
-/// its test, under its parent's bound, except at every `MEMO_REFRESH`-th pose of the run
-/// (counted from its first), which tests every pair and so forgets the pairs that a pose
-/// since would have pruned.
+/// Along a run of poses, after a step that moves B's points by at most [`MEMO_STEP`] times
+/// the previous pose's distance ([`step_reach`]), a node pair the previous pose expanded is
+/// expanded again without its test, under its parent's bound, except at every
+/// `MEMO_REFRESH`-th pose since the run's start or its last step that was not coherent,
+/// which tests every pair and so forgets the pairs that a pose since would have pruned.
 ///
 /// Why it is safe: a test only ever prunes, on a certified bound; an untested pair's
 /// children are tested in turn (or expanded the same way) and every leaf pair reached is
@@ -126,8 +127,26 @@ const HEAP_LIMIT: usize = 8192;
 /// one pose are nearly those of the next (about half of the node tests of a pose).
 /// Measured (2026-11-29, `distance --threads 1`, the bunny's 500-pose paths at 1.5 / 3 / 5
 /// extents, one core): refreshing every 2 / 4 / 8 poses, Nv −20 / −29 / −28 %, time −11 /
-/// −16 / −16 %; 4 kept.
+/// −16 / −16 %; 4 kept. Without a test of the step, the nested spheres' random turns ran
+/// 1.8–2.9 times slower (their expanded pairs are not the next pose's); with the test
+/// relative to B's size (`crate::pose::coherent_step`), the wavy grids' jitter (steps of
+/// half their gap) 10 % slower.
 const MEMO_REFRESH: u32 = 4;
+
+/// The longest step, relative to the previous pose's distance, after which the memo of
+/// expanded pairs is used ([`MEMO_REFRESH`]): the bunny's tumbling paths step 0.6–5 % of
+/// their distance, the wavy grids' jitter about 50 %.
+const MEMO_STEP: f64 = 0.1;
+
+/// The axis-aligned box of an oriented box (B's root box: what [`step_reach`] measures a
+/// step by; a guide, not a bound).
+fn axis_box(o: &crate::obb::fit::Obb) -> ([f64; 3], [f64; 3]) {
+    let r: [f64; 3] = std::array::from_fn(|k| (0..3).map(|i| o.h[i] * o.axes[i][k].abs()).sum());
+    (
+        std::array::from_fn(|k| o.c[k] - r[k]),
+        std::array::from_fn(|k| o.c[k] + r[k]),
+    )
+}
 
 /// The key of the node pair `(e, f)` in the memo of expanded pairs.
 #[inline]
@@ -246,6 +265,9 @@ pub struct DistanceWorkspace {
     /// pair (`memo_refresh`, 1 in tests that turn the memo off).
     age: u32,
     memo_refresh: u32,
+    /// The previous pose of the run and an upper bound of its distance: the memo is used
+    /// only after a step short against that distance ([`MEMO_STEP`]).
+    prev_pose: Option<(Pose, f64)>,
     /// The previous pose's witness, as positions in the hierarchies' triangle order.
     prev: Option<(u32, u32)>,
     /// B's node boxes posed, valid where `box_stamp` equals `stamp`.
@@ -271,6 +293,7 @@ impl DistanceWorkspace {
             expanded: Default::default(),
             age: 0,
             memo_refresh: MEMO_REFRESH,
+            prev_pose: None,
             prev: None,
             // Zeroed, not filled: untouched pages cost nothing until a pose reads them
             // (`box_stamp` guards every read).
@@ -330,6 +353,7 @@ impl DistanceWorkspace {
         self.prev = None;
         self.expanded[0].clear();
         self.age = 0;
+        self.prev_pose = None;
     }
 }
 
@@ -415,8 +439,16 @@ pub fn distance_pose[const H: usize](
     let mut next: Option<Pending> = None;
     let mut depth_first = false;
     ws.stack.clear();
-    let use_memo = !ws.age.is_multiple_of(ws.memo_refresh);
-    ws.age += 1;
+    let coherent = ws.prev_pose.as_ref().is_some_and(|&(p0, d0)| {
+        let (lo, hi) = axis_box(&bb.nodes[0].obb);
+        step_reach(&p0, pose, lo, hi) <= MEMO_STEP * d0
+    });
+    // Recorded at a run's first pose and after coherent steps (a path goes on), not after
+    // a jump (random poses: recording would only cost).
+    let record = coherent || ws.prev_pose.is_none();
+    ws.prev_pose = None;
+    let use_memo = coherent && !ws.age.is_multiple_of(ws.memo_refresh);
+    ws.age = if coherent { ws.age + 1 } else { 1 };
     ws.expanded[1].clear();
     loop {
         let p = if depth_first {
@@ -442,7 +474,9 @@ pub fn distance_pose[const H: usize](
         let (e, f) = p.pair();
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         if !(ne.is_leaf() && nf.is_leaf()) {
-            ws.expanded[1].insert(pair_key(e, f));
+            if record {
+                ws.expanded[1].insert(pair_key(e, f));
+            }
             let mut kept = [None; 2];
             for (slot, (e2, f2)) in kept.iter_mut().zip(children(env, fly, vols, e, f)) {
                 if use_memo && ws.expanded[0].contains(&pair_key(e2, f2)) {
@@ -493,11 +527,19 @@ pub fn distance_pose[const H: usize](
                 if projected_gap_lower(&ta, tb) > bound(&best) {
                     continue;
                 }
+                let tri = (env.tri_index[pa as usize], fly.tri_index[pb as usize]);
+                // A pair around the best pair's closest features is at most as far: when it
+                // ties and comes later in `(tri_a, tri_b)` order it changes nothing, and a few
+                // sign tests say so without measuring it ([`TriDistance::shared_order`]).
+                if best.as_ref().is_some_and(|b| {
+                    tri > b.tri && b.d.shared_order(&ta, tb) == Some(Ordering::Equal)
+                }) {
+                    continue;
+                }
                 let d = tri_tri_distance(&ta, tb);
                 if d.lower() > limit {
                     continue;
                 }
-                let tri = (env.tri_index[pa as usize], fly.tri_index[pb as usize]);
                 if best.as_ref().is_none_or(|b| b.beaten_by(&d, tri)) {
                     best = Some(Best {
                         d,
@@ -510,6 +552,7 @@ pub fn distance_pose[const H: usize](
     }
     c.bv_updates = ws.posed_count;
     ws.expanded.swap(0, 1);
+    ws.prev_pose = best.as_ref().map(|b| (*pose, b.d.upper()));
     ws.prev = best.as_ref().map(|b| b.pos);
     let Some(b) = best else {
         return PoseDistance::none(c);

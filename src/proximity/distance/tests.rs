@@ -59,9 +59,10 @@ fn depth_first_after_a_full_heap_keeps_the_exact_witness() {
     assert!(handed_over >= 4, "{handed_over} limits went depth first");
 }
 
-/// A coherent path (a torus turning a little per pose past a sphere): with the memo of
+/// A coherent path (a sphere turning a little per pose beside a torus): with the memo of
 /// expanded pairs every answer still equals the oracle, with fewer node tests than with
-/// the memo off (every pose tests every pair), and a memo never survives a restart.
+/// the memo off (every pose tests every pair); a memo never survives a restart, and a path
+/// of jumps does not use it.
 #[test]
 fn the_memo_of_expanded_pairs_keeps_answers_and_saves_tests() {
     let a = crate::mesh::generate::torus([0.0; 3], 1.0, 0.3, 24, 10);
@@ -70,7 +71,7 @@ fn the_memo_of_expanded_pairs_keeps_answers_and_saves_tests() {
     let (env, fly) = (Bvh::<9>::build(&a, &opts), Bvh::<9>::build(&b, &opts));
     let vols = DistanceVolumes::new(&env, &fly);
     let poses: Vec<Pose> = (0..12)
-        .map(|i| Pose::from_axis_angle([0.0, 0.2, 1.0], 0.02 * i as f64, [1.2, 0.1, 0.9]))
+        .map(|i| Pose::from_axis_angle([0.0, 0.2, 1.0], 0.004 * i as f64, [1.2, 0.1, 0.9]))
         .collect();
     let oracle: Vec<PoseDistance> = poses
         .iter()
@@ -91,4 +92,21 @@ fn the_memo_of_expanded_pairs_keeps_answers_and_saves_tests() {
         tests.push(nv);
     }
     assert!(tests[1] < tests[0] && tests[2] < tests[1], "{tests:?}");
+    // Jumps (steps far longer than a tenth of the distance): no memo, the same tests.
+    let jumps: Vec<Pose> = (0..6)
+        .map(|i| Pose::from_axis_angle([0.0, 0.2, 1.0], 0.5 * i as f64, [1.2, 0.1, 0.9]))
+        .collect();
+    let nv = |refresh| {
+        let mut ws = DistanceWorkspace::new(&fly);
+        ws.memo_refresh = refresh;
+        jumps
+            .iter()
+            .map(|p| {
+                distance_pose(&env, &fly, &vols, p, None, &mut ws)
+                    .counters
+                    .bv_tests
+            })
+            .sum::<u64>()
+    };
+    assert_eq!(nv(1), nv(MEMO_REFRESH));
 }

@@ -413,6 +413,17 @@ impl TriDistance {
         self.cmp_exact(other)
     }
 
+    /// How the exact distance of the triangles `(a, b)` compares with this one, when this
+    /// pair's closest features (a vertex, edge or face of each triangle, [`Feature`]) are
+    /// corners of `a` and of `b`: `Less` or `Equal`, decided by a few sign tests (the
+    /// `ties` module); `None` when they are not, or when this distance is 0.
+    pub fn shared_order(&self, a: &[P3; 3], b: &[P3; 3]) -> Option<Ordering> {
+        if self.zero {
+            return None;
+        }
+        ties::cmp_sharing(self.attaining_feature(), (&self.a, &self.b), (a, b))
+    }
+
     /// A pair of features that attains the distance: the witness when the filter proved
     /// it, else the unique least candidate in intervals, else the exact witness.
     fn attaining_feature(&self) -> Feature {
