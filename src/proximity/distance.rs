@@ -472,6 +472,15 @@ pub fn distance_pose[const H: usize](
             break;
         }
         let (e, f) = p.pair();
+        // The pair after this one is known now (the heap's top or the stack's): ask for its
+        // nodes while this one is worked on (a hint, it changes nothing).
+        if let Some(q) = if depth_first { ws.stack.last() } else { ws.heap.peek() } {
+            let (e, f) = q.pair();
+            crate::prefetch::prefetch(&env.nodes[e]);
+            crate::prefetch::prefetch(&fly.nodes[f]);
+            crate::prefetch::prefetch(&ba.nodes[e]);
+            crate::prefetch::prefetch(&bb.nodes[f]);
+        }
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         if !(ne.is_leaf() && nf.is_leaf()) {
             if record {
