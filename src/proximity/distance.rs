@@ -504,6 +504,23 @@ pub fn distance_pose[const H: usize](
             // `Pending`'s order is the heap's: the greater pops first.
             let [x, y] = kept;
             let (first, other) = if x >= y { (x, y) } else { (y, x) };
+            // The nearer child is worked on next (depth first, or the heap's next pop,
+            // usually): ask for its children's boxes now (a hint).
+            if let Some(q) = first {
+                let (e2, f2) = q.pair();
+                let (n2, m2) = (&env.nodes[e2], &fly.nodes[f2]);
+                if !n2.is_leaf() {
+                    let c = n2.first as usize;
+                    crate::prefetch::prefetch(&ba.nodes[c]);
+                    crate::prefetch::prefetch(&ba.nodes[c + 1]);
+                }
+                if !m2.is_leaf() {
+                    let c = m2.first as usize;
+                    crate::prefetch::prefetch(&ws.posed[c]);
+                    crate::prefetch::prefetch(&ws.posed[c + 1]);
+                    crate::prefetch::prefetch(&ws.box_stamp[c]);
+                }
+            }
             if depth_first {
                 ws.stack.extend(other);
                 ws.stack.extend(first); // the nearer child pops first
