@@ -182,6 +182,22 @@ impl NodeBoxes {
     }
 }
 
+impl NodeBoxes {
+    /// The axis-aligned box around the root's oriented box (what
+    /// [`crate::pose::step_reach`] measures a step by; a guide, not a bound).
+    pub fn root_box(&self) -> ([f64; 3], [f64; 3]) {
+        let Some(o) = self.nodes.first().map(|n| &n.obb) else {
+            return ([0.0; 3], [0.0; 3]);
+        };
+        let r: [f64; 3] =
+            std::array::from_fn(|k| (0..3).map(|i| o.h[i] * o.axes[i][k].abs()).sum());
+        (
+            std::array::from_fn(|k| o.c[k] - r[k]),
+            std::array::from_fn(|k| o.c[k] + r[k]),
+        )
+    }
+}
+
 /// How one pose moves B's boxes: `ρ`, `T` and `E` (module docs).
 #[derive(Debug, Clone, Copy)]
 pub struct BoxPose {

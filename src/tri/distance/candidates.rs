@@ -328,3 +328,75 @@ pub(super) fn fast_bounds(a: &[P3; 3], b: &[P3; 3]) -> Option<(f64, f64)> {
         None
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Every candidate in intervals.
+
+/// Every candidate's certified bounds in [`Iv`]: per candidate `(lo, hi, present,
+/// certain)` (`present`: not certainly invalid; `hi` finite only for a certainly valid
+/// one), the least `lo` over the present ones and over the certain ones, the least `hi`
+/// and the candidate that has it.
+pub(super) struct IntervalBounds {
+    pub(super) bounds: [(f64, f64, bool, bool); CANDIDATES],
+    pub(super) lo2: f64,
+    pub(super) lo2_certain: f64,
+    pub(super) hi2: f64,
+    pub(super) best: Option<usize>,
+}
+
+pub(super) fn interval_bounds(a: &[P3; 3], b: &[P3; 3]) -> IntervalBounds {
+    let pre = Pre::<Iv>::new(a, b);
+    let mut bounds = [(f64::INFINITY, f64::INFINITY, false, false); CANDIDATES];
+    let (mut lo2, mut lo2_certain, mut hi2) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let mut best = None;
+    for (k, slot) in bounds.iter_mut().enumerate() {
+        let Some((certain, num, den)) = candidate(&pre, k) else {
+            continue;
+        };
+        if den.hi <= 0.0 && !den.hi.is_nan() {
+            continue; // den ≤ 0: the conditions (which imply den > 0) fail
+        }
+        let lo = if den.hi.is_nan() || num.lo.is_nan() {
+            0.0
+        } else {
+            div_down(num.lo.max(0.0), den.hi).max(0.0)
+        };
+        let hi = if certain && den.lo > 0.0 && !num.hi.is_nan() {
+            div_up(num.hi, den.lo)
+        } else {
+            f64::INFINITY
+        };
+        *slot = (lo, hi, true, certain);
+        lo2 = lo2.min(lo);
+        if certain {
+            lo2_certain = lo2_certain.min(lo);
+            if hi < hi2 {
+                hi2 = hi;
+                best = Some(k);
+            }
+        }
+    }
+    IntervalBounds {
+        bounds,
+        lo2,
+        lo2_certain,
+        hi2,
+        best,
+    }
+}
+
+/// `best` (the certainly valid candidate with the least upper bound) when its upper bound
+/// is below every other present candidate's lower bound: then it is the unique least
+/// candidate, the witness.
+pub(super) fn unique_least(
+    bounds: &[(f64, f64, bool, bool); CANDIDATES],
+    best: Option<usize>,
+) -> Option<usize> {
+    let k = best?;
+    let h = bounds[k].1;
+    bounds
+        .iter()
+        .enumerate()
+        .all(|(j, &(lo, _, present, _))| j == k || !present || h < lo)
+        .then_some(k)
+}
