@@ -175,6 +175,9 @@ pub struct DistanceWorkspace {
     heap: BinaryHeap<Pending>,
     /// The search's pairs once the heap grew past `heap_limit`, depth first.
     stack: Vec<Pending>,
+    /// Pairs the memo expands untested, under the least bound waiting: they go before the
+    /// heap.
+    ready: Vec<Pending>,
     /// [`HEAP_LIMIT`] (smaller in tests, to reach the depth-first path on small meshes).
     heap_limit: usize,
     /// The node pairs the previous pose of the run expanded, and this pose's.
@@ -207,6 +210,7 @@ impl DistanceWorkspace {
         DistanceWorkspace {
             heap: BinaryHeap::new(),
             stack: Vec::new(),
+            ready: Vec::new(),
             heap_limit: HEAP_LIMIT,
             expanded: Default::default(),
             age: 0,
@@ -345,6 +349,7 @@ pub fn distance_pose[const H: usize](
         box_gap_lower(&ba.nodes[e], ws.posed_box(f, bb, pose, &bpose), cap).max(lb)
     };
     ws.heap.clear();
+    ws.ready.clear();
     c.bv_tests += 1;
     let lb = node_lower(0, 0, bound(&best), ws);
     if lb <= bound(&best) {
@@ -352,8 +357,9 @@ pub fn distance_pose[const H: usize](
     }
     // Best first: a pair's children are bounded when it is split and queued only if their
     // bound does not exceed the best so far (ties are kept: see "What is exact"). A child
-    // that would be the heap's next pop is taken at once instead (`next`): the same order
-    // of pops, without its push and pop.
+    // that would be the heap's next pop is taken at once instead (`next`), and pairs the
+    // memo expands untested go before the heap (`ready`): without their pushes and pops,
+    // and in bound order but for those (any order finds the exact witness).
     let mut next: Option<Pending> = None;
     let mut depth_first = false;
     ws.stack.clear();
@@ -369,25 +375,32 @@ pub fn distance_pose[const H: usize](
     ws.age = if coherent { ws.age + 1 } else { 1 };
     ws.expanded[1].clear();
     loop {
-        let p = if depth_first {
-            ws.stack.pop()
+        // `least`: `p` is the least bound waiting (the heap's top with nothing else waiting),
+        // so a prune of it ends the search. Pairs from `ready` and `next` skip the heap and
+        // need not be least (a child's bound may be below its parent's).
+        let (p, least) = if depth_first {
+            (ws.stack.pop(), false)
+        } else if let Some(q) = ws.ready.pop().or_else(|| next.take()) {
+            (Some(q), false)
         } else {
-            next.take().or_else(|| ws.heap.pop())
+            (ws.heap.pop(), true)
         };
         let Some(p) = p else { break };
         if !depth_first && ws.heap.len() >= ws.heap_limit {
             // The rest depth first, the heap's pairs stacked so that the best pops first.
             depth_first = true;
             ws.stack.extend(ws.heap.drain());
+            ws.stack.append(&mut ws.ready);
+            ws.stack.extend(next.take());
             ws.stack.sort_unstable();
             ws.stack.push(p);
             continue;
         }
         if p.lb() > bound(&best) {
-            if depth_first {
-                continue; // pruned; the stack is not ordered by bound
+            if least {
+                break;
             }
-            break;
+            continue; // pruned; others wait with smaller bounds
         }
         let (e, f) = p.pair();
         // The pair after this one is known now (the heap's top or the stack's): ask for its
@@ -408,8 +421,14 @@ pub fn distance_pose[const H: usize](
             for (slot, (e2, f2)) in kept.iter_mut().zip(children(env, fly, vols, e, f)) {
                 if use_memo && ws.expanded[0].contains(&pair_key(e2, f2)) {
                     // Expanded at the previous pose: expanded again untested, under its
-                    // parent's bound (see `MEMO_REFRESH`).
-                    *slot = Some(Pending::new(p.lb(), e2 as u32, f2 as u32));
+                    // parent's bound (see `MEMO_REFRESH`), next: no pair waits with a
+                    // smaller bound (this one's parent was the least), so it skips the heap.
+                    let q = Pending::new(p.lb(), e2 as u32, f2 as u32);
+                    if depth_first {
+                        *slot = Some(q);
+                    } else {
+                        ws.ready.push(q);
+                    }
                     continue;
                 }
                 c.bv_tests += 1;
@@ -448,7 +467,7 @@ pub fn distance_pose[const H: usize](
                 ws.heap.push(o);
             }
             if let Some(q) = first {
-                if ws.heap.peek().is_none_or(|top| q >= *top) {
+                if next.is_none() && ws.heap.peek().is_none_or(|top| q >= *top) {
                     next = Some(q);
                 } else {
                     ws.heap.push(q);

@@ -110,3 +110,43 @@ fn the_memo_of_expanded_pairs_keeps_answers_and_saves_tests() {
     };
     assert_eq!(nv(1), nv(MEMO_REFRESH));
 }
+
+/// The memo is a hint: any set of pairs taken as "expanded before", even nonsense (every
+/// third pair, every pair, none), leaves every answer the oracle's (pairs it expands
+/// untested skip the heap, under their tested ancestor's bound).
+#[test]
+fn any_memo_keeps_the_exact_witness() {
+    let a = crate::mesh::generate::torus([0.0; 3], 1.0, 0.3, 24, 10);
+    let b = uv_sphere([0.0; 3], 0.5, 8, 12);
+    let opts = BuildOptions::default();
+    let (env, fly) = (Bvh::<9>::build(&a, &opts), Bvh::<9>::build(&b, &opts));
+    let vols = DistanceVolumes::new(&env, &fly);
+    let poses: Vec<Pose> = (0..4)
+        .map(|i| Pose::from_axis_angle([0.3, 0.2, 1.0], 0.9 * i as f64, [1.2, 0.1, 0.9]))
+        .collect();
+    let (na, nb) = (env.nodes.len(), fly.nodes.len());
+    for (i, p) in poses.iter().enumerate() {
+        let want = brute_force_distance(&a, &b, p, None);
+        for rule in 0..5u64 {
+            let mut ws = DistanceWorkspace::new(&fly);
+            // A step of length 0 from this very pose: the memo is used.
+            ws.prev_pose = Some((*p, f64::MAX));
+            ws.age = 1;
+            ws.expanded[0] = (0..na)
+                .flat_map(|e| (0..nb).map(move |f| (e, f)))
+                .filter(|&(e, f)| match rule {
+                    0 => true,
+                    1 => false,
+                    _ => !(e as u64 * 31 + f as u64 * 17 + rule).is_multiple_of(3),
+                })
+                .map(|(e, f)| pair_key(e, f))
+                .collect();
+            let got = distance_pose(&env, &fly, &vols, p, None, &mut ws);
+            assert_eq!(
+                (got.distance, got.witness),
+                (want.distance, want.witness),
+                "pose {i}, memo rule {rule}"
+            );
+        }
+    }
+}
