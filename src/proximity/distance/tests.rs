@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::bvh::BuildOptions;
+use crate::mesh::Mesh;
 use crate::mesh::generate::uv_sphere;
 
 #[test]
@@ -59,17 +60,23 @@ fn depth_first_after_a_full_heap_keeps_the_exact_witness() {
     assert!(handed_over >= 4, "{handed_over} limits went depth first");
 }
 
+/// A torus (A) and a small sphere (B) with their trees and node boxes: the memo tests' scene.
+fn torus_and_sphere() -> (Mesh, Mesh, Bvh<9>, Bvh<9>, DistanceVolumes) {
+    let a = crate::mesh::generate::torus([0.0; 3], 1.0, 0.3, 24, 10);
+    let b = uv_sphere([0.0; 3], 0.5, 8, 12);
+    let opts = BuildOptions::default();
+    let (env, fly) = (Bvh::<9>::build(&a, &opts), Bvh::<9>::build(&b, &opts));
+    let vols = DistanceVolumes::new(&env, &fly);
+    (a, b, env, fly, vols)
+}
+
 /// A coherent path (a sphere turning a little per pose beside a torus): with the memo of
 /// expanded pairs every answer still equals the oracle, with fewer node tests than with
 /// the memo off (every pose tests every pair); a memo never survives a restart, and a path
 /// of jumps does not use it.
 #[test]
 fn the_memo_of_expanded_pairs_keeps_answers_and_saves_tests() {
-    let a = crate::mesh::generate::torus([0.0; 3], 1.0, 0.3, 24, 10);
-    let b = uv_sphere([0.0; 3], 0.5, 8, 12);
-    let opts = BuildOptions::default();
-    let (env, fly) = (Bvh::<9>::build(&a, &opts), Bvh::<9>::build(&b, &opts));
-    let vols = DistanceVolumes::new(&env, &fly);
+    let (a, b, env, fly, vols) = torus_and_sphere();
     let poses: Vec<Pose> = (0..12)
         .map(|i| Pose::from_axis_angle([0.0, 0.2, 1.0], 0.004 * i as f64, [1.2, 0.1, 0.9]))
         .collect();
@@ -116,11 +123,7 @@ fn the_memo_of_expanded_pairs_keeps_answers_and_saves_tests() {
 /// untested skip the heap, under their tested ancestor's bound).
 #[test]
 fn any_memo_keeps_the_exact_witness() {
-    let a = crate::mesh::generate::torus([0.0; 3], 1.0, 0.3, 24, 10);
-    let b = uv_sphere([0.0; 3], 0.5, 8, 12);
-    let opts = BuildOptions::default();
-    let (env, fly) = (Bvh::<9>::build(&a, &opts), Bvh::<9>::build(&b, &opts));
-    let vols = DistanceVolumes::new(&env, &fly);
+    let (a, b, env, fly, vols) = torus_and_sphere();
     let poses: Vec<Pose> = (0..4)
         .map(|i| Pose::from_axis_angle([0.3, 0.2, 1.0], 0.9 * i as f64, [1.2, 0.1, 0.9]))
         .collect();
