@@ -180,9 +180,7 @@ impl NodeBoxes {
             reach: add_up(add_up(big[0], big[1]), big[2]),
         }
     }
-}
 
-impl NodeBoxes {
     /// The axis-aligned box around the root's oriented box (what
     /// [`crate::pose::step_reach`] measures a step by; a guide, not a bound).
     pub fn root_box(&self) -> ([f64; 3], [f64; 3]) {

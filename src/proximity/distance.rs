@@ -421,8 +421,8 @@ pub fn distance_pose[const H: usize](
             for (slot, (e2, f2)) in kept.iter_mut().zip(children(env, fly, vols, e, f)) {
                 if use_memo && ws.expanded[0].contains(&pair_key(e2, f2)) {
                     // Expanded at the previous pose: expanded again untested, under its
-                    // parent's bound (see `MEMO_REFRESH`), next: no pair waits with a
-                    // smaller bound (this one's parent was the least), so it skips the heap.
+                    // parent's bound (see `MEMO_REFRESH`), and soon: it skips the heap
+                    // (its parent's bound was about the least waiting; see `least`).
                     let q = Pending::new(p.lb(), e2 as u32, f2 as u32);
                     if depth_first {
                         *slot = Some(q);

@@ -63,8 +63,10 @@ impl Corners {
         &self.p[..self.n]
     }
 
-    fn lift<N: Arith>(&self) -> Vec<V<N>> {
-        self.points().iter().map(|p| p.map(N::from_f64)).collect()
+    /// The corners in the arithmetic `N`, all three slots (the unused ones repeat a corner;
+    /// callers slice `[..n]`): no allocation on the distance query's leaf loop.
+    fn lift<N: Arith>(&self) -> [V<N>; 3] {
+        self.p.map(|p| p.map(N::from_f64))
     }
 }
 
@@ -149,7 +151,8 @@ fn others(f: &Corners, t: &[P3; 3]) -> Option<([P3; 3], usize)> {
 /// `Some(Equal)` when all certainly hold, `None` when undecided.
 fn verdict<N: Arith>(fa: &Corners, fb: &Corners, oa: &[P3], ob: &[P3]) -> Option<Ordering> {
     let (pa, pb) = (fa.lift::<N>(), fb.lift::<N>());
-    let v = direction(&pa, &pb);
+    let (pa, pb) = (&pa[..fa.n], &pb[..fb.n]);
+    let v = direction(pa, pb);
     let side = |z: &P3, base: &V<N>| dot(&v, &vsub(&z.map(N::from_f64), base)).sign();
     let mut undecided = false;
     for a in oa {
