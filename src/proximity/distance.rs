@@ -240,7 +240,7 @@ impl DistanceWorkspace {
     }
 
     /// B's box of node `f` at the current pose, posed on first use.
-    #[inline]
+    #[inline(always)]
     fn posed_box(&mut self, f: usize, b: &NodeBoxes, pose: &Pose, bp: &BoxPose) -> &PosedBox {
         if self.box_stamp[f] != self.stamp {
             self.posed[f] = PosedBox::new(&b.nodes[f], pose, bp);
@@ -334,8 +334,21 @@ pub fn distance_pose[const H: usize](
     }
     let bound = |best: &Option<Best>| best.as_ref().map_or(limit, |b| b.d.upper().min(limit));
     // A node pair's lower bound (Nv counts them): the boxes' ([`box_gap_lower`]); for two
-    // single triangles also their projected gap, which needs no box and is tried first.
-    let node_lower = |e: usize, f: usize, cap: f64, ws: &mut DistanceWorkspace| {
+    // single triangles also their projected gap, which needs no box and is tried first. A
+    // function, not a closure: inlined, it runs in this variant's instruction set.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn node_lower<const H: usize>(
+        env: &Bvh<H>,
+        fly: &Bvh<H>,
+        vols: &DistanceVolumes,
+        pose: &Pose,
+        bpose: &BoxPose,
+        e: usize,
+        f: usize,
+        cap: f64,
+        ws: &mut DistanceWorkspace,
+    ) -> f64 {
         let (ne, nf) = (&env.nodes[e], &fly.nodes[f]);
         let mut lb = 0.0f64;
         if ne.count == 1 && nf.count == 1 {
@@ -346,12 +359,13 @@ pub fn distance_pose[const H: usize](
                 return lb;
             }
         }
-        box_gap_lower(&ba.nodes[e], ws.posed_box(f, bb, pose, &bpose), cap).max(lb)
-    };
+        let [ba, bb] = &vols.boxes;
+        box_gap_lower(&ba.nodes[e], ws.posed_box(f, bb, pose, bpose), cap).max(lb)
+    }
     ws.heap.clear();
     ws.ready.clear();
     c.bv_tests += 1;
-    let lb = node_lower(0, 0, bound(&best), ws);
+    let lb = node_lower(env, fly, vols, pose, &bpose, 0, 0, bound(&best), ws);
     if lb <= bound(&best) {
         ws.heap.push(Pending::new(lb, 0, 0));
     }
@@ -433,7 +447,7 @@ pub fn distance_pose[const H: usize](
                 }
                 c.bv_tests += 1;
                 let cap = bound(&best);
-                let lb = node_lower(e2, f2, cap, ws);
+                let lb = node_lower(env, fly, vols, pose, &bpose, e2, f2, cap, ws);
                 if lb <= cap {
                     *slot = Some(Pending::new(lb, e2 as u32, f2 as u32));
                 }

@@ -23,7 +23,7 @@ const LENGTH_UP: f64 = 1.0 + 1.0 / 562_949_953_421_312.0;
 /// squares, the two additions and the square root is correctly rounded, so the computed
 /// length is within a factor `(1 + u)⁶ < 1 + 2⁻⁴⁹` of the real one (`u = 2⁻⁵³`; no square
 /// underflows below the normal range or overflows within the supported coordinates).
-#[inline]
+#[inline(always)]
 pub fn projected_gap_lower(a: &[P3; 3], b: &[P3; 3]) -> f64 {
     let third = |t: &[P3; 3], k: usize| (t[0][k] + t[1][k] + t[2][k]) / 3.0;
     let u: P3 = std::array::from_fn(|k| third(b, k) - third(a, k));
