@@ -135,6 +135,69 @@ impl<N: Arith> Pre<N> {
     }
 }
 
+impl Pre<Iv> {
+    /// What candidate `k` reads (its edges, their lengths, normals and vertex differences),
+    /// the rest NaN: [`fast_bounds`] certifies one candidate, and the intervals of all the
+    /// others were a third of its time (the nested spheres, `distance`). Safe by
+    /// construction even if a field were missed: a NaN interval has no sign, so the
+    /// candidate would come out uncertain and the caller would take the full evaluation.
+    pub(super) fn for_candidate(a: &[P3; 3], b: &[P3; 3], k: usize) -> Pre<Iv> {
+        let nan = Iv::NAN;
+        let v = [a, b].map(|t| t.map(|p| p.map(Iv::point)));
+        let mut p = Pre {
+            v,
+            e: [[[nan; 3]; 3]; 2],
+            l: [[nan; 3]; 2],
+            n: [[nan; 3]; 2],
+            nn: [nan; 2],
+            w: [[[nan; 3]; 3]; 3],
+        };
+        let edge = |p: &mut Pre<Iv>, t: usize, i: usize| {
+            p.e[t][i] = vsub(&p.v[t][(i + 1) % 3], &p.v[t][i]);
+            p.l[t][i] = norm2(&p.e[t][i]);
+        };
+        let diff = |p: &mut Pre<Iv>, i: usize, j: usize| {
+            p.w[i][j] = vsub(&p.v[0][i], &p.v[1][j]);
+        };
+        match Feature::of_index(k) {
+            Feature::VertexVertex { a, b } => diff(&mut p, a, b),
+            Feature::VertexEdge { a, b } => {
+                edge(&mut p, 1, b);
+                diff(&mut p, a, b);
+                diff(&mut p, a, (b + 1) % 3);
+            }
+            Feature::EdgeVertex { a, b } => {
+                edge(&mut p, 0, a);
+                diff(&mut p, a, b);
+                diff(&mut p, (a + 1) % 3, b);
+            }
+            Feature::EdgeEdge { a, b } => {
+                edge(&mut p, 0, a);
+                edge(&mut p, 1, b);
+                diff(&mut p, a, b);
+            }
+            Feature::VertexFace { a } => {
+                for j in 0..3 {
+                    edge(&mut p, 1, j);
+                    diff(&mut p, a, j);
+                }
+                p.n[1] = cross(&p.e[1][2], &p.e[1][0]);
+                p.nn[1] = norm2(&p.n[1]);
+            }
+            Feature::FaceVertex { b } => {
+                for i in 0..3 {
+                    edge(&mut p, 0, i);
+                    diff(&mut p, i, b);
+                }
+                p.n[0] = cross(&p.e[0][2], &p.e[0][0]);
+                p.nn[0] = norm2(&p.n[0]);
+            }
+            Feature::Intersect => {}
+        }
+        p
+    }
+}
+
 /// Candidate `k`: `None` when its conditions certainly fail, else `(certain, num, den)`
 /// with `certain` false when some condition is undecided; the value is `num / den` with
 /// `den > 0` whenever the conditions hold.
@@ -301,7 +364,7 @@ pub(super) fn fast_bounds(a: &[P3; 3], b: &[P3; 3]) -> Option<(f64, f64)> {
     if !v.iter().all(|x| x.is_finite()) || v == [0.0; 3] {
         return None;
     }
-    let iv = Pre::<Iv>::new(a, b);
+    let iv = Pre::<Iv>::for_candidate(a, b, k);
     let (true, num, den) = candidate(&iv, k)? else {
         return None;
     };

@@ -161,3 +161,28 @@ fn corner_pairs_at_the_edge_of_eps() {
     assert!(tri_tri_within(&a, &b, 0.25));
     assert!(!tri_tri_within(&a, &b, 0.25f64.next_down()));
 }
+
+/// The intervals [`fast_bounds`] certifies its one candidate with
+/// ([`Pre::for_candidate`]: only what that candidate reads) give every candidate exactly
+/// what the whole [`Pre`] gives it, near and 10⁷ from the origin, on generic pairs and on
+/// pairs sharing corners (valid, invalid and undecided candidates all occur).
+#[test]
+fn one_candidates_intervals_equal_the_whole_sets() {
+    let mut r = Rng::new(17);
+    let mut certain = 0;
+    for i in 0..300 {
+        let c = [0.0, 1e7, -3.5e4][i % 3];
+        let a = random_tri(&mut r, c, 1.0);
+        let mut b = random_tri(&mut r, c + 0.5 * (i % 4) as f64, 1.0);
+        if i % 5 == 0 {
+            b[0] = a[1];
+        }
+        let whole = Pre::<Iv>::new(&a, &b);
+        for k in 0..CANDIDATES {
+            let got = candidate(&Pre::<Iv>::for_candidate(&a, &b, k), k);
+            assert_eq!(got, candidate(&whole, k), "pair {i}, candidate {k}");
+            certain += matches!(got, Some((true, ..))) as usize;
+        }
+    }
+    assert!(certain > 300, "{certain}");
+}
