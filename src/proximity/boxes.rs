@@ -371,7 +371,7 @@ impl PosedBox {
 ///   direction gives a bound, so the choice needs no proof. Skipped when the combined
 ///   bound already exceeds `cap`, the most the caller can use.
 ///
-/// Computed three axes at a time ([`F4`]'s lanes: the same numbers as one axis at a time,
+/// Computed three axes at a time (`F4`'s lanes: the same numbers as one axis at a time,
 /// tested against that evaluation bit for bit), and inlined into its callers, so that it
 /// runs in their instruction set ([`crate::isa`]). Measured (2026-11-29, `distance
 /// --threads 1`, one core; `docs/notebook/proximity.md`, "Sitting 6"): the bunny at 3
