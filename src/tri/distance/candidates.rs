@@ -284,61 +284,11 @@ pub(super) fn candidate_within<N: Arith>(p: &Pre<N>, k: usize, e2: &N) -> Option
 // ---------------------------------------------------------------------------------------
 // Fast bounds: a guess in plain f64, certified by a separating direction.
 
-/// Plain f64 arithmetic, used only to *guess* the closest candidate: its signs are not
-/// certified, so nothing it computes is ever taken as an answer.
-#[derive(Clone, Copy)]
-pub(super) struct Guess(pub(super) f64);
-
-impl Arith for Guess {
-    fn from_f64(x: f64) -> Guess {
-        Guess(x)
-    }
-    fn add(&self, o: &Guess) -> Guess {
-        Guess(self.0 + o.0)
-    }
-    fn sub(&self, o: &Guess) -> Guess {
-        Guess(self.0 - o.0)
-    }
-    fn mul(&self, o: &Guess) -> Guess {
-        Guess(self.0 * o.0)
-    }
-    fn sign(&self) -> Option<Ordering> {
-        self.0.partial_cmp(&0.0)
-    }
-}
-
-/// A direction from the first triangle towards the second at candidate `k`'s closest
-/// points (unnormalized; the difference of the two closest points up to a positive factor).
-pub(super) fn guess_direction(p: &Pre<Guess>, k: usize) -> [f64; 3] {
-    let g = |v: &V<Guess>| v.map(|x| x.0);
-    let scale = |v: &[f64; 3], s: f64| v.map(|x| x * s);
-    let minus = |u: [f64; 3], v: [f64; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
-    match Feature::of_index(k) {
-        Feature::VertexVertex { a, b } => scale(&g(&p.w[a][b]), -1.0),
-        Feature::VertexEdge { a, b } => {
-            // foot − vertex = d (w·d)/|d|² − w
-            let (w, d) = (&p.w[a][b], &p.e[1][b]);
-            minus(scale(&g(d), dot(w, d).0), scale(&g(w), p.l[1][b].0))
-        }
-        Feature::EdgeVertex { a, b } => {
-            // vertex − foot = w' − d (w'·d)/|d|² with w' = −w
-            let (w, d) = (&p.w[a][b], &p.e[0][a]);
-            minus(scale(&g(d), dot(w, d).0), scale(&g(w), p.l[0][a].0))
-        }
-        Feature::EdgeEdge { a, b } => {
-            let c = cross(&p.e[0][a], &p.e[1][b]);
-            scale(&g(&c), -dot(&p.w[a][b], &c).0)
-        }
-        Feature::VertexFace { a } => scale(&g(&p.n[1]), -dot(&p.n[1], &p.w[a][0]).0),
-        Feature::FaceVertex { b } => scale(&g(&p.n[0]), -dot(&p.n[0], &p.w[0][b]).0),
-        Feature::Intersect => [0.0; 3],
-    }
-}
-
 /// Certified bounds `(lo2, hi2)` of the squared distance of two disjoint triangles, cheaply,
 /// or `None` when the shortcut does not give tight ones.
 ///
-/// 1. Guess the least candidate `k` in plain f64 ([`Guess`]).
+/// 1. Guess the least candidate `k` and the direction between its closest points in plain
+///    f64 ([`super::guess::closest_features`]).
 /// 2. Upper bound: candidate `k` in intervals, if its conditions certainly hold (then its
 ///    value is a squared distance of two points of the triangles).
 /// 3. Lower bound: for any vector `v ≠ 0` and `x ∈ a`, `y ∈ b`, `v·(y − x) ≤ |v|·|y − x|`, so
@@ -349,18 +299,7 @@ pub(super) fn guess_direction(p: &Pre<Guess>, k: usize) -> [f64; 3] {
 /// Taken only when `lo2 ≥ hi2 · (1 − 2^-20)`; otherwise the caller evaluates every
 /// candidate.
 pub(super) fn fast_bounds(a: &[P3; 3], b: &[P3; 3]) -> Option<(f64, f64)> {
-    let pre = Pre::<Guess>::new(a, b);
-    let mut best: Option<(f64, usize)> = None;
-    for k in 0..CANDIDATES {
-        if let Some((_, num, den)) = candidate(&pre, k) {
-            let v = num.0 / den.0;
-            if v.is_finite() && best.is_none_or(|(m, _)| v < m) {
-                best = Some((v, k));
-            }
-        }
-    }
-    let (_, k) = best?;
-    let v = guess_direction(&pre, k);
+    let (k, v) = super::guess::closest_features(a, b)?;
     if !v.iter().all(|x| x.is_finite()) || v == [0.0; 3] {
         return None;
     }

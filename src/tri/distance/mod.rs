@@ -83,6 +83,7 @@ use std::sync::OnceLock;
 
 mod candidates;
 mod common;
+mod guess;
 #[cfg(test)]
 mod tests;
 mod ties;

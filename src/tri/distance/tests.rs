@@ -186,3 +186,64 @@ fn one_candidates_intervals_equal_the_whole_sets() {
     }
     assert!(certain > 300, "{certain}");
 }
+
+/// The f64 guess ([`guess::closest_features`]) names a least candidate: that candidate's
+/// certified value brackets the exact distance's square, near and 10⁷ from the origin, on
+/// generic pairs and on pairs whose closest features are a vertex and a vertex, a vertex and
+/// an edge, two edges and a vertex over a face (every family is met).
+#[test]
+fn the_guess_names_a_least_candidate() {
+    let mut r = Rng::new(23);
+    let mut families = [0usize; 6];
+    for i in 0..1200 {
+        let c = [0.0, 1e7, -2.5e3][i % 3];
+        let a = random_tri(&mut r, c, 1.0);
+        let mut b = random_tri(&mut r, c + 2.5, 1.0);
+        match i % 4 {
+            // B's corner just past A's corner along their centroids' line (vertex–vertex
+            // or vertex–edge), or past the middle of A's edge (edge–vertex, edge–edge).
+            1 | 2 => {
+                let (p, q) = (a[i % 3], a[(i + 1) % 3]);
+                let t = if i % 4 == 1 { 0.0 } else { 0.5 };
+                let m: P3 = std::array::from_fn(|k| p[k] + (q[k] - p[k]) * t);
+                let g: P3 = std::array::from_fn(|k| (a[0][k] + a[1][k] + a[2][k]) / 3.0);
+                let out: P3 = std::array::from_fn(|k| m[k] + 0.05 * (m[k] - g[k]));
+                let shift: P3 = std::array::from_fn(|k| out[k] - b[0][k]);
+                let far: P3 = std::array::from_fn(|k| 3.0 * (m[k] - g[k]));
+                b = [0, 1, 2].map(|j| {
+                    std::array::from_fn(|k| b[j][k] + shift[k] + if j > 0 { far[k] } else { 0.0 })
+                });
+            }
+            _ => {}
+        }
+        if tri_tri_intersect(&a, &b) {
+            continue;
+        }
+        let Some((k, v)) = guess::closest_features(&a, &b) else {
+            panic!("pair {i}: no guess");
+        };
+        assert!(
+            v.iter().all(|x| x.is_finite()) && v != [0.0; 3],
+            "pair {i}: {v:?}"
+        );
+        let (_, num, den) = candidate(&Pre::<Iv>::new(&a, &b), k).expect("a valid candidate");
+        let d = tri_tri_distance(&a, &b);
+        let (lo2, hi2) = (d.lower() * d.lower(), d.upper() * d.upper());
+        let (clo, chi) = (num.lo / den.hi, num.hi / den.lo);
+        let tol = 1e-9 * hi2 + 1e-18;
+        assert!(
+            clo <= hi2 + tol && chi >= lo2 - tol,
+            "pair {i}, candidate {k}: {clo}..{chi} against {lo2}..{hi2}"
+        );
+        let family = match k {
+            0..9 => 0,
+            9..18 => 1,
+            18..27 => 2,
+            27..36 => 3,
+            36..39 => 4,
+            _ => 5,
+        };
+        families[family] += 1;
+    }
+    assert!(families.iter().all(|&n| n > 0), "{families:?}");
+}
