@@ -202,6 +202,12 @@ impl NodeBox {
     fn centre(&self) -> P3 {
         row(&self.m, 3)
     }
+
+    /// `K = Σᵢ hᵢ‖aᵢ‖₁`, rounded up.
+    #[inline(always)]
+    fn spread(&self) -> f64 {
+        self.hk[3]
+    }
 }
 
 /// One certified box per node of a hierarchy, in node order (corners as written: B's
@@ -325,7 +331,7 @@ impl PosedBox {
         let o = b.obb();
         let axes = o.axes.map(|a| rot(&a));
         let e_c = mul_up(add_up(mul_up(bp.rho, norm1(&o.c)), bp.t), TWO_M50);
-        let e_a = mul_up(mul_up(bp.rho, b.hk[3]), TWO_M50);
+        let e_a = mul_up(mul_up(bp.rho, b.spread()), TWO_M50);
         let gram: [[f64; 3]; 3] =
             std::array::from_fn(|i| std::array::from_fn(|j| dot(axes[i], axes[j]).abs()));
         let own: [f64; 3] = std::array::from_fn(|j| {
@@ -355,6 +361,18 @@ impl PosedBox {
     #[inline(always)]
     fn slack(&self) -> f64 {
         self.margin[3]
+    }
+
+    /// `K` of the posed axes.
+    #[inline(always)]
+    fn spread(&self) -> f64 {
+        self.hk[3]
+    }
+
+    /// `1/λ` of the posed axes (rounded down).
+    #[inline(always)]
+    fn inv_lambda(&self) -> f64 {
+        self.own[3]
     }
 }
 
@@ -387,7 +405,7 @@ pub fn box_gap_lower(a: &NodeBox, b: &PosedBox, cap: f64) -> f64 {
     let crow: [F4; 3] = std::array::from_fn(|i| lin3(&b.m, row(&a.m, i)));
     let (acol, arow) = (ccol.map(abs4), crow.map(abs4));
     let (ha, hb) = (a.hk, b.hk);
-    let s = (d[0].abs() + d[1].abs() + d[2].abs()) + a.hk[3] + b.hk[3];
+    let s = (d[0].abs() + d[1].abs() + d[2].abs()) + a.spread() + b.spread();
     // A's axes: |tⱼ| − (hⱼ + 2⁻⁴⁰Σh) − Σₖ h'ₖ|Cⱼₖ| − margin.
     let reach_b = add4(
         add4(mul4(splat(hb[0]), acol[0]), mul4(splat(hb[1]), acol[1])),
@@ -410,7 +428,7 @@ pub fn box_gap_lower(a: &NodeBox, b: &PosedBox, cap: f64) -> f64 {
     );
     // The larger of the two combined bounds: one square root (`√max = max √`, both
     // correctly rounded and monotone) and one branch.
-    let est = sum_a.max(sum_sq_positive(g) * b.own[3]).sqrt();
+    let est = sum_a.max(sum_sq_positive(g) * b.inv_lambda()).sqrt();
     let combined = (est * COMBINED_DOWN - b.slack()).max(0.0);
     if combined > cap {
         return combined;
@@ -479,7 +497,7 @@ pub fn certify(a: &NodeBox, b: &PosedBox, d: &P3, l: &P3) -> f64 {
     let (va, vb) = (abs4(lin3(&a.m, *l)), abs4(lin3(&b.m, *l)));
     let ra = a.hk[0] * va[0] + a.hk[1] * va[1] + a.hk[2] * va[2];
     let rb = b.hk[0] * vb[0] + b.hk[1] * vb[1] + b.hk[2] * vb[2];
-    let s = (d[0].abs() + d[1].abs() + d[2].abs()) + a.hk[3] + b.hk[3];
+    let s = (d[0].abs() + d[1].abs() + d[2].abs()) + a.spread() + b.spread();
     let g = dot(*d, *l).abs() - ra - rb - s * TWO_M46 * norm_inf(l);
     if g <= 0.0 || g.is_nan() {
         return 0.0;
